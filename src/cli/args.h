@@ -1,0 +1,27 @@
+/* args.h: table-driven command-line options.  Each command declares its
+ * options once; parsing, --help text and "did you mean" all read it. */
+#ifndef PM_ARGS_H
+#define PM_ARGS_H
+
+#include <stdio.h>
+
+#include "model/err.h"
+
+struct cli_opt {
+	const char *name;	/* without the leading -- */
+	const char *metavar;	/* NULL for a flag */
+	const char *help;
+	const char **value;	/* where a value goes */
+	int *flag;		/* where a flag goes */
+};
+
+/* Parse argv[0..argc) against opts (count n).  Non-option words go to
+ * pos[] (at most maxpos).  --name value and --name=value both work. */
+int cli_parse(const char *cmd, int argc, char **argv, const struct cli_opt *opts,
+	      int n, const char **pos, int *npos, int maxpos,
+	      struct pm_err *err);
+
+/* Print the options table for --help. */
+void cli_print_opts(FILE *f, const struct cli_opt *opts, int n);
+
+#endif

@@ -1,0 +1,20 @@
+/* cli.h: the perfmodel command.  Each subcommand is one file with one
+ * entry point; main.c holds the table of them.  Only this directory prints
+ * or exits: a subcommand returns 0, 1 (internal failure) or 2 (bad input)
+ * and main turns an error into "perfmodel: <message>" on stderr. */
+#ifndef PM_CLI_H
+#define PM_CLI_H
+
+#include "model/err.h"
+
+struct cli_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv, struct pm_err *err);
+};
+
+int cmd_list(int argc, char **argv, struct pm_err *err);
+int cmd_topo(int argc, char **argv, struct pm_err *err);
+int cmd_allreduce(int argc, char **argv, struct pm_err *err);
+
+#endif

@@ -1,0 +1,282 @@
+/* cmd_allreduce.c: perfmodel allreduce, one row per size, algorithm and
+ * evaluator, with the algorithms that cannot run listed with the reason. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "model/algo.h"
+#include "model/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ALGOS 64
+
+struct job {
+	struct pm_inst in;
+	int status;		/* PM_OK or PM_ENOTAPPLICABLE */
+	char note[512];
+	struct pm_sched sched;
+	int have_sched;
+	char sched_note[600];	/* why there is no contention row */
+};
+
+enum col {
+	C_SIZE, C_SIZE_B, C_ALGO, C_MODEL, C_TIME, C_ALGBW, C_BUSBW, C_STEPS,
+	C_SENT, C_SENT_B, C_MAXLINK, C_MAXLINK_B, C_USED, C_UTIL,
+	C_ALPHA, C_LAT, C_BW, C_RED, C_NOTE, NCOL
+};
+
+static const char *const col_names[NCOL] = {
+	"size", "size_B", "algo", "model", "time_us", "algbw_GBps", "busbw_GBps",
+	"steps", "sent/node", "sent_per_node_B", "max_link", "max_link_B",
+	"links_used_pct", "util_avg_pct", "alpha_us", "latency_us",
+	"bandwidth_us", "reduction_us", "note",
+};
+
+static void usage(const struct cli_opt *opts, int n)
+{
+	printf("usage: perfmodel allreduce --topo SPEC --size SIZE [options]\n"
+	       "\n"
+	       "Predicts the time of an all-reduce of SIZE bytes on the network SPEC for every\n"
+	       "algorithm that can run there, with two evaluators:\n"
+	       "  closed      the algorithm's alpha-beta-gamma formula (perfmodel list shows it);\n"
+	       "  contention  the algorithm's schedule routed over the network, each step priced\n"
+	       "              by alpha + longest route latency + busiest link load / bandwidth\n"
+	       "              + gamma x most bytes one rank reduces, steps summed.\n"
+	       "Bandwidths follow nccl-tests: algbw = size / time, busbw = algbw x 2(P-1)/P.\n"
+	       "links_used_pct is the share of directed links that ever carry data;\n"
+	       "util_avg_pct the time-weighted share busy in each step.\n"
+	       "\n"
+	       "Examples:\n"
+	       "  perfmodel allreduce --topo torus:8x8 --size 64M\n"
+	       "  perfmodel allreduce --topo torus:4x4 --size 32K:64M:x2 --algo ring,2d-ring --format csv\n"
+	       "  perfmodel allreduce --topo full:16 --size 1M --alpha 5us --gamma 20GB/s --model closed\n"
+	       "  perfmodel allreduce --topo fattree:8,2 --size 16M --algo hring:8x8,dbtree:2\n"
+	       "\n"
+	       "Options:\n");
+	cli_print_opts(stdout, opts, n);
+	printf("\n%s", cli_units_help);
+}
+
+/* Resolve the --algo list ("all" or comma separated). */
+static int resolve_algos(const char *list, const struct pm_topo *t,
+			 struct job *jobs, int *njobs, struct pm_err *err)
+{
+	char buf[1024];
+	int n;
+	const struct pm_algo *const *all = pm_algos(&n);
+
+	*njobs = 0;
+	if (strcmp(list, "all") == 0) {
+		for (int i = 0; i < n; i++) {
+			struct job *j = &jobs[(*njobs)++];
+			struct pm_err e;
+			memset(j, 0, sizeof *j);
+			j->status = pm_algo_resolve(all[i]->name, t, 0, &j->in, &e);
+			if (j->status == PM_ENOTAPPLICABLE || j->status == PM_EINPUT)
+				snprintf(j->note, sizeof j->note, "%s", e.msg);
+			if (j->status == PM_EINPUT)
+				j->status = PM_ENOTAPPLICABLE;
+			if (!j->in.algo) {
+				j->in.algo = all[i];
+				snprintf(j->in.label, sizeof j->in.label, "%s", all[i]->name);
+			}
+		}
+		return PM_OK;
+	}
+	if (strlen(list) >= sizeof buf)
+		return pm_fail(err, PM_EINPUT, "algorithm list too long (expected at most %zu characters)",
+			       sizeof buf - 1);
+	strcpy(buf, list);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*njobs == MAX_ALGOS)
+			return pm_fail(err, PM_EINPUT, "too many algorithms (expected at most %d)", MAX_ALGOS);
+		struct job *j = &jobs[(*njobs)++];
+		memset(j, 0, sizeof *j);
+		j->status = pm_algo_resolve(tok, t, 0, &j->in, err);
+		if (j->status == PM_ENOTAPPLICABLE) {
+			snprintf(j->note, sizeof j->note, "%s", err->msg);
+			snprintf(j->in.label, sizeof j->in.label, "%s", tok);
+		} else if (j->status) {
+			return j->status;
+		}
+	}
+	if (*njobs == 0)
+		return pm_fail(err, PM_EINPUT, "empty algorithm list '%s' (expected all or names such as ring,dbtree)", list);
+	return PM_OK;
+}
+
+static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, int P)
+{
+	char buf[32];
+
+	cli_table_set(tab, C_TIME, "%.6g", c->time_s * 1e6);
+	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, c->time_s) / 1e9);
+	cli_table_set(tab, C_BUSBW, "%.6g", pm_busbw(n, c->time_s, P) / 1e9);
+	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
+	pm_fmt_size(c->sent_B, buf, sizeof buf);
+	cli_table_set(tab, C_SENT, "%s", buf);
+	cli_table_set(tab, C_SENT_B, "%.0f", c->sent_B);
+	if (c->max_link_B >= 0) {
+		pm_fmt_size(c->max_link_B, buf, sizeof buf);
+		cli_table_set(tab, C_MAXLINK, "%s", buf);
+		cli_table_set(tab, C_MAXLINK_B, "%.0f", c->max_link_B);
+		cli_table_set(tab, C_USED, "%.4g", 100 * c->links_used);
+		cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
+	}
+	cli_table_set(tab, C_ALPHA, "%.6g", c->alpha_s * 1e6);
+	cli_table_set(tab, C_LAT, "%.6g", c->lat_s * 1e6);
+	cli_table_set(tab, C_BW, "%.6g", c->bw_s * 1e6);
+	cli_table_set(tab, C_RED, "%.6g", c->red_s * 1e6);
+}
+
+static int add_rows(struct cli_table *tab, struct job *j, double n,
+		    const struct pm_topo *t, const struct pm_params *p,
+		    int closed, int contention, struct pm_err *err)
+{
+	char size[32];
+	int P = pm_topo_endpoints(t);
+
+	pm_fmt_size(n, size, sizeof size);
+	for (int m = 0; m < 2; m++) {
+		if ((m == 0 && !closed) || (m == 1 && !contention))
+			continue;
+		if (m == 1 && j->status == PM_OK && !j->have_sched && closed)
+			continue;	/* the closed row carries the note */
+		if (cli_table_row(tab))
+			return pm_fail(err, PM_EINTERNAL, "out of memory");
+		cli_table_set(tab, C_SIZE, "%s", size);
+		cli_table_set(tab, C_SIZE_B, "%.0f", n);
+		cli_table_set(tab, C_ALGO, "%s", j->in.label);
+		if (j->status != PM_OK) {
+			cli_table_set(tab, C_NOTE, "%s", j->note);
+			return PM_OK;
+		}
+		cli_table_set(tab, C_MODEL, "%s", m == 0 ? "closed" : "contention");
+		struct pm_cost c;
+		if (m == 0) {
+			pm_algo_closed(&j->in, n, p, &c);
+			if (!j->have_sched && contention)
+				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
+		} else {
+			struct pm_params q = pm_inst_params(&j->in, p);
+			if (!j->have_sched) {
+				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
+				continue;
+			}
+			int rc = pm_eval_contention(t, &j->sched, n, &q, &c, NULL, err);
+			if (rc)
+				return rc;
+		}
+		put_cost(tab, &c, n, P);
+	}
+	return PM_OK;
+}
+
+static void explain(struct cli_table *tab, const struct job *jobs, int njobs)
+{
+	cli_table_meta(tab, "closed forms: a = alpha, b = 1/link bandwidth, g = gamma, d = latency of the links between neighbours, w(m) = wire bytes of an m-byte message");
+	for (int i = 0; i < njobs; i++)
+		if (jobs[i].status == PM_OK)
+			cli_table_meta(tab, "%s: T = %s  [%s]", jobs[i].in.label,
+				       jobs[i].in.algo->formula, jobs[i].in.algo->reference);
+}
+
+int cmd_allreduce(int argc, char **argv, struct pm_err *err)
+{
+	struct cli_net_opts net = {0};
+	const char *size = NULL, *algo = "all", *model = "both", *format = "table";
+	const char *pos[1];
+	int help = 0, explain_flag = 0, npos, n, rc, nsizes = 0, njobs = 0;
+	struct cli_opt opts[24];
+	enum cli_format fmt;
+	struct pm_params p;
+	struct pm_topo *t = NULL;
+	double *sizes = NULL;
+	struct job *jobs = NULL;
+	struct cli_table tab = {0};
+	unsigned flags[NCOL];
+
+	n = cli_net_opt_rows(&net, opts);
+	opts[n++] = (struct cli_opt){"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &size, NULL};
+	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument", &algo, NULL};
+	opts[n++] = (struct cli_opt){"model", "M", "closed, contention or both (default both)", &model, NULL};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &explain_flag};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("allreduce", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		usage(opts, n);
+		return 0;
+	}
+	if (!net.topo)
+		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
+	if (!size)
+		return pm_fail(err, PM_EINPUT, "missing --size (expected a message size such as 64M or a range such as 32K:64M:x2)");
+	if (cli_parse_format(format, &fmt, err))
+		return PM_EINPUT;
+	int closed = strcmp(model, "closed") == 0 || strcmp(model, "both") == 0;
+	int contention = strcmp(model, "contention") == 0 || strcmp(model, "both") == 0;
+	if (!closed && !contention)
+		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed, contention or both)", model);
+	if ((rc = pm_parse_size_range(size, &sizes, &nsizes, err)))
+		return rc;
+	if ((rc = cli_net_build(&net, &p, &t, err)))
+		goto out;
+	if (!(jobs = calloc(MAX_ALGOS, sizeof *jobs))) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	if ((rc = resolve_algos(algo, t, jobs, &njobs, err)))
+		goto out;
+	for (int i = 0; contention && i < njobs; i++) {
+		struct job *j = &jobs[i];
+		struct pm_err e;
+		if (j->status != PM_OK)
+			continue;
+		rc = pm_algo_schedule(&j->in, &j->sched, &e);
+		if (rc == PM_EINPUT) {
+			snprintf(j->sched_note, sizeof j->sched_note, "no contention row: %s", e.msg);
+			fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
+		} else if (rc) {
+			*err = e;
+			goto out;
+		}
+		j->have_sched = rc == PM_OK;
+	}
+	rc = PM_OK;
+	for (int c = 0; c < NCOL; c++)
+		flags[c] = 0;
+	flags[C_SIZE] = flags[C_SENT] = flags[C_MAXLINK] = COL_TABLE;
+	flags[C_SIZE_B] = flags[C_SENT_B] = flags[C_MAXLINK_B] = COL_DATA | COL_NUM;
+	for (int c = C_TIME; c <= C_UTIL; c++)
+		if (c != C_SENT && c != C_MAXLINK && c != C_SENT_B && c != C_MAXLINK_B)
+			flags[c] = COL_NUM;
+	for (int c = C_ALPHA; c <= C_RED; c++)
+		flags[c] = COL_NUM | (explain_flag ? 0 : COL_DATA);
+	flags[C_SENT] |= COL_NUM;
+	flags[C_MAXLINK] |= COL_NUM;
+	cli_table_init(&tab, NCOL, col_names, flags);
+	cli_table_meta(&tab, "perfmodel allreduce: P = %d ranks, one per endpoint; busbw = algbw x 2(P-1)/P = algbw x %.6g",
+		       pm_topo_endpoints(t), pm_topo_endpoints(t) > 1 ?
+		       2.0 * (pm_topo_endpoints(t) - 1) / pm_topo_endpoints(t) : 0.0);
+	cli_net_meta(&tab, t, &p);
+	if (explain_flag)
+		explain(&tab, jobs, njobs);
+	for (int s = 0; s < nsizes && !rc; s++)
+		for (int i = 0; i < njobs && !rc; i++)
+			rc = add_rows(&tab, &jobs[i], sizes[s], t, &p, closed, contention, err);
+	if (!rc)
+		cli_table_write(stdout, &tab, fmt);
+out:
+	for (int i = 0; jobs && i < njobs; i++)
+		if (jobs[i].have_sched)
+			pm_sched_release(&jobs[i].sched);
+	cli_table_release(&tab);
+	free(jobs);
+	free(sizes);
+	pm_topo_free(t);
+	return rc;
+}

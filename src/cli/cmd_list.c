@@ -1,0 +1,51 @@
+/* cmd_list.c: perfmodel list, generated from the algorithm and topology
+ * tables. */
+#include "cli/cli.h"
+#include "cli/args.h"
+#include "model/algo.h"
+#include "model/topo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_list(int argc, char **argv, struct pm_err *err)
+{
+	int help = 0, npos, n;
+	const char *pos[1];
+	const struct cli_opt opts[] = {
+		{"help", NULL, "show this help", NULL, &help},
+	};
+
+	if (cli_parse("list", argc, argv, opts, 1, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		printf("usage: perfmodel list\n\nLists the all-reduce algorithms and the topology kinds, with their\nrestrictions and closed forms.\n\nOptions:\n");
+		cli_print_opts(stdout, opts, 1);
+		return 0;
+	}
+	const struct pm_algo *const *a = pm_algos(&n);
+	printf("Algorithms (a = alpha, b = beta = 1/link bandwidth, g = gamma, d = link latency, w(m) = wire bytes):\n");
+	for (int i = 0; i < n; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s%s%s", a[i]->name,
+			 a[i]->arg_syntax ? "[:" : "", a[i]->arg_syntax ? a[i]->arg_syntax : "");
+		if (a[i]->arg_syntax)
+			strncat(name, "]", sizeof name - strlen(name) - 1);
+		printf("  %-18s %s\n", name, a[i]->summary);
+		if (a[i]->arg_help)
+			printf("  %-18s   argument: %s\n", "", a[i]->arg_help);
+		if (a[i]->flags & PM_ALGO_POW2)
+			printf("  %-18s   needs: a power-of-two number of endpoints\n", "");
+		if (a[i]->flags & PM_ALGO_GRID2D)
+			printf("  %-18s   needs: a 2-D torus or mesh\n", "");
+		if (a[i]->flags & PM_ALGO_BIGRAPH)
+			printf("  %-18s   needs: a BiGraph network\n", "");
+		printf("  %-18s   T = %s\n", "", a[i]->formula);
+		printf("  %-18s   from: %s\n", "", a[i]->reference);
+	}
+	const struct pm_topo_kind *const *k = pm_topo_kinds(&n);
+	printf("\nTopology kinds:\n");
+	for (int i = 0; i < n; i++)
+		printf("  %-18s %s\n", k[i]->syntax, k[i]->summary);
+	return 0;
+}

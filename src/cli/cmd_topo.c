@@ -1,0 +1,67 @@
+/* cmd_topo.c: perfmodel topo --topo SPEC, the properties of a network. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "model/units.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_topo(int argc, char **argv, struct pm_err *err)
+{
+	struct cli_net_opts net = {0};
+	const char *format = "table", *pos[1];
+	int help = 0, npos, n, rc;
+	struct cli_opt opts[16];
+	enum cli_format fmt;
+	struct pm_params p;
+	struct pm_topo *t = NULL;
+	struct pm_topo_info info;
+
+	cli_net_opt_rows(&net, opts);
+	n = 3;	/* of the shared rows, only topo, link-bw and link-lat apply */
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("topo", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		printf("usage: perfmodel topo --topo SPEC [--link-bw BW] [--link-lat T] [--format F]\n\n"
+		       "Describes a network: endpoints, switches, directed links, degree, diameter,\n"
+		       "bisection bandwidth, how routes are chosen and the rank order of rings.\n\n"
+		       "Example:\n  perfmodel topo --topo torus:4x4\n\nOptions:\n");
+		cli_print_opts(stdout, opts, n);
+		return 0;
+	}
+	if (!net.topo)
+		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
+	if (cli_parse_format(format, &fmt, err))
+		return PM_EINPUT;
+	if ((rc = cli_net_build(&net, &p, &t, err)))
+		return rc;
+	pm_topo_describe(t, &info);
+
+	static const char *const cols[] = {"property", "value"};
+	static const unsigned flags[] = {0, 0};
+	struct cli_table tab;
+	cli_table_init(&tab, 2, cols, flags);
+	cli_table_kv(&tab, "topology", "%s", pm_topo_spec(t));
+	cli_table_kv(&tab, "kind", "%s", info.kind);
+	cli_table_kv(&tab, "endpoints", "%d", info.endpoints);
+	cli_table_kv(&tab, "switches", "%d", info.switches);
+	cli_table_kv(&tab, "directed_links", "%d", info.links);
+	cli_table_kv(&tab, "endpoint_degree", "%d", info.degree);
+	cli_table_kv(&tab, "switch_radix", "%d", info.radix);
+	cli_table_kv(&tab, "diameter_links", "%d", info.diameter);
+	cli_table_kv(&tab, "nearest_links", "%d", info.min_hops);
+	if (info.bisection_Bps >= 0) {
+		cli_table_kv(&tab, "bisection_GBps", "%.6g", info.bisection_Bps / 1e9);
+	} else {
+		cli_table_kv(&tab, "bisection_GBps", "%s", "not computed");
+	}
+	cli_table_kv(&tab, "bisection_cut", "%s", info.bisection_cut);
+	cli_table_kv(&tab, "routing", "%s", info.routing);
+	cli_table_kv(&tab, "ring_order", "%s", info.ring_order);
+	cli_table_write(stdout, &tab, fmt);
+	cli_table_release(&tab);
+	pm_topo_free(t);
+	return 0;
+}

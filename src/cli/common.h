@@ -1,0 +1,30 @@
+/* common.h: options every network-facing command shares: the topology,
+ * the link and cost parameters, and how to print them as meta lines. */
+#ifndef PM_COMMON_H
+#define PM_COMMON_H
+
+#include "cli/args.h"
+#include "cli/out.h"
+#include "model/params.h"
+#include "model/topo.h"
+
+struct cli_net_opts {
+	const char *topo, *link_bw, *link_lat, *inj_bw;
+	const char *alpha, *gamma, *flow, *pipeline;
+};
+
+/* The option rows for struct cli_net_opts (count returned in *n). */
+int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows);
+
+/* Parse the parameters, then the topology if o->topo is set. */
+int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
+		  struct pm_topo **topo, struct pm_err *err);
+
+/* Meta lines stating the network and parameters behind the numbers. */
+void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
+		  const struct pm_params *p);
+
+/* The help paragraph on units, shared by several --help texts. */
+extern const char cli_units_help[];
+
+#endif

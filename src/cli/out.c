@@ -1,0 +1,244 @@
+/* out.c: writing tables as text, CSV and JSON. */
+#include "model/err.h"
+#include "cli/out.h"
+
+#include <csv.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_table_init(struct cli_table *t, int ncols, const char *const *names,
+		    const unsigned *flags)
+{
+	memset(t, 0, sizeof *t);
+	t->ncols = ncols;
+	t->names = names;
+	t->flags = flags;
+}
+
+void cli_table_release(struct cli_table *t)
+{
+	for (int i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	for (int i = 0; i < t->nmeta; i++)
+		free(t->meta[i]);
+	memset(t, 0, sizeof *t);
+}
+
+int cli_table_row(struct cli_table *t)
+{
+	if (t->nrows == t->caprows) {
+		int cap = t->caprows ? 2 * t->caprows : 16;
+		char **c = realloc(t->cells, sizeof *c * (size_t)cap * (size_t)t->ncols);
+		if (!c)
+			return -1;
+		t->cells = c;
+		t->caprows = cap;
+	}
+	for (int i = 0; i < t->ncols; i++)
+		t->cells[t->nrows * t->ncols + i] = NULL;
+	t->nrows++;
+	return 0;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+void cli_table_set(struct cli_table *t, int col, const char *fmt, ...)
+{
+	va_list ap;
+	char **slot = &t->cells[(t->nrows - 1) * t->ncols + col];
+
+	free(*slot);
+	va_start(ap, fmt);
+	*slot = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void cli_table_kv(struct cli_table *t, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cli_table_row(t))
+		return;
+	cli_table_set(t, 0, "%s", key);
+	va_start(ap, fmt);
+	t->cells[(t->nrows - 1) * t->ncols + 1] = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void cli_table_meta(struct cli_table *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->nmeta >= 32)
+		return;
+	va_start(ap, fmt);
+	t->meta[t->nmeta++] = vformat(fmt, ap);
+	va_end(ap);
+}
+
+static const char *cell(const struct cli_table *t, int r, int c)
+{
+	const char *s = t->cells[r * t->ncols + c];
+	return s ? s : "";
+}
+
+static int shown(const struct cli_table *t, int c, enum cli_format fmt)
+{
+	unsigned f = t->flags ? t->flags[c] : 0;
+	if (fmt == FMT_TABLE)
+		return !(f & COL_DATA);
+	return !(f & COL_TABLE);
+}
+
+static void write_text(FILE *f, const struct cli_table *t)
+{
+	int w[64];
+
+	for (int i = 0; i < t->nmeta; i++)
+		fprintf(f, "# %s\n", t->meta[i]);
+	for (int c = 0; c < t->ncols && c < 64; c++) {
+		w[c] = (int)strlen(t->names[c]);
+		for (int r = 0; r < t->nrows; r++) {
+			int l = (int)strlen(cell(t, r, c));
+			if (l > w[c])
+				w[c] = l;
+		}
+	}
+	int first = 1;
+	for (int c = 0; c < t->ncols && c < 64; c++)
+		if (shown(t, c, FMT_TABLE)) {
+			fprintf(f, "%s%-*s", first ? "" : "  ", w[c], t->names[c]);
+			first = 0;
+		}
+	fputc('\n', f);
+	for (int r = 0; r < t->nrows; r++) {
+		first = 1;
+		for (int c = 0; c < t->ncols && c < 64; c++) {
+			if (!shown(t, c, FMT_TABLE))
+				continue;
+			const char *s = cell(t, r, c);
+			int num = t->flags && (t->flags[c] & COL_NUM);
+			/* numbers right-aligned, text left-aligned; no trailing blanks */
+			int last = 1;
+			for (int d = c + 1; d < t->ncols && d < 64; d++)
+				if (shown(t, d, FMT_TABLE))
+					last = 0;
+			if (num)
+				fprintf(f, "%s%*s", first ? "" : "  ", w[c], *s ? s : "-");
+			else if (last)
+				fprintf(f, "%s%s", first ? "" : "  ", *s ? s : "-");
+			else
+				fprintf(f, "%s%-*s", first ? "" : "  ", w[c], *s ? s : "-");
+			first = 0;
+		}
+		fputc('\n', f);
+	}
+}
+
+static void csv_cell(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\n\r"))
+		csv_fwrite(f, s, strlen(s));
+	else
+		fputs(s, f);
+}
+
+static void write_csv(FILE *f, const struct cli_table *t)
+{
+	int first = 1;
+	for (int c = 0; c < t->ncols; c++)
+		if (shown(t, c, FMT_CSV)) {
+			fputs(first ? "" : ",", f);
+			csv_cell(f, t->names[c]);
+			first = 0;
+		}
+	fputc('\n', f);
+	for (int r = 0; r < t->nrows; r++) {
+		first = 1;
+		for (int c = 0; c < t->ncols; c++)
+			if (shown(t, c, FMT_CSV)) {
+				fputs(first ? "" : ",", f);
+				csv_cell(f, cell(t, r, c));
+				first = 0;
+			}
+		fputc('\n', f);
+	}
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void write_json(FILE *f, const struct cli_table *t)
+{
+	fputs("{\n  \"meta\": [", f);
+	for (int i = 0; i < t->nmeta; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_string(f, t->meta[i]);
+	}
+	fputs(t->nmeta ? "\n  ],\n  \"rows\": [" : "],\n  \"rows\": [", f);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs(r ? ",\n    {" : "\n    {", f);
+		int first = 1;
+		for (int c = 0; c < t->ncols; c++) {
+			if (!shown(t, c, FMT_JSON))
+				continue;
+			const char *s = cell(t, r, c);
+			fputs(first ? "" : ", ", f);
+			json_string(f, t->names[c]);
+			fputs(": ", f);
+			if (t->flags && (t->flags[c] & COL_NUM))
+				fputs(*s ? s : "null", f);
+			else
+				json_string(f, s);
+			first = 0;
+		}
+		fputc('}', f);
+	}
+	fputs(t->nrows ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+void cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt)
+{
+	if (fmt == FMT_CSV)
+		write_csv(f, t);
+	else if (fmt == FMT_JSON)
+		write_json(f, t);
+	else
+		write_text(f, t);
+}
+
+int cli_parse_format(const char *s, enum cli_format *fmt, struct pm_err *err)
+{
+	static const char *const names[] = {"table", "csv", "json"};
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*fmt = (enum cli_format)i;
+			return PM_OK;
+		}
+	return pm_fail(err, PM_EINPUT,
+		       "invalid format '%s' (expected table, csv or json)", s);
+}

@@ -1,0 +1,55 @@
+/* out.h: result tables and their three renderings.
+ *
+ * A command fills one table: named columns (units in the names, as CSV
+ * users expect: time_us, busbw_GBps) and rows of text cells, plus "meta"
+ * lines that say which parameters produced the numbers.  The same table is
+ * then written as an aligned text table (meta as # comments), CSV (the
+ * columns only, quoted by libcsv where needed) or JSON.
+ */
+#ifndef PM_OUT_H
+#define PM_OUT_H
+
+#include <stdio.h>
+
+enum cli_col_flags {
+	COL_NUM = 1 << 0,	/* JSON number (empty cell -> null) */
+	COL_TABLE = 1 << 1,	/* shown in the text table only */
+	COL_DATA = 1 << 2,	/* shown in CSV/JSON only */
+};
+
+enum cli_format {
+	FMT_TABLE,
+	FMT_CSV,
+	FMT_JSON,
+};
+
+struct cli_table {
+	int ncols;
+	const char *const *names;
+	const unsigned *flags;
+	int nrows, caprows;
+	char **cells;		/* nrows * ncols, owned */
+	int nmeta;
+	char *meta[32];		/* "key: value" lines, owned */
+};
+
+void cli_table_init(struct cli_table *t, int ncols, const char *const *names,
+		    const unsigned *flags);
+void cli_table_release(struct cli_table *t);
+/* Start a row; cells default to empty.  Returns 0, or -1 out of memory. */
+int cli_table_row(struct cli_table *t);
+/* Set a cell of the last row, printf style. */
+void cli_table_set(struct cli_table *t, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append a two-column (key, value) row. */
+void cli_table_kv(struct cli_table *t, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cli_table_meta(struct cli_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt);
+
+/* "table", "csv" or "json". */
+int cli_parse_format(const char *s, enum cli_format *fmt, struct pm_err *err);
+
+#endif

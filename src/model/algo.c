@@ -1,0 +1,160 @@
+/* algo.c: resolving an algorithm name against a network, the one generic
+ * applicability check, and helpers the closed forms share. */
+#include "model/algo.h"
+#include "model/text.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int pm_is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
+
+int pm_floor_log2(long x)
+{
+	int k = 0;
+	while (x > 1) {
+		x >>= 1;
+		k++;
+	}
+	return k;
+}
+
+int pm_ceil_log2(long x)
+{
+	int k = pm_floor_log2(x);
+	return (1L << k) < x ? k + 1 : k;
+}
+
+double pm_hop_lat(const struct pm_inst *in, const struct pm_params *p)
+{
+	return in->hop_links * p->link_lat_s;
+}
+
+double pm_msg_bw_s(const struct pm_params *p, double m)
+{
+	return pm_wire_bytes(p, m) / p->link_bw_Bps;
+}
+
+struct pm_params pm_inst_params(const struct pm_inst *in,
+				const struct pm_params *p)
+{
+	struct pm_params q = *p;
+	if (in->flow_override >= 0) {
+		q.flow = (enum pm_flow)in->flow_override;
+		if (q.flit_B <= 0)
+			q.flit_B = 16;
+	}
+	return q;
+}
+
+static int unknown_algo(const char *name, struct pm_err *err)
+{
+	int n;
+	const struct pm_algo *const *a = pm_algos(&n);
+	const char *names[64];
+	char list[512];
+
+	for (int i = 0; i < n && i < 64; i++)
+		names[i] = a[i]->name;
+	pm_join(list, sizeof list, names, n);
+	int near = pm_nearest(name, names, n);
+	if (near >= 0)
+		return pm_fail(err, PM_EINPUT,
+			       "unknown algorithm '%s' (expected one of %s; did you mean '%s'?)",
+			       name, list, names[near]);
+	return pm_fail(err, PM_EINPUT,
+		       "unknown algorithm '%s' (expected one of %s)", name, list);
+}
+
+/* The restrictions of flags, checked in one place. */
+static int applicable(const struct pm_algo *a, const struct pm_inst *in,
+		      struct pm_err *err)
+{
+	int dims[3], wrap, m, sw;
+	const struct pm_topo *t = in->topo;
+
+	if ((a->flags & PM_ALGO_NEEDS_TOPO) && !t)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: needs a network (--topo), not just a process count");
+	if ((a->flags & PM_ALGO_POW2) && !pm_is_pow2(in->P))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: needs a power-of-two number of endpoints (got %d)",
+			       in->P);
+	if ((a->flags & PM_ALGO_GRID2D) &&
+	    (!t || (strcmp(pm_topo_kind_name(t), "torus") &&
+		    strcmp(pm_topo_kind_name(t), "mesh")) ||
+	     pm_topo_grid(t, dims, &wrap) != 2))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: needs a 2-D torus or mesh (got %s)",
+			       t ? pm_topo_spec(t) : "no network");
+	if ((a->flags & PM_ALGO_BIGRAPH) && (!t || !pm_topo_bigraph(t, &m, &sw)))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: needs a BiGraph network such as bigraph:4x8 (got %s)",
+			       t ? pm_topo_spec(t) : "no network");
+	return PM_OK;
+}
+
+int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
+		    struct pm_inst *in, struct pm_err *err)
+{
+	char name[64];
+	const char *colon = strchr(spec, ':');
+	const char *arg = colon ? colon + 1 : NULL;
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	int n, rc;
+	const struct pm_algo *const *all = pm_algos(&n), *a = NULL;
+
+	if (len >= sizeof name)
+		return unknown_algo(spec, err);
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	for (int i = 0; i < n; i++)
+		if (strcmp(all[i]->name, name) == 0)
+			a = all[i];
+	if (!a)
+		return unknown_algo(name, err);
+	if (arg && !a->arg_syntax)
+		return pm_fail(err, PM_EINPUT,
+			       "algorithm '%s' takes no argument (got '%s'; expected just %s)",
+			       name, spec, name);
+	if (arg && !*arg)
+		return pm_fail(err, PM_EINPUT,
+			       "empty argument in '%s' (expected %s:%s)", spec, name,
+			       a->arg_syntax);
+	memset(in, 0, sizeof *in);
+	in->algo = a;
+	in->topo = t;
+	in->P = t ? pm_topo_endpoints(t) : P;
+	in->ports = 1;
+	in->hop_links = t && pm_topo_min_hops(t) > 0 ? pm_topo_min_hops(t) : 1;
+	in->flow_override = -1;
+	snprintf(in->label, sizeof in->label, "%s", spec);
+	rc = applicable(a, in, err);
+	if (rc == PM_OK && a->prepare)
+		rc = a->prepare(in, arg, err);
+	return rc;
+}
+
+int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
+		     struct pm_err *err)
+{
+	int rc = pm_sched_init(s, in->P, 1, err);
+	if (rc)
+		return rc;
+	rc = in->algo->build(in, s, err);
+	if (rc == PM_OK)
+		rc = pm_sched_finish(s, err);
+	if (rc)
+		pm_sched_release(s);
+	return rc;
+}
+
+void pm_algo_closed(const struct pm_inst *in, double n,
+		    const struct pm_params *p, struct pm_cost *c)
+{
+	struct pm_params q = pm_inst_params(in, p);
+
+	pm_cost_closed_init(c);
+	if (in->P > 1)
+		in->algo->closed(in, n, &q, c);
+	c->time_s = c->alpha_s + c->lat_s + c->bw_s + c->red_s;
+}

@@ -1,0 +1,95 @@
+/* algo.h: collective algorithms as a table.
+ *
+ * Each algorithm is one file holding one exported descriptor: its name, a
+ * one-line summary, its restrictions as flags, a schedule builder and its
+ * closed form.  An algorithm is resolved against a network (or just a
+ * rank count) into a struct pm_inst, which carries everything the builder
+ * and the closed form need (layers, grid shape, pipeline depth).  The CLI,
+ * --help, the CSV rows and the test loops iterate pm_algos().
+ */
+#ifndef PM_ALGO_H
+#define PM_ALGO_H
+
+#include "model/eval.h"
+#include "model/params.h"
+#include "model/sched.h"
+#include "model/topo.h"
+
+#define PM_MAX_LAYERS 32
+
+enum pm_algo_flags {
+	PM_ALGO_POW2 = 1 << 0,		/* needs a power-of-two P */
+	PM_ALGO_GRID2D = 1 << 1,	/* needs a 2-D torus or mesh */
+	PM_ALGO_BIGRAPH = 1 << 2,	/* needs a BiGraph network */
+	PM_ALGO_NEEDS_TOPO = 1 << 3,	/* needs a network, not just P */
+};
+
+struct pm_algo;
+
+/* An algorithm resolved for one network. */
+struct pm_inst {
+	const struct pm_algo *algo;
+	const struct pm_topo *topo;	/* NULL: closed form on P alone */
+	int P;
+	char label[96];			/* name with its argument, e.g. hring:4x8x4 */
+	int layers[PM_MAX_LAYERS];	/* hring: p1 (innermost) .. ph */
+	int nlayers;
+	int dims[3], ndims;		/* 2d-ring: grid shape */
+	int chunks;			/* dbtree: pipeline chunks K */
+	int ports;			/* links per endpoint used at once */
+	int steps;			/* step count a construction yields */
+	double sent_units;		/* most chunk units one rank sends (dbtree) */
+	int hop_links;			/* links between neighbours (closed forms) */
+	int flow_override;		/* -1, or the enum pm_flow this variant forces */
+};
+
+struct pm_algo {
+	const char *name;
+	const char *summary;
+	const char *arg_syntax;		/* e.g. "K", NULL when it takes none */
+	const char *arg_help;
+	unsigned flags;			/* enum pm_algo_flags */
+	const char *formula;		/* the closed form in one line */
+	const char *reference;
+	/* Fill the algorithm-specific fields of in; arg may be NULL. */
+	int (*prepare)(struct pm_inst *in, const char *arg, struct pm_err *err);
+	/* Add transfers to s (initialised for in->P ranks by the caller). */
+	int (*build)(const struct pm_inst *in, struct pm_sched *s,
+		     struct pm_err *err);
+	void (*closed)(const struct pm_inst *in, double n,
+		       const struct pm_params *p, struct pm_cost *c);
+};
+
+const struct pm_algo *const *pm_algos(int *n);
+
+/* Resolve "name" or "name:arg" for network t (P = its endpoints) or, when
+ * t is NULL, for P ranks.  PM_ENOTAPPLICABLE says why it cannot run. */
+int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
+		    struct pm_inst *in, struct pm_err *err);
+
+/* Build the schedule: init, the algorithm's builder, finish. */
+int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
+		     struct pm_err *err);
+
+/* The closed form; time_s is the sum of the four terms. */
+void pm_algo_closed(const struct pm_inst *in, double n,
+		    const struct pm_params *p, struct pm_cost *c);
+
+/* The parameters an instance is priced with (a variant may force its
+ * own flow control, as MULTITREE-MSG does). */
+struct pm_params pm_inst_params(const struct pm_inst *in,
+				const struct pm_params *p);
+
+/* Helpers for closed forms: the latency of one neighbour message, and
+ * seconds per wire byte of an m-byte message. */
+double pm_hop_lat(const struct pm_inst *in, const struct pm_params *p);
+double pm_msg_bw_s(const struct pm_params *p, double m);
+
+/* Reduce-phase steps of the double binary tree on P ranks, K chunks. */
+int pm_dbtree_reduce_steps(int P, int K);
+
+int pm_is_pow2(long x);
+int pm_ceil_log2(long x);
+int pm_floor_log2(long x);
+
+#endif

@@ -1,0 +1,168 @@
+/* algo_hring.c: hierarchical ring all-reduce (Ueno & Yokota, seed 001
+ * §IV-B/C) over a layer list p1 x p2 x ... x ph = P, p1 innermost.
+ *
+ * Steps: rank r has digits d_i = (r / (p1...p_(i-1))) mod p_i.  Layer by
+ * layer outward, the ranks that differ only in d_i run a ring
+ * reduce-scatter over the part they hold (p_i - 1 steps); the last layer
+ * runs a full ring all-reduce; then all-gathers go back inward.  The flat
+ * ring (one layer P) and Rabenseifner (2 x 2 x ... x 2) are its two ends.
+ * Cost (seed 001 eq. before (1), one link class):
+ *        T = sum_i 2(p_i - 1)[s(alpha + delta) + s w(n_i/(p_i s)) beta]
+ *            + [s = 1] sum_i (p_i - 1) n_i/p_i gamma,   n_i = n/(p1...p_(i-1))
+ *          = 2s alpha (sum p_i - h) + 2 n beta sum (p_i - 1)/(p1...p_i) + ...
+ * Restrictions: the layers must multiply to P.  Default layers follow the
+ * network: a torus or mesh by its dimensions, a fat tree K x K x ...,
+ * a BiGraph M x N; otherwise one layer (the flat ring).  Ranks sit on
+ * endpoints in order, so layer 1 is the innermost group of the network.
+ */
+#include "model/algo.h"
+#include "model/ringlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void label(struct pm_inst *in)
+{
+	size_t used = (size_t)snprintf(in->label, sizeof in->label, "hring:");
+	for (int i = 0; i < in->nlayers && used < sizeof in->label; i++)
+		used += (size_t)snprintf(in->label + used, sizeof in->label - used,
+					 "%s%d", i ? "x" : "", in->layers[i]);
+	if (in->nlayers == 0)
+		snprintf(in->label, sizeof in->label, "hring:1");
+}
+
+static int parse_layers(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	const char *p = arg;
+	long long prod = 1;
+
+	in->nlayers = 0;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 2 || v > (1L << 24) || in->nlayers == PM_MAX_LAYERS ||
+		    (*end && *end != 'x') || (*end == 'x' && !end[1]))
+			return pm_fail(err, PM_EINPUT,
+				       "invalid layer list '%s' (expected factors of at least 2 joined by x, such as hring:4x8x4)",
+				       arg);
+		in->layers[in->nlayers++] = (int)v;
+		prod *= v;
+		if (prod > (1LL << 30))
+			break;
+		p = *end ? end + 1 : end;
+	}
+	if (prod != in->P)
+		return pm_fail(err, PM_EINPUT,
+			       "layer list '%s' multiplies to %lld (expected the %d endpoints of the network)",
+			       arg, prod, in->P);
+	return PM_OK;
+}
+
+/* Layers the network suggests; a factor of 1 is dropped. */
+static void default_layers(struct pm_inst *in)
+{
+	int dims[3], wrap, k, l, m, n, nd;
+	const struct pm_topo *t = in->topo;
+
+	in->nlayers = 0;
+	if (t && (nd = pm_topo_grid(t, dims, &wrap)) > 0) {
+		for (int i = 0; i < nd; i++)
+			if (dims[i] > 1)
+				in->layers[in->nlayers++] = dims[i];
+	} else if (t && pm_topo_fattree(t, &k, &l)) {
+		for (int i = 0; i < l && k > 1; i++)
+			in->layers[in->nlayers++] = k;
+	} else if (t && pm_topo_bigraph(t, &m, &n)) {
+		if (m > 1)
+			in->layers[in->nlayers++] = m;
+		in->layers[in->nlayers++] = n;
+	} else if (in->P > 1) {
+		in->layers[in->nlayers++] = in->P;
+	}
+}
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	int rc = PM_OK;
+
+	if (arg)
+		rc = parse_layers(in, arg, err);
+	else
+		default_layers(in);
+	if (rc == PM_OK)
+		label(in);
+	return rc;
+}
+
+static int build(const struct pm_inst *in, struct pm_sched *s,
+		 struct pm_err *err)
+{
+	int P = in->P, h = in->nlayers, step = 0;
+	int *members = malloc(sizeof(int) * (size_t)(P > 0 ? P : 1));
+
+	if (!members)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	s->nchunks = (uint32_t)P;
+	/* reduce-scatter outward, all-reduce at the top, all-gather inward */
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < h; k++) {
+			int i = pass == 0 ? k : h - 1 - k;
+			int pi = in->layers[i], stride = 1;
+			uint32_t len = (uint32_t)P;
+			for (int j = 0; j < i; j++) {
+				stride *= in->layers[j];
+				len /= (uint32_t)in->layers[j];
+			}
+			for (int base = 0; base < P; base++) {
+				if ((base / stride) % pi != 0)
+					continue;
+				uint32_t lo = 0, l = (uint32_t)P;
+				for (int j = 0, st = 1; j < i; j++) {	/* part held so far */
+					l /= (uint32_t)in->layers[j];
+					lo += (uint32_t)((base / st) % in->layers[j]) * l;
+					st *= in->layers[j];
+				}
+				for (int m = 0; m < pi; m++)
+					members[m] = base + m * stride;
+				if (pass == 0)
+					pm_ring_rs(s, members, pi, lo, len, step, +1, i);
+				else
+					pm_ring_ag(s, members, pi, lo, len, step, +1, i);
+			}
+			if (pass == 1 && k == 0)
+				s->second_phase = step;
+			step += pi - 1;
+		}
+	free(members);
+	return PM_OK;
+}
+
+static void closed(const struct pm_inst *in, double n,
+		   const struct pm_params *p, struct pm_cost *c)
+{
+	double s = p->pipeline_s, ni = n;
+
+	for (int i = 0; i < in->nlayers; i++) {
+		double pi = in->layers[i], steps = 2 * (pi - 1);
+		c->alpha_s += s * steps * p->alpha_s;
+		c->lat_s += s * steps * pm_hop_lat(in, p);
+		c->bw_s += s * steps * pm_msg_bw_s(p, ni / (pi * s));
+		c->red_s += s > 1 ? 0 : (pi - 1) * (ni / pi) * p->gamma_spB;
+		c->steps += steps;
+		c->sent_B += steps * ni / pi;
+		ni /= pi;
+	}
+}
+
+const struct pm_algo pm_algo_hring = {
+	.name = "hring",
+	.summary = "hierarchical ring over layers p1 x p2 x ... (Ueno & Yokota)",
+	.arg_syntax = "P1xP2x...",
+	.arg_help = "layer sizes, innermost first, multiplying to P (default: the network's natural hierarchy)",
+	.formula = "sum_i 2(p_i-1)[(a+d) + w(n_i/p_i) b] + sum_i (p_i-1)(n_i/p_i) g, n_i = n/(p_1..p_(i-1))",
+	.reference = "Ueno & Yokota, CCGrid 2019 (seed 001) SIV-C",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+};

@@ -1,0 +1,75 @@
+/* algo_ring2.c: bidirectional ring all-reduce, the two counter-rotating
+ * rings NCCL-style libraries run on full-duplex links.
+ *
+ * Steps: the message is halved; one half runs the ring algorithm clockwise
+ * and the other counter-clockwise at the same time, so each rank sends two
+ * n/(2P) chunks per step on two different links.  2(P-1) steps.
+ * Cost:  T = 2(P-1)(alpha + delta) + 2(P-1) w(n/2P) beta + (P-1)(n/P) gamma
+ *        (startup paid once per step: the two sends go out together; each
+ *        rank reduces two halves per reduce-scatter step).
+ * Restrictions: none.  Ports: 2 links per endpoint, so the bandwidth lower
+ * bound it is held to is (P-1)/P n beta.
+ */
+#include "model/algo.h"
+#include "model/ringlib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	(void)arg;
+	(void)err;
+	in->ports = 2;
+	return PM_OK;
+}
+
+static int build(const struct pm_inst *in, struct pm_sched *s,
+		 struct pm_err *err)
+{
+	int P = in->P;
+	int *members = malloc(sizeof(int) * (size_t)P);
+
+	if (!members)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	s->nchunks = 2 * (uint32_t)P;
+	if (in->topo) {
+		pm_topo_ring_order(in->topo, s->map);
+		strcpy(s->mapping, "ring order of the network (see perfmodel topo)");
+	}
+	for (int i = 0; i < P; i++)
+		members[i] = i;
+	for (int dir = 0; dir < 2; dir++) {
+		uint32_t lo = dir ? (uint32_t)P : 0;
+		int d = dir ? -1 : +1;
+		pm_ring_rs(s, members, P, lo, (uint32_t)P, 0, d, dir);
+		pm_ring_ag(s, members, P, lo, (uint32_t)P, P - 1, d, dir);
+	}
+	s->second_phase = P - 1;
+	free(members);
+	return PM_OK;
+}
+
+static void closed(const struct pm_inst *in, double n,
+		   const struct pm_params *p, struct pm_cost *c)
+{
+	double P = in->P, s = p->pipeline_s;
+	double steps = 2 * (P - 1);
+
+	c->alpha_s = s * steps * p->alpha_s;
+	c->lat_s = s * steps * pm_hop_lat(in, p);
+	c->bw_s = s * steps * pm_msg_bw_s(p, n / (2 * P * s));
+	c->red_s = s > 1 ? 0 : (P - 1) * (n / P) * p->gamma_spB;
+	c->steps = steps;
+	c->sent_B = steps * n / P;
+}
+
+const struct pm_algo pm_algo_biring = {
+	.name = "bidir-ring",
+	.summary = "two counter-rotating rings, half the message each (NCCL-style)",
+	.formula = "2(P-1)(a+d) + 2(P-1) w(n/2P) b + (P-1)(n/P) g",
+	.reference = "Patarasuk & Yuan 2009 with both link directions",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+};

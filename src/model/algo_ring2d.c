@@ -1,0 +1,109 @@
+/* algo_ring2d.c: 2D-ring all-reduce on an A x B torus or mesh (Ying et
+ * al. 2018, the TPU baseline of seed 000 §I and §VI).
+ *
+ * Steps: the message is split in four streams of n/4.  Streams 0 and 1 run
+ * a ring all-reduce along X (the rows, rings of A) and then along Y (the
+ * columns, rings of B); streams 2 and 3 go Y first, then X.  Streams 0 and
+ * 2 turn in the + direction, 1 and 3 in the - direction, so at every step
+ * all four links of a node are busy.  Phase 1 takes max(2(A-1), 2(B-1))
+ * steps, phase 2 the same again.  Each stream all-reduces its full quarter
+ * twice, so a node sends 2N(N-1) units of n/N^2 per reduce-scatter +
+ * all-gather pass where the flat ring sends N^2-1 (seed 000 §I, N = A = B).
+ * Cost:  for A = B = N:
+ *          T = 4(N-1)(alpha + delta + w(n/4N) beta) + 2(N-1)(n/N) gamma;
+ *        in general each step pays alpha + delta plus the larger message
+ *        of the rings active in it (n/4A on X rings, n/4B on Y rings).
+ * Restrictions: a 2-D torus or mesh.  On a mesh a ring's closing hop
+ * crosses the whole row back, which the contention evaluator charges.
+ * Ranks on endpoints in order.
+ */
+#include "model/algo.h"
+#include "model/ringlib.h"
+
+#include <stdlib.h>
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	int wrap;
+
+	(void)arg;
+	(void)err;
+	in->ndims = pm_topo_grid(in->topo, in->dims, &wrap);
+	in->ports = 4;
+	return PM_OK;
+}
+
+/* All-reduce of range [lo, lo+len) along dimension d (0 = X) for every
+ * line of the grid, starting at step0. */
+static void allreduce_lines(struct pm_sched *s, int A, int B, int d,
+			    uint32_t lo, uint32_t len, int step0, int dir,
+			    int flow, int *members)
+{
+	int p = d == 0 ? A : B, lines = d == 0 ? B : A;
+
+	if (p < 2)
+		return;
+	for (int l = 0; l < lines; l++) {
+		for (int i = 0; i < p; i++)
+			members[i] = d == 0 ? l * A + i : i * A + l;
+		pm_ring_rs(s, members, p, lo, len, step0, dir, flow);
+		pm_ring_ag(s, members, p, lo, len, step0 + p - 1, dir, flow);
+	}
+}
+
+static int phase_steps(int A, int B)
+{
+	int a = 2 * (A - 1), b = 2 * (B - 1);
+	return a > b ? a : b;
+}
+
+static int build(const struct pm_inst *in, struct pm_sched *s,
+		 struct pm_err *err)
+{
+	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B);
+	uint32_t q = (uint32_t)(A * B);	/* units per stream */
+	int *members = malloc(sizeof(int) * (size_t)(A > B ? A : B));
+
+	if (!members)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	s->nchunks = 4 * q;
+	for (int st = 0; st < 4; st++) {
+		int first = st < 2 ? 0 : 1, dir = st % 2 ? -1 : +1;
+		uint32_t lo = (uint32_t)st * q;
+		allreduce_lines(s, A, B, first, lo, q, 0, dir, st, members);
+		allreduce_lines(s, A, B, 1 - first, lo, q, S1, dir, st, members);
+	}
+	s->second_phase = S1;
+	free(members);
+	return PM_OK;
+}
+
+static void closed(const struct pm_inst *in, double n,
+		   const struct pm_params *p, struct pm_cost *c)
+{
+	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B);
+	double mx = n / (4.0 * A), my = n / (4.0 * B);
+
+	for (int k = 0; k < S1; k++) {	/* phase 1; phase 2 costs the same */
+		int xa = k < 2 * (A - 1), ya = k < 2 * (B - 1);
+		double m = xa && ya ? (mx > my ? mx : my) : xa ? mx : my;
+		double red = (xa && k < A - 1 ? 2 * mx : 0) + (ya && k < B - 1 ? 2 * my : 0);
+		c->alpha_s += 2 * p->alpha_s;
+		c->lat_s += 2 * pm_hop_lat(in, p);
+		c->bw_s += 2 * pm_msg_bw_s(p, m);
+		c->red_s += 2 * red * p->gamma_spB;
+	}
+	c->steps = 2 * S1;
+	c->sent_B = (2.0 * (A - 1) / A + 2.0 * (B - 1) / B) * n;
+}
+
+const struct pm_algo pm_algo_ring2d = {
+	.name = "2d-ring",
+	.summary = "ring all-reduce along X then Y (and Y then X), all four links busy (TPU)",
+	.flags = PM_ALGO_GRID2D | PM_ALGO_NEEDS_TOPO,
+	.formula = "A=B=N: 4(N-1)(a + d + w(n/4N) b) + 2(N-1)(n/N) g",
+	.reference = "Ying et al. 2018; seed 000 SI, SVI",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+};

@@ -1,0 +1,18 @@
+/* algos.c: the registry of all-reduce algorithms, in the order the
+ * command lists them. */
+#include "model/algo.h"
+
+extern const struct pm_algo pm_algo_ring, pm_algo_biring, pm_algo_rd,
+	pm_algo_rhd, pm_algo_btree, pm_algo_dbtree, pm_algo_ring2d,
+	pm_algo_hring;
+
+static const struct pm_algo *const algos[] = {
+	&pm_algo_ring, &pm_algo_biring, &pm_algo_rd, &pm_algo_rhd,
+	&pm_algo_btree, &pm_algo_dbtree, &pm_algo_ring2d, &pm_algo_hring,
+};
+
+const struct pm_algo *const *pm_algos(int *n)
+{
+	*n = (int)(sizeof algos / sizeof algos[0]);
+	return algos;
+}

@@ -1,0 +1,56 @@
+/* eval.h: pricing.  Two evaluators produce the same struct pm_cost:
+ *
+ *  closed form   each algorithm's alpha-beta-gamma formula (algo.h), a pure
+ *                function of P, n and the parameters;
+ *  contention    route every transfer of every step over the topology,
+ *                add up the wire bytes each link carries in that step, and
+ *                price the step by its slowest parts:
+ *                  alpha + max route latency + max(link load / link bw,
+ *                  endpoint injection / injection bw) + gamma * most bytes
+ *                  one rank reduces;
+ *                the steps add up (lockstep).
+ * Fields a closed form cannot know (link loads, utilisation) are -1.
+ */
+#ifndef PM_EVAL_H
+#define PM_EVAL_H
+
+#include "model/params.h"
+#include "model/sched.h"
+#include "model/topo.h"
+
+struct pm_cost {
+	double time_s;
+	double alpha_s;		/* startup terms */
+	double lat_s;		/* link latency terms */
+	double bw_s;		/* bandwidth (beta) terms */
+	double red_s;		/* reduction (gamma) terms */
+	double steps;
+	double sent_B;		/* most payload bytes one endpoint sends */
+	double wire_B;		/* sum over links of wire bytes carried */
+	double max_link_B;	/* most wire bytes one link carries in the run */
+	double links_used;	/* share of directed links used at least once */
+	double util_avg;	/* time-weighted share of links busy per step */
+};
+
+struct pm_step_cost {
+	double time_s, alpha_s, lat_s, bw_s, red_s;
+	double max_link_B;	/* wire bytes on the busiest link this step */
+	int busy_links;
+	int hops_max;		/* longest route this step, in links */
+	size_t xfers;
+};
+
+/* Zero the cost and mark the contention-only fields unknown. */
+void pm_cost_closed_init(struct pm_cost *c);
+
+/* Price schedule s for an n-byte message on topology t.  steps, when not
+ * NULL, receives s->nsteps per-step records. */
+int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
+		       double n, const struct pm_params *p, struct pm_cost *out,
+		       struct pm_step_cost *steps, struct pm_err *err);
+
+/* nccl-tests conventions: algbw = n / time, busbw = algbw * 2(P-1)/P. */
+double pm_algbw(double n, double time_s);
+double pm_busbw(double n, double time_s, int P);
+
+#endif

@@ -1,0 +1,176 @@
+/* eval_contention.c: the per-step contention evaluator (see eval.h). */
+#include "model/eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pm_cost_closed_init(struct pm_cost *c)
+{
+	memset(c, 0, sizeof *c);
+	c->wire_B = -1;
+	c->max_link_B = -1;
+	c->links_used = -1;
+	c->util_avg = -1;
+}
+
+double pm_algbw(double n, double time_s)
+{
+	return time_s > 0 ? n / time_s : 0;
+}
+
+double pm_busbw(double n, double time_s, int P)
+{
+	return P > 1 ? pm_algbw(n, time_s) * 2.0 * (P - 1) / P : 0;
+}
+
+struct scratch {
+	double *step_load;	/* wire bytes per link, this step */
+	double *run_load;	/* wire bytes per link, whole run */
+	int *touched;		/* links loaded this step */
+	double *inj, *ej;	/* wire bytes injected/ejected per endpoint */
+	double *red;		/* payload bytes reduced per rank this step */
+	double *sent;		/* payload bytes sent per rank, whole run */
+	int *route;
+};
+
+static void scratch_free(struct scratch *z)
+{
+	free(z->step_load);
+	free(z->run_load);
+	free(z->touched);
+	free(z->inj);
+	free(z->ej);
+	free(z->red);
+	free(z->sent);
+	free(z->route);
+}
+
+static int scratch_alloc(struct scratch *z, int links, int ends, int ranks,
+			 int hops)
+{
+	memset(z, 0, sizeof *z);
+	z->step_load = calloc((size_t)links + 1, sizeof(double));
+	z->run_load = calloc((size_t)links + 1, sizeof(double));
+	z->touched = malloc(sizeof(int) * ((size_t)links + 1));
+	z->inj = calloc((size_t)ends + 1, sizeof(double));
+	z->ej = calloc((size_t)ends + 1, sizeof(double));
+	z->red = calloc((size_t)ranks + 1, sizeof(double));
+	z->sent = calloc((size_t)ranks + 1, sizeof(double));
+	z->route = malloc(sizeof(int) * ((size_t)hops + 1));
+	return z->step_load && z->run_load && z->touched && z->inj && z->ej &&
+	       z->red && z->sent && z->route;
+}
+
+/* Price one step; accumulate run-wide loads into z and out. */
+static void price_step(const struct pm_topo *t, const struct pm_sched *s,
+		       int k, double n, const struct pm_params *p,
+		       struct scratch *z, struct pm_cost *out,
+		       struct pm_step_cost *sc)
+{
+	int nt = 0, hops_max = 0;
+	double lat_max = 0, red_max = 0, load_s = 0, max_load = 0;
+	double unit = n / s->nchunks;
+
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		double bytes = unit * x->cnt, wire = pm_wire_bytes(p, bytes);
+		int a = s->map[x->src], b = s->map[x->dst];
+		int h = pm_topo_route(t, a, b, z->route);
+		double lat = 0;
+
+		for (int j = 0; j < h; j++) {
+			int l = z->route[j];
+			if (z->step_load[l] == 0)
+				z->touched[nt++] = l;
+			z->step_load[l] += wire;
+			lat += pm_topo_link(t, l)->lat_s;
+		}
+		if (lat > lat_max)
+			lat_max = lat;
+		if (h > hops_max)
+			hops_max = h;
+		z->inj[a] += wire;
+		z->ej[b] += wire;
+		z->sent[x->src] += bytes;
+		if (x->op == PM_REDUCE) {
+			z->red[x->dst] += bytes;
+			if (z->red[x->dst] > red_max)
+				red_max = z->red[x->dst];
+		}
+		out->wire_B += wire * h;
+	}
+	for (int j = 0; j < nt; j++) {
+		int l = z->touched[j];
+		double w = z->step_load[l], tl = w / pm_topo_link(t, l)->bw_Bps;
+		if (tl > load_s)
+			load_s = tl;
+		if (w > max_load)
+			max_load = w;
+		if (z->run_load[l] == 0)
+			out->links_used += 1;
+		z->run_load[l] += w;
+		z->step_load[l] = 0;
+	}
+	/* endpoint injection limit, then reset the per-step tallies */
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		int a = s->map[x->src], b = s->map[x->dst];
+		if (p->inj_bw_Bps > 0) {
+			double ti = z->inj[a] / p->inj_bw_Bps, te = z->ej[b] / p->inj_bw_Bps;
+			if (ti > load_s)
+				load_s = ti;
+			if (te > load_s)
+				load_s = te;
+		}
+		z->inj[a] = z->ej[b] = 0;
+		z->red[x->dst] = 0;
+	}
+	int empty = s->step_off[k] == s->step_off[k + 1];
+	struct pm_step_cost c = {
+		.alpha_s = empty ? 0 : p->alpha_s,
+		.lat_s = lat_max,
+		.bw_s = load_s,
+		.red_s = red_max * p->gamma_spB,
+		.max_link_B = max_load,
+		.busy_links = nt,
+		.hops_max = hops_max,
+		.xfers = s->step_off[k + 1] - s->step_off[k],
+	};
+	c.time_s = c.alpha_s + c.lat_s + c.bw_s + c.red_s;
+	out->alpha_s += c.alpha_s;
+	out->lat_s += c.lat_s;
+	out->bw_s += c.bw_s;
+	out->red_s += c.red_s;
+	out->time_s += c.time_s;
+	out->util_avg += c.time_s * nt;
+	if (sc)
+		*sc = c;
+}
+
+int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
+		       double n, const struct pm_params *p, struct pm_cost *out,
+		       struct pm_step_cost *steps, struct pm_err *err)
+{
+	struct scratch z;
+	int L = pm_topo_nlinks(t);
+
+	memset(out, 0, sizeof *out);
+	if (!scratch_alloc(&z, L, pm_topo_endpoints(t), s->nranks,
+			   pm_topo_max_hops(t))) {
+		scratch_free(&z);
+		return pm_fail(err, PM_EINTERNAL, "out of memory pricing a schedule");
+	}
+	for (int k = 0; k < s->nsteps; k++)
+		price_step(t, s, k, n, p, &z, out, steps ? &steps[k] : NULL);
+	out->steps = s->nsteps;
+	for (int r = 0; r < s->nranks; r++)
+		if (z.sent[r] > out->sent_B)
+			out->sent_B = z.sent[r];
+	for (int l = 0; l < L; l++)
+		if (z.run_load[l] > out->max_link_B)
+			out->max_link_B = z.run_load[l];
+	out->links_used = L ? out->links_used / L : 0;
+	out->util_avg = out->time_s > 0 && L ? out->util_avg / (out->time_s * L) : 0;
+	scratch_free(&z);
+	return PM_OK;
+}

@@ -1,0 +1,50 @@
+/* params.h: the cost parameters every evaluator reads.
+ *
+ * Symbols as in the papers and docs/model.md:
+ *   alpha   per-message startup (s), paid once per step by each sender;
+ *   beta    seconds per byte on a link = 1 / link bandwidth;
+ *   gamma   seconds per byte of reduction at the receiver;
+ *   delta   latency of one link (s), paid per link a message crosses.
+ * Flow control decides how many bytes a message puts on the wire: packet
+ * flow control adds one head flit per packet (seed 000 §II-C: 16-byte
+ * flits, 256-byte payloads, 6% overhead), message flow control one head
+ * flit per message (MULTITREE-MSG, §IV-B).
+ */
+#ifndef PM_PARAMS_H
+#define PM_PARAMS_H
+
+#include <stddef.h>
+
+#include "model/err.h"
+
+enum pm_flow {
+	PM_FLOW_NONE,
+	PM_FLOW_PACKET,
+	PM_FLOW_MESSAGE,
+};
+
+struct pm_params {
+	double alpha_s;		/* startup per message */
+	double gamma_spB;	/* reduction, seconds per byte */
+	double link_bw_Bps;	/* closed forms: beta = 1 / link_bw */
+	double link_lat_s;	/* delta, per link crossed */
+	double inj_bw_Bps;	/* endpoint injection/ejection; 0 = only links limit */
+	int pipeline_s;		/* Ueno & Yokota's s for ring-based closed forms */
+	enum pm_flow flow;
+	double payload_B;	/* packet payload (packet flow control) */
+	double flit_B;		/* head flit size */
+};
+
+/* Seed 000 Table III: 16 GB/s, 150 ns links, 256-byte packet payloads
+ * with 16-byte flits; no software startup (hardware-issued messages); no
+ * reduction cost; s = 1. */
+void pm_params_default(struct pm_params *p);
+
+/* Bytes a message of msg_B payload bytes puts on a link. */
+double pm_wire_bytes(const struct pm_params *p, double msg_B);
+
+/* "none", "message", "packet:256" or "packet:256/16" (payload/flit). */
+int pm_parse_flow(const char *s, struct pm_params *p, struct pm_err *err);
+void pm_fmt_flow(const struct pm_params *p, char *buf, size_t n);
+
+#endif

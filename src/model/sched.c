@@ -1,0 +1,179 @@
+/* sched.c: building, sorting and checking schedules. */
+#include "model/sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pm_sched_init(struct pm_sched *s, int nranks, uint32_t nchunks,
+		  struct pm_err *err)
+{
+	memset(s, 0, sizeof *s);
+	s->nranks = nranks;
+	s->nchunks = nchunks ? nchunks : 1;
+	s->second_phase = -1;
+	s->map = malloc(sizeof(int) * (size_t)(nranks > 0 ? nranks : 1));
+	if (!s->map)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (int i = 0; i < nranks; i++)
+		s->map[i] = i;
+	strcpy(s->mapping, "identity: rank i on endpoint i");
+	return PM_OK;
+}
+
+void pm_sched_release(struct pm_sched *s)
+{
+	free(s->map);
+	free(s->step_off);
+	free(s->x);
+	memset(s, 0, sizeof *s);
+}
+
+void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
+		  uint32_t lo, uint32_t cnt, enum pm_op op, int flow)
+{
+	if (s->failed)
+		return;
+	if (s->nx == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		if (s->nx >= PM_SCHED_MAX_XFERS) {
+			s->failed = PM_EINPUT;
+			return;
+		}
+		if (cap > PM_SCHED_MAX_XFERS)
+			cap = PM_SCHED_MAX_XFERS;
+		struct pm_xfer *x = realloc(s->x, sizeof *x * cap);
+		if (!x) {
+			s->failed = PM_EINTERNAL;
+			return;
+		}
+		s->x = x;
+		s->cap = cap;
+	}
+	s->x[s->nx++] = (struct pm_xfer){step, src, dst, lo, cnt,
+					 (uint16_t)op, (uint16_t)flow};
+}
+
+int pm_sched_finish(struct pm_sched *s, struct pm_err *err)
+{
+	int sorted = 1, maxstep = -1;
+
+	if (s->failed == PM_EINPUT)
+		return pm_fail(err, PM_EINPUT,
+			       "schedule too large: more than %u transfers on %d ranks (expected a smaller network or fewer pipeline chunks; the closed form, --model closed, has no such limit)",
+			       PM_SCHED_MAX_XFERS, s->nranks);
+	if (s->failed)
+		return pm_fail(err, PM_EINTERNAL, "out of memory building a schedule");
+	for (size_t i = 0; i < s->nx; i++) {
+		if (s->x[i].step > maxstep)
+			maxstep = s->x[i].step;
+		if (i && s->x[i].step < s->x[i - 1].step)
+			sorted = 0;
+	}
+	s->nsteps = maxstep + 1;
+	free(s->step_off);
+	s->step_off = calloc((size_t)s->nsteps + 2, sizeof(size_t));
+	if (!s->step_off)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (size_t i = 0; i < s->nx; i++)
+		s->step_off[s->x[i].step + 1]++;
+	for (int k = 0; k < s->nsteps; k++)
+		s->step_off[k + 1] += s->step_off[k];
+	if (sorted)
+		return PM_OK;
+	struct pm_xfer *y = malloc(sizeof *y * (s->nx ? s->nx : 1));
+	size_t *fill = malloc(sizeof(size_t) * ((size_t)s->nsteps + 1));
+	if (!y || !fill) {
+		free(y);
+		free(fill);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	memcpy(fill, s->step_off, sizeof(size_t) * ((size_t)s->nsteps + 1));
+	for (size_t i = 0; i < s->nx; i++)
+		y[fill[s->x[i].step]++] = s->x[i];	/* counting sort, stable */
+	free(fill);
+	free(s->x);
+	s->x = y;
+	s->cap = s->nx;
+	return PM_OK;
+}
+
+/* Contribution sets: bit r of set(rank, chunk) says rank r's data is in. */
+struct sets {
+	int words;
+	uint64_t *bits;
+};
+
+static uint64_t *set_of(struct sets *z, const struct pm_sched *s, int rank,
+			uint32_t chunk)
+{
+	return z->bits + ((size_t)rank * s->nchunks + chunk) * (size_t)z->words;
+}
+
+int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err)
+{
+	int P = s->nranks, W = (P + 63) / 64, rc = PM_OK;
+	size_t total;
+	struct sets cur, nxt;
+
+	if (P > 512 || s->nchunks > 4096)
+		return pm_fail(err, PM_EINPUT,
+			       "schedule too large to check: %d ranks, %u chunks (expected at most 512 and 4096)",
+			       P, s->nchunks);
+	total = (size_t)P * s->nchunks * (size_t)W;
+	cur = (struct sets){W, calloc(total, sizeof(uint64_t))};
+	nxt = (struct sets){W, calloc(total, sizeof(uint64_t))};
+	if (!cur.bits || !nxt.bits) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	for (int r = 0; r < P; r++)
+		for (uint32_t c = 0; c < s->nchunks; c++)
+			set_of(&cur, s, r, c)[r / 64] |= 1ull << (r % 64);
+	for (int k = 0; k < s->nsteps; k++) {
+		memcpy(nxt.bits, cur.bits, total * sizeof(uint64_t));
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s->x[i];
+			if (x->src < 0 || x->src >= P || x->dst < 0 || x->dst >= P ||
+			    x->src == x->dst || x->lo + x->cnt > s->nchunks) {
+				rc = pm_fail(err, PM_EINPUT,
+					     "step %d: malformed transfer %d -> %d of chunks [%u,%u)",
+					     k, x->src, x->dst, x->lo, x->lo + x->cnt);
+				goto out;
+			}
+			for (uint32_t c = x->lo; c < x->lo + x->cnt; c++) {
+				uint64_t *from = set_of(&cur, s, x->src, c);
+				uint64_t *to = set_of(&nxt, s, x->dst, c);
+				for (int w = 0; w < W; w++) {
+					if (x->op == PM_REDUCE && (to[w] & from[w])) {
+						rc = pm_fail(err, PM_EINPUT,
+							     "step %d: rank %d reduces chunk %u from rank %d twice over (a contribution counted twice)",
+							     k, x->dst, c, x->src);
+						goto out;
+					}
+					to[w] = x->op == PM_REDUCE ? to[w] | from[w] : from[w];
+				}
+			}
+		}
+		struct sets t = cur;
+		cur = nxt;
+		nxt = t;
+	}
+	for (int r = 0; r < P; r++)
+		for (uint32_t c = 0; c < s->nchunks; c++) {
+			uint64_t *b = set_of(&cur, s, r, c);
+			int have = 0;
+			for (int w = 0; w < W; w++)
+				have += __builtin_popcountll(b[w]);
+			if (have != P) {
+				rc = pm_fail(err, PM_EINPUT,
+					     "rank %d ends with chunk %u reduced over %d of %d ranks",
+					     r, c, have, P);
+				goto out;
+			}
+		}
+out:
+	free(cur.bits);
+	free(nxt.bits);
+	return rc;
+}

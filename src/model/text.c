@@ -1,0 +1,86 @@
+/* text.c: edit-distance suggestions and string joining. */
+#include "model/text.h"
+#include "model/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int pm_fail(struct pm_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Levenshtein distance, capped at 64 characters of input. */
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strnlen(a, 64), lb = (int)strnlen(b, 64);
+	int row[65];
+
+	for (int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (int i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int up = row[j];
+			int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			int best = diag + cost;
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+int pm_nearest(const char *s, const char *const *names, int n)
+{
+	int best = -1, best_d = 1 << 30;
+	int limit = (int)strlen(s) / 3;
+
+	if (limit < 2)
+		limit = 2;
+	for (int i = 0; i < n; i++) {
+		int d = edit_distance(s, names[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = i;
+		}
+	}
+	return best_d <= limit ? best : -1;
+}
+
+void pm_join(char *buf, size_t size, const char *const *names, int n)
+{
+	size_t used = 0;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	for (int i = 0; i < n && used < size; i++) {
+		int w = snprintf(buf + used, size - used, "%s%s",
+				 i ? ", " : "", names[i]);
+		if (w < 0)
+			return;
+		used += (size_t)w;
+	}
+}
+
+void pm_strlcpy(char *dst, const char *src, size_t size)
+{
+	if (size == 0)
+		return;
+	strncpy(dst, src, size - 1);
+	dst[size - 1] = '\0';
+}

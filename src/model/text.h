@@ -1,0 +1,20 @@
+/* text.h: small string helpers shared by every area: nearest-name
+ * suggestions for mistyped names (as git does for commands) and bounded
+ * string copies.
+ */
+#ifndef PM_TEXT_H
+#define PM_TEXT_H
+
+#include <stddef.h>
+
+/* Index of the name closest to s by edit distance, or -1 when nothing is
+ * close enough to be worth suggesting.  Ties go to the earlier name. */
+int pm_nearest(const char *s, const char *const *names, int n);
+
+/* Write "a, b, c" (the n names) into buf. */
+void pm_join(char *buf, size_t size, const char *const *names, int n);
+
+/* strncpy that always terminates. */
+void pm_strlcpy(char *dst, const char *src, size_t size);
+
+#endif

@@ -1,0 +1,234 @@
+/* topo.c: the topology container: storage, adjacency, parsing a spec
+ * into the right kind, and the accessors every evaluator uses. */
+#include "model/topo_impl.h"
+#include "model/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pm_topo_alloc(struct pm_topo *t, long long n_vert, int n_end,
+		  long long nlinks, int n_ports, struct pm_err *err)
+{
+	if (n_vert > PM_TOPO_MAX_VERTICES)
+		return pm_fail(err, PM_EINPUT,
+			       "network too large: '%s' has %lld vertices (expected at most %d)",
+			       t->spec, n_vert, PM_TOPO_MAX_VERTICES);
+	if (nlinks > PM_TOPO_MAX_LINKS)
+		return pm_fail(err, PM_EINPUT,
+			       "network too large: '%s' has %lld links (expected at most %d)",
+			       t->spec, nlinks, PM_TOPO_MAX_LINKS);
+	t->n_vert = (int)n_vert;
+	t->n_end = n_end;
+	t->cap_links = nlinks > 0 ? (int)nlinks : 1;
+	t->links = calloc((size_t)t->cap_links, sizeof *t->links);
+	if (n_ports > 0) {
+		t->n_ports = n_ports;
+		t->port = malloc(sizeof(int) * (size_t)n_vert * (size_t)n_ports);
+		if (t->port)
+			for (long long i = 0; i < n_vert * n_ports; i++)
+				t->port[i] = -1;
+	}
+	if (!t->links || (n_ports > 0 && !t->port))
+		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'",
+			       t->spec);
+	return PM_OK;
+}
+
+int pm_topo_add(struct pm_topo *t, int src, int dst, double bw, double lat,
+		int port)
+{
+	int id = t->n_links;
+
+	if (id >= t->cap_links) {
+		int cap = t->cap_links * 2;
+		struct pm_link *l = realloc(t->links, sizeof *l * (size_t)cap);
+		if (!l)
+			return -1;
+		t->links = l;
+		t->cap_links = cap;
+	}
+	t->links[id] = (struct pm_link){src, dst, bw, lat};
+	t->n_links++;
+	if (port >= 0 && t->port)
+		t->port[src * t->n_ports + port] = id;
+	return id;
+}
+
+int pm_topo_finish(struct pm_topo *t, struct pm_err *err)
+{
+	if (t->out_off)
+		return PM_OK;	/* a kind that routes by search finished early */
+	t->out_off = calloc((size_t)t->n_vert + 1, sizeof(int));
+	t->out_idx = malloc(sizeof(int) * (size_t)(t->n_links ? t->n_links : 1));
+	if (!t->out_off || !t->out_idx)
+		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'",
+			       t->spec);
+	for (int i = 0; i < t->n_links; i++)
+		t->out_off[t->links[i].src + 1]++;
+	for (int v = 0; v < t->n_vert; v++)
+		t->out_off[v + 1] += t->out_off[v];
+	int *fill = malloc(sizeof(int) * (size_t)t->n_vert);
+	if (!fill)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	memcpy(fill, t->out_off, sizeof(int) * (size_t)t->n_vert);
+	for (int i = 0; i < t->n_links; i++)
+		t->out_idx[fill[t->links[i].src]++] = i;	/* ascending link id */
+	free(fill);
+	return PM_OK;
+}
+
+void pm_topo_free(struct pm_topo *t)
+{
+	if (!t)
+		return;
+	free(t->links);
+	free(t->out_off);
+	free(t->out_idx);
+	free(t->port);
+	free(t->next);
+	free(t->dist);
+	free(t);
+}
+
+static int unknown_kind(const char *spec, const char *name, struct pm_err *err)
+{
+	int n;
+	const struct pm_topo_kind *const *kinds = pm_topo_kinds(&n);
+	const char *names[32];
+	char list[256];
+
+	for (int i = 0; i < n && i < 32; i++)
+		names[i] = kinds[i]->name;
+	pm_join(list, sizeof list, names, n);
+	int near = pm_nearest(name, names, n);
+	if (near >= 0)
+		return pm_fail(err, PM_EINPUT,
+			       "unknown topology '%s' (expected one of %s; did you mean '%s'?)",
+			       spec, list, names[near]);
+	return pm_fail(err, PM_EINPUT,
+		       "unknown topology '%s' (expected KIND:ARGS with KIND one of %s, such as torus:8x8)",
+		       spec, list);
+}
+
+int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
+		  struct pm_topo **out, struct pm_err *err)
+{
+	const char *colon = spec ? strchr(spec, ':') : NULL;
+	char name[32];
+	int n, rc;
+	const struct pm_topo_kind *const *kinds = pm_topo_kinds(&n);
+	const struct pm_topo_kind *kind = NULL;
+	struct pm_link_defaults def = {PM_DEFAULT_LINK_BW, PM_DEFAULT_LINK_LAT};
+
+	if (!spec || !*spec)
+		return pm_fail(err, PM_EINPUT,
+			       "missing topology (expected a spec such as torus:8x8)");
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (len >= sizeof name)
+		return unknown_kind(spec, spec, err);
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	for (int i = 0; i < n; i++)
+		if (strcmp(kinds[i]->name, name) == 0)
+			kind = kinds[i];
+	if (!kind)
+		return unknown_kind(spec, name, err);
+	if (!colon || !colon[1])
+		return pm_fail(err, PM_EINPUT,
+			       "topology '%s' has no arguments (expected %s)",
+			       spec, kind->syntax);
+	struct pm_topo *t = calloc(1, sizeof *t);
+	if (!t)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	pm_strlcpy(t->spec, spec, sizeof t->spec);
+	t->kind = kind;
+	rc = kind->build(t, colon + 1, ld ? ld : &def, err);
+	if (rc == PM_OK)
+		rc = pm_topo_finish(t, err);
+	if (rc != PM_OK) {
+		pm_topo_free(t);
+		return rc;
+	}
+	*out = t;
+	return PM_OK;
+}
+
+const char *pm_topo_spec(const struct pm_topo *t) { return t->spec; }
+const char *pm_topo_kind_name(const struct pm_topo *t) { return t->kind->name; }
+int pm_topo_endpoints(const struct pm_topo *t) { return t->n_end; }
+int pm_topo_vertices(const struct pm_topo *t) { return t->n_vert; }
+int pm_topo_nlinks(const struct pm_topo *t) { return t->n_links; }
+int pm_topo_max_hops(const struct pm_topo *t) { return t->max_hops; }
+int pm_topo_min_hops(const struct pm_topo *t) { return t->min_hops; }
+
+const struct pm_link *pm_topo_link(const struct pm_topo *t, int id)
+{
+	return &t->links[id];
+}
+
+const int *pm_topo_out(const struct pm_topo *t, int v, int *count)
+{
+	*count = t->out_off[v + 1] - t->out_off[v];
+	return t->out_idx + t->out_off[v];
+}
+
+int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links)
+{
+	if (src == dst)
+		return 0;
+	return t->kind->route(t, src, dst, links);
+}
+
+void pm_topo_ring_order(const struct pm_topo *t, int *order)
+{
+	if (t->kind->ring_order) {
+		t->kind->ring_order(t, order);
+		return;
+	}
+	for (int i = 0; i < t->n_end; i++)
+		order[i] = i;
+}
+
+void pm_topo_describe(const struct pm_topo *t, struct pm_topo_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->kind = t->kind->name;
+	info->endpoints = t->n_end;
+	info->switches = t->n_vert - t->n_end;
+	info->links = t->n_links;
+	for (int v = 0; v < t->n_vert; v++) {
+		int d = t->out_off[v + 1] - t->out_off[v];
+		int *slot = v < t->n_end ? &info->degree : &info->radix;
+		if (d > *slot)
+			*slot = d;
+	}
+	info->min_hops = t->min_hops;
+	info->diameter = t->max_hops;
+	info->bisection_Bps = -1;
+	info->bisection_cut = "not computed";
+	info->ring_order = "identity: rank i on endpoint i";
+	t->kind->describe(t, info);
+}
+
+int pm_topo_grid(const struct pm_topo *t, int dims[3], int *wrap)
+{
+	for (int i = 0; i < 3; i++)
+		dims[i] = i < t->ndims ? t->dims[i] : 1;
+	if (wrap)
+		*wrap = t->wrap;
+	return t->ndims;
+}
+
+int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches)
+{
+	*per_switch = t->bm;
+	*switches = t->bn;
+	return t->bn > 0;
+}
+
+int pm_topo_fattree(const struct pm_topo *t, int *k, int *levels)
+{
+	*k = t->fk;
+	*levels = t->fl;
+	return t->fl > 0;
+}

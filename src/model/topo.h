@@ -1,0 +1,95 @@
+/* topo.h: networks of accelerators.
+ *
+ * A topology is a graph of endpoints (accelerators, vertices 0..P-1) and
+ * switches (vertices P..V-1) joined by directed links, each with its own
+ * bandwidth and latency, plus one deterministic routing function.  It is
+ * opaque because its routing tables must stay consistent with its links.
+ * Specs are one line, "kind:args" (torus:8x8, fattree:8,2, file:net.csv);
+ * the kinds live in one table (topos.c), one file per kind.
+ */
+#ifndef PM_TOPO_H
+#define PM_TOPO_H
+
+#include "model/err.h"
+
+#define PM_TOPO_MAX_VERTICES (1 << 20)
+#define PM_TOPO_MAX_LINKS (1 << 22)
+#define PM_TOPO_MAX_FILE_VERTICES 4096
+
+struct pm_topo;
+
+/* Bandwidth and latency given to every generated link; the defaults are
+ * seed 000 Table III (16 GB/s, 150 ns). */
+struct pm_link_defaults {
+	double bw_Bps;
+	double lat_s;
+};
+#define PM_DEFAULT_LINK_BW 16e9
+#define PM_DEFAULT_LINK_LAT 150e-9
+
+struct pm_link {
+	int src, dst;		/* vertices */
+	double bw_Bps, lat_s;
+};
+
+/* What `perfmodel topo` prints. */
+struct pm_topo_info {
+	const char *kind;
+	int endpoints, switches, links;
+	int degree;		/* most links leaving one endpoint */
+	int radix;		/* most links leaving one switch (0: none) */
+	int diameter;		/* most links on a route between endpoints */
+	int min_hops;		/* fewest links between two endpoints */
+	double bisection_Bps;	/* one direction across the worst balanced cut; <0: not computed */
+	const char *bisection_cut;	/* which cut it is */
+	const char *routing;	/* one line: how routes are chosen */
+	const char *ring_order;	/* one line: the rank order ring algorithms use */
+};
+
+/* One kind of topology: a row of the table in topos.c. */
+struct pm_topo_kind {
+	const char *name;
+	const char *syntax;
+	const char *summary;
+	int (*build)(struct pm_topo *t, const char *args,
+		     const struct pm_link_defaults *ld, struct pm_err *err);
+	int (*route)(const struct pm_topo *t, int src, int dst, int *links);
+	void (*ring_order)(const struct pm_topo *t, int *order);
+	void (*describe)(const struct pm_topo *t, struct pm_topo_info *info);
+};
+
+const struct pm_topo_kind *const *pm_topo_kinds(int *n);
+
+int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
+		  struct pm_topo **out, struct pm_err *err);
+void pm_topo_free(struct pm_topo *t);
+
+const char *pm_topo_spec(const struct pm_topo *t);
+const char *pm_topo_kind_name(const struct pm_topo *t);
+int pm_topo_endpoints(const struct pm_topo *t);
+int pm_topo_vertices(const struct pm_topo *t);
+int pm_topo_nlinks(const struct pm_topo *t);
+const struct pm_link *pm_topo_link(const struct pm_topo *t, int id);
+/* Links leaving vertex v, in a fixed order (*count of them). */
+const int *pm_topo_out(const struct pm_topo *t, int v, int *count);
+/* Upper bound on the links of any route: size buffers for pm_topo_route. */
+int pm_topo_max_hops(const struct pm_topo *t);
+int pm_topo_min_hops(const struct pm_topo *t);
+
+/* Write the link ids from endpoint src to endpoint dst; return their
+ * number (0 when src == dst). */
+int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links);
+
+/* order[i] = endpoint holding rank i for ring algorithms. */
+void pm_topo_ring_order(const struct pm_topo *t, int *order);
+
+void pm_topo_describe(const struct pm_topo *t, struct pm_topo_info *info);
+
+/* Grid shape of torus, mesh and ring (ndims 0 otherwise). */
+int pm_topo_grid(const struct pm_topo *t, int dims[3], int *wrap);
+/* BiGraph shape: endpoints per switch and switches (0 if not BiGraph). */
+int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches);
+/* Fat-tree shape: arity K and levels L (0 if not a fat tree). */
+int pm_topo_fattree(const struct pm_topo *t, int *k, int *levels);
+
+#endif

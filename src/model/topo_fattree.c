@@ -1,0 +1,131 @@
+/* topo_fattree.c: fattree:K,L, the K-ary L-tree (Petrini & Vanneschi):
+ * K^L endpoints, L levels of K^(L-1) switches, K links down and K up from
+ * every switch below the top.  fattree:8,2 is the 64-node network of seed
+ * 000 §VI-A; fattree:4,2 is our 16-node one.
+ *
+ * A switch at level l (1 = leaf) has L-1 base-K digits u_0..u_(L-2):
+ * u_(l-1).. are the endpoint digits a_l.. of its subtree, u_0..u_(l-2)
+ * say which of the parallel switches it is.  Up port j of (l, w) leads to
+ * (l+1, w with u_(l-1) = j); down port d of (l+1, w') leads back to
+ * (l, w' with u_(l-1) = d).  Routing is up/down: climb to the lowest level
+ * that covers both endpoints choosing up port a_(l-1)(dst) at level l
+ * (destination-mod-K), then the unique way down.
+ */
+#include "model/topo_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static long ipow(long k, int e)
+{
+	long r = 1;
+	while (e-- > 0)
+		r *= k;
+	return r;
+}
+
+static int digit(long w, int i, int k)
+{
+	return (int)((w / ipow(k, i)) % k);
+}
+
+static long set_digit(long w, int i, int k, int v)
+{
+	long p = ipow(k, i);
+	return w - (long)digit(w, i, k) * p + (long)v * p;
+}
+
+static int sw_id(const struct pm_topo *t, int level, long w)
+{
+	return t->n_end + (level - 1) * (int)ipow(t->fk, t->fl - 1) + (int)w;
+}
+
+static int build(struct pm_topo *t, const char *args,
+		 const struct pm_link_defaults *ld, struct pm_err *err)
+{
+	long k, l;
+	char *end;
+	int rc;
+
+	k = strtol(args, &end, 10);
+	if (end == args || *end != ',' || k < 2 || k > 1024)
+		goto bad;
+	l = strtol(end + 1, &end, 10);
+	if (*end || l < 1 || l > 20)
+		goto bad;
+	double e = 1;
+	for (int i = 0; i < l; i++)
+		e *= (double)k;
+	if (e * (double)(l + 1) > PM_TOPO_MAX_VERTICES)
+		return pm_fail(err, PM_EINPUT,
+			       "network too large: '%s' has %.0f endpoints and their switches (expected at most %d vertices)",
+			       t->spec, e, PM_TOPO_MAX_VERTICES);
+	t->fk = (int)k;
+	t->fl = (int)l;
+	long n = ipow(k, (int)l), s = ipow(k, (int)l - 1);
+	rc = pm_topo_alloc(t, n + l * s, (int)n, 2 * n * l, (int)(2 * k), err);
+	if (rc)
+		return rc;
+	for (long ep = 0; ep < n; ep++) {	/* endpoint <-> leaf */
+		int leaf = sw_id(t, 1, ep / k);
+		pm_topo_add(t, (int)ep, leaf, ld->bw_Bps, ld->lat_s, 0);
+		pm_topo_add(t, leaf, (int)ep, ld->bw_Bps, ld->lat_s, (int)(ep % k));
+	}
+	for (int lv = 1; lv < l; lv++)
+		for (long w = 0; w < s; w++)
+			for (int j = 0; j < k; j++) {
+				long up = set_digit(w, lv - 1, (int)k, j);
+				int a = sw_id(t, lv, w), b = sw_id(t, lv + 1, up);
+				pm_topo_add(t, a, b, ld->bw_Bps, ld->lat_s, (int)k + j);
+				pm_topo_add(t, b, a, ld->bw_Bps, ld->lat_s,
+					    digit(w, lv - 1, (int)k));
+			}
+	t->max_hops = n > 1 ? 2 * (int)l : 0;
+	t->min_hops = n > 1 ? 2 : 0;
+	return PM_OK;
+bad:
+	return pm_fail(err, PM_EINPUT,
+		       "invalid topology '%s' (expected fattree:K,L with arity K from 2 to 1024 and L from 1 to 20 levels, such as fattree:8,2)",
+		       t->spec);
+}
+
+static int route(const struct pm_topo *t, int src, int dst, int *links)
+{
+	int k = t->fk, top = 1, hops = 0;
+
+	while (src / ipow(k, top) != dst / ipow(k, top))
+		top++;
+	/* up: endpoint -> leaf, then levels 1..top-1 */
+	links[hops++] = pm_port_link(t, src, 0);
+	long w = src / k;
+	for (int lv = 1; lv < top; lv++) {
+		int j = digit(dst, lv - 1, k);
+		links[hops++] = pm_port_link(t, sw_id(t, lv, w), k + j);
+		w = set_digit(w, lv - 1, k, j);
+	}
+	/* down: at level lv take port a_(lv-1)(dst) ... to the leaf, then out */
+	for (int lv = top; lv > 1; lv--) {
+		int d = digit(dst, lv - 1, k);
+		links[hops++] = pm_port_link(t, sw_id(t, lv, w), d);
+		w = set_digit(w, lv - 2, k, d);
+	}
+	links[hops++] = pm_port_link(t, sw_id(t, 1, w), dst % k);
+	return hops;
+}
+
+static void describe(const struct pm_topo *t, struct pm_topo_info *info)
+{
+	info->routing = "up/down: climb to the lowest common level, up port = destination digit (D-mod-K), then the unique way down";
+	info->ring_order = "identity: endpoints under one leaf switch are consecutive";
+	info->bisection_Bps = (double)(t->n_end / 2) * t->links[0].bw_Bps;
+	info->bisection_cut = "full bisection: half the endpoints' links";
+}
+
+const struct pm_topo_kind pm_topo_fattree_kind = {
+	.name = "fattree",
+	.syntax = "fattree:K,L",
+	.summary = "K-ary L-level fat tree, K^L endpoints, full bisection",
+	.build = build,
+	.route = route,
+	.describe = describe,
+};

@@ -1,0 +1,427 @@
+/* topo_file.c: file:PATH.csv, a network given as an edge list.
+ *
+ * Header row: src,dst,bandwidth,latency[,direction].  A vertex named by a
+ * non-negative integer is an endpoint (they must be numbered 0..N-1); any
+ * other name ("s0", "spine1") is a switch.  bandwidth and latency take
+ * units (16GB/s, 150ns) or are left empty for the --link-bw/--link-lat
+ * defaults; direction is "both" (default: a full-duplex cable, two links)
+ * or "one".  Lines starting with # are comments.  Routing is shortest path
+ * in links; among equal next hops the link listed first in the file wins.
+ */
+#include "model/topo_impl.h"
+#include "model/text.h"
+#include "model/units.h"
+
+#include <csv.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { COL_SRC, COL_DST, COL_BW, COL_LAT, COL_DIR, NCOLS };
+static const char *const col_names[NCOLS] = {"src", "dst", "bandwidth",
+					     "latency", "direction"};
+
+struct edge {
+	int a, b;		/* vertex name indices */
+	double bw, lat;
+	int both;
+};
+
+struct reader {
+	const char *path;
+	const struct pm_link_defaults *ld;
+	int row;		/* data row number, 1-based */
+	int col;		/* field index within the row */
+	int map[NCOLS];		/* header position of each column, -1 */
+	int header_done;
+	char *cell[8];		/* this row's fields by header position */
+	int ncell;
+	char **names;		/* vertex names in order of first use */
+	int nnames, capnames;
+	struct edge *edges;
+	int nedges, capedges;
+	int rc;
+	struct pm_err *err;
+};
+
+static int name_index(struct reader *r, const char *s)
+{
+	for (int i = 0; i < r->nnames; i++)
+		if (strcmp(r->names[i], s) == 0)
+			return i;
+	if (r->nnames >= PM_TOPO_MAX_FILE_VERTICES) {
+		r->rc = pm_fail(r->err, PM_EINPUT,
+				"topology file '%s' has more than %d vertices (expected at most %d)",
+				r->path, PM_TOPO_MAX_FILE_VERTICES,
+				PM_TOPO_MAX_FILE_VERTICES);
+		return -1;
+	}
+	if (r->nnames == r->capnames) {
+		int cap = r->capnames ? 2 * r->capnames : 64;
+		char **n = realloc(r->names, sizeof *n * (size_t)cap);
+		if (!n)
+			return -1;
+		r->names = n;
+		r->capnames = cap;
+	}
+	r->names[r->nnames] = strdup(s);
+	if (!r->names[r->nnames])
+		return -1;
+	return r->nnames++;
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+	struct reader *r = data;
+	char *v;
+
+	if (r->rc || r->ncell >= 8) {
+		r->ncell++;
+		return;
+	}
+	v = malloc(len + 1);
+	if (!v) {
+		r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
+		return;
+	}
+	memcpy(v, s, len);
+	v[len] = '\0';
+	while (len && isspace((unsigned char)v[len - 1]))	/* trim */
+		v[--len] = '\0';
+	char *start = v;
+	while (isspace((unsigned char)*start))
+		start++;
+	memmove(v, start, strlen(start) + 1);
+	r->cell[r->ncell++] = v;
+}
+
+static int row_error(struct reader *r, const char *what, const char *value,
+		     const char *expected)
+{
+	return r->rc = pm_fail(r->err, PM_EINPUT,
+			       "topology file '%s' row %d: invalid %s '%s' (expected %s)",
+			       r->path, r->row, what, value, expected);
+}
+
+static void take_header(struct reader *r)
+{
+	for (int c = 0; c < NCOLS; c++)
+		r->map[c] = -1;
+	for (int i = 0; i < r->ncell && i < 8; i++)
+		for (int c = 0; c < NCOLS; c++)
+			if (strcasecmp(r->cell[i], col_names[c]) == 0)
+				r->map[c] = i;
+	for (int c = 0; c < COL_DIR; c++)
+		if (r->map[c] < 0) {
+			r->rc = pm_fail(r->err, PM_EINPUT,
+					"topology file '%s' has no '%s' column (expected a header row src,dst,bandwidth,latency[,direction])",
+					r->path, col_names[c]);
+			return;
+		}
+	r->header_done = 1;
+}
+
+static const char *cell(struct reader *r, int c)
+{
+	int i = r->map[c];
+	return i >= 0 && i < r->ncell && i < 8 ? r->cell[i] : NULL;
+}
+
+static void take_row(struct reader *r)
+{
+	struct edge e = {0, 0, r->ld->bw_Bps, r->ld->lat_s, 1};
+	const char *s = cell(r, COL_SRC), *d = cell(r, COL_DST);
+	const char *bw = cell(r, COL_BW), *lat = cell(r, COL_LAT);
+	const char *dir = cell(r, COL_DIR);
+	struct pm_err sub;
+
+	r->row++;
+	if (!s || !d || !*s || !*d) {
+		r->rc = pm_fail(r->err, PM_EINPUT,
+				"topology file '%s' row %d: missing src or dst (expected a vertex name in each)",
+				r->path, r->row);
+		return;
+	}
+	if (strcmp(s, d) == 0) {
+		row_error(r, "link", s, "two different vertices");
+		return;
+	}
+	if (bw && *bw && pm_parse_bw(bw, &e.bw, &sub)) {
+		row_error(r, "bandwidth", bw, "a rate such as 16GB/s or 100Gbps");
+		return;
+	}
+	if (lat && *lat && pm_parse_time(lat, &e.lat, &sub)) {
+		row_error(r, "latency", lat, "a duration such as 150ns");
+		return;
+	}
+	if (dir && *dir) {
+		if (strcmp(dir, "one") == 0)
+			e.both = 0;
+		else if (strcmp(dir, "both") != 0) {
+			row_error(r, "direction", dir, "both or one");
+			return;
+		}
+	}
+	e.a = name_index(r, s);
+	e.b = name_index(r, d);
+	if (e.a < 0 || e.b < 0) {
+		if (!r->rc)
+			r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
+		return;
+	}
+	if (r->nedges == r->capedges) {
+		int cap = r->capedges ? 2 * r->capedges : 64;
+		struct edge *n = realloc(r->edges, sizeof *n * (size_t)cap);
+		if (!n) {
+			r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
+			return;
+		}
+		r->edges = n;
+		r->capedges = cap;
+	}
+	r->edges[r->nedges++] = e;
+}
+
+static void on_row(int c, void *data)
+{
+	struct reader *r = data;
+	(void)c;
+	if (!r->rc) {
+		if (!r->header_done)
+			take_header(r);
+		else if (!(r->ncell == 1 && r->cell[0][0] == '\0'))
+			take_row(r);
+	}
+	for (int i = 0; i < r->ncell && i < 8; i++)
+		free(r->cell[i]);
+	r->ncell = 0;
+}
+
+static int read_file(struct reader *r)
+{
+	FILE *f = fopen(r->path, "r");
+	struct csv_parser p;
+	char line[4096];
+
+	if (!f)
+		return pm_fail(r->err, PM_EINPUT,
+			       "cannot read topology file '%s': %s (expected a readable CSV edge list)",
+			       r->path, strerror(errno));
+	if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+		fclose(f);
+		return pm_fail(r->err, PM_EINTERNAL, "cannot start the CSV parser");
+	}
+	while (!r->rc && fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		if (csv_parse(&p, line, strlen(line), on_field, on_row, r) != strlen(line))
+			r->rc = pm_fail(r->err, PM_EINPUT,
+					"topology file '%s': malformed CSV (%s)",
+					r->path, csv_strerror(csv_error(&p)));
+	}
+	if (!r->rc)
+		csv_fini(&p, on_field, on_row, r);
+	csv_free(&p);
+	fclose(f);
+	if (!r->rc && !r->header_done)
+		r->rc = pm_fail(r->err, PM_EINPUT,
+				"topology file '%s' is empty (expected a header row src,dst,bandwidth,latency and one row per link)",
+				r->path);
+	if (!r->rc && r->nedges == 0)
+		r->rc = pm_fail(r->err, PM_EINPUT,
+				"topology file '%s' has no links (expected one row per link after the header)",
+				r->path);
+	return r->rc;
+}
+
+/* Endpoint number of a name, or -1 for a switch name. */
+static long endpoint_of(const char *s)
+{
+	char *end;
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	return *end || errno ? -2 : v;
+}
+
+/* Breadth-first search toward every endpoint over reversed links. */
+static int route_tables(struct pm_topo *t, struct pm_err *err)
+{
+	int V = t->n_vert, N = t->n_end;
+	int *dist = malloc(sizeof(int) * (size_t)V);
+	int *queue = malloc(sizeof(int) * (size_t)V);
+	int *in_off = calloc((size_t)V + 1, sizeof(int));
+	int *in_idx = malloc(sizeof(int) * (size_t)t->n_links);
+	int rc = PM_OK;
+
+	t->next = malloc(sizeof(int) * (size_t)N * (size_t)V);
+	if (!dist || !queue || !in_off || !in_idx || !t->next) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory routing '%s'", t->spec);
+		goto out;
+	}
+	for (int i = 0; i < t->n_links; i++)
+		in_off[t->links[i].dst + 1]++;
+	for (int v = 0; v < V; v++)
+		in_off[v + 1] += in_off[v];
+	{
+		int *pos = malloc(sizeof(int) * (size_t)V);
+		if (!pos) {
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+			goto out;
+		}
+		memcpy(pos, in_off, sizeof(int) * (size_t)V);
+		for (int i = 0; i < t->n_links; i++)
+			in_idx[pos[t->links[i].dst]++] = i;
+		free(pos);
+	}
+	t->max_hops = 0;
+	t->min_hops = 1 << 30;
+	for (int d = 0; d < N; d++) {
+		int head = 0, tail = 0;
+		for (int v = 0; v < V; v++)
+			dist[v] = -1;
+		dist[d] = 0;
+		queue[tail++] = d;
+		while (head < tail) {
+			int v = queue[head++];
+			for (int j = in_off[v]; j < in_off[v + 1]; j++) {
+				int u = t->links[in_idx[j]].src;
+				if (dist[u] < 0) {
+					dist[u] = dist[v] + 1;
+					queue[tail++] = u;
+				}
+			}
+		}
+		for (int v = 0; v < V; v++) {
+			int best = -1;
+			if (v < N && v != d && dist[v] < 0) {
+				rc = pm_fail(err, PM_EINPUT,
+					     "topology file '%s': endpoint %d cannot reach endpoint %d (expected a connected network)",
+					     t->spec + 5, v, d);
+				goto out;
+			}
+			for (int j = t->out_off[v]; dist[v] > 0 && j < t->out_off[v + 1]; j++) {
+				int l = t->out_idx[j];
+				if (dist[t->links[l].dst] == dist[v] - 1 && (best < 0 || l < best))
+					best = l;
+			}
+			t->next[(size_t)d * V + v] = best;
+			if (v < N && v != d) {
+				if (dist[v] > t->max_hops)
+					t->max_hops = dist[v];
+				if (dist[v] < t->min_hops)
+					t->min_hops = dist[v];
+			}
+		}
+	}
+	if (N < 2)
+		t->min_hops = 0;
+out:
+	free(dist);
+	free(queue);
+	free(in_off);
+	free(in_idx);
+	return rc;
+}
+
+static int build(struct pm_topo *t, const char *args,
+		 const struct pm_link_defaults *ld, struct pm_err *err)
+{
+	struct reader r = {.path = args, .ld = ld, .err = err};
+	int rc = read_file(&r), nend = 0, nsw = 0;
+	int *vid = NULL;
+	long *epid = NULL;
+
+	if (rc)
+		goto out;
+	vid = malloc(sizeof(int) * (size_t)r.nnames);
+	epid = malloc(sizeof(long) * (size_t)r.nnames);
+	if (!vid || !epid) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < r.nnames; i++) {
+		epid[i] = endpoint_of(r.names[i]);
+		if (epid[i] == -2 || epid[i] >= PM_TOPO_MAX_FILE_VERTICES) {
+			rc = pm_fail(err, PM_EINPUT,
+				     "topology file '%s': invalid vertex name '%s' (expected an endpoint number below %d or a switch name starting with a letter)",
+				     args, r.names[i], PM_TOPO_MAX_FILE_VERTICES);
+			goto out;
+		}
+		if (epid[i] >= 0 && epid[i] + 1 > nend)
+			nend = (int)epid[i] + 1;
+	}
+	for (long want = 0; want < nend; want++) {	/* no gaps in 0..N-1 */
+		int seen = 0;
+		for (int i = 0; i < r.nnames && !seen; i++)
+			seen = epid[i] == want;
+		if (!seen) {
+			rc = pm_fail(err, PM_EINPUT,
+				     "topology file '%s' has no endpoint %ld (expected endpoints numbered 0 to %d without gaps)",
+				     args, want, nend - 1);
+			goto out;
+		}
+	}
+	if (nend == 0) {
+		rc = pm_fail(err, PM_EINPUT,
+			     "topology file '%s' has no endpoints (expected vertices named 0, 1, ... for the accelerators)",
+			     args);
+		goto out;
+	}
+	for (int i = 0; i < r.nnames; i++)
+		vid[i] = epid[i] >= 0 ? (int)epid[i] : nend + nsw++;
+	long long nlinks = 0;
+	for (int i = 0; i < r.nedges; i++)
+		nlinks += r.edges[i].both ? 2 : 1;
+	rc = pm_topo_alloc(t, nend + nsw, nend, nlinks, 0, err);
+	for (int i = 0; !rc && i < r.nedges; i++) {
+		struct edge *e = &r.edges[i];
+		pm_topo_add(t, vid[e->a], vid[e->b], e->bw, e->lat, -1);
+		if (e->both)
+			pm_topo_add(t, vid[e->b], vid[e->a], e->bw, e->lat, -1);
+	}
+	if (!rc)
+		rc = pm_topo_finish(t, err);
+	if (!rc)
+		rc = route_tables(t, err);
+out:
+	for (int i = 0; i < r.nnames; i++)
+		free(r.names[i]);
+	free(r.names);
+	free(r.edges);
+	free(vid);
+	free(epid);
+	return rc;
+}
+
+static int route(const struct pm_topo *t, int src, int dst, int *links)
+{
+	int v = src, hops = 0;
+
+	while (v != dst) {
+		int l = t->next[(size_t)dst * t->n_vert + v];
+		links[hops++] = l;
+		v = t->links[l].dst;
+	}
+	return hops;
+}
+
+static void describe(const struct pm_topo *t, struct pm_topo_info *info)
+{
+	(void)t;
+	info->routing = "shortest path in links; among equal next hops the link listed first in the file";
+	info->bisection_cut = "not computed for file topologies";
+}
+
+const struct pm_topo_kind pm_topo_file = {
+	.name = "file",
+	.syntax = "file:PATH.csv",
+	.summary = "edge list with header src,dst,bandwidth,latency[,direction]",
+	.build = build,
+	.route = route,
+	.describe = describe,
+};

@@ -1,0 +1,40 @@
+/* topo_impl.h: the representation behind struct pm_topo, shared only by
+ * topo.c and the topo_<kind>.c files that build and route it. */
+#ifndef PM_TOPO_IMPL_H
+#define PM_TOPO_IMPL_H
+
+#include "model/topo.h"
+
+struct pm_topo {
+	char spec[256];
+	const struct pm_topo_kind *kind;
+	int n_end, n_vert;	/* endpoints are vertices 0..n_end-1 */
+	int n_links, cap_links;
+	struct pm_link *links;
+	int *out_off, *out_idx;	/* CSR of links leaving each vertex */
+	int n_ports;		/* structured kinds: port table width */
+	int *port;		/* port[v * n_ports + p] = link id or -1 */
+	int max_hops, min_hops;
+	int dims[3], ndims, wrap;	/* torus, mesh, ring */
+	int fk, fl;		/* fat tree: arity, levels */
+	int bm, bn;		/* BiGraph: endpoints per switch, switches */
+	int *next;		/* file: next[d * n_vert + v] = link toward endpoint d */
+	int *dist;		/* file: dist[d * n_vert + v] = links from v to d */
+};
+
+/* Reserve room for n_vert vertices, nlinks links and an optional port
+ * table (n_ports > 0); checks the size limits first. */
+int pm_topo_alloc(struct pm_topo *t, long long n_vert, int n_end,
+		  long long nlinks, int n_ports, struct pm_err *err);
+/* Append a link; records it in the port table when port >= 0. */
+int pm_topo_add(struct pm_topo *t, int src, int dst, double bw, double lat,
+		int port);
+/* Build the adjacency once all links are in. */
+int pm_topo_finish(struct pm_topo *t, struct pm_err *err);
+
+static inline int pm_port_link(const struct pm_topo *t, int v, int p)
+{
+	return t->port[v * t->n_ports + p];
+}
+
+#endif

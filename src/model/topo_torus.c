@@ -1,0 +1,300 @@
+/* topo_torus.c: ring:N, torus:AxB[xC] and mesh:AxB[xC].
+ *
+ * Endpoint id = x0 + A*(x1 + B*x2), x0 is dimension 0 ("X").  Every node
+ * has ports 2d (+ direction) and 2d+1 (- direction) per dimension d.  A
+ * torus dimension of size 2 keeps both its links (the mesh link and the
+ * wrap-around cable), so the two nodes are joined twice.  Routing is
+ * dimension order X, Y, Z; in a torus each dimension goes the short way
+ * round, and a tie (distance exactly half the ring) goes in the +
+ * direction.  Ring algorithms use a boustrophedon (snake) order, and on a
+ * mesh a Hamiltonian cycle where one exists, so ring neighbours are one
+ * link apart.
+ */
+#include "model/topo_impl.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_dims(struct pm_topo *t, const char *args, int maxdims,
+		      const char *syntax, struct pm_err *err)
+{
+	const char *p = args;
+	long long total = 1;
+
+	t->ndims = 0;
+	while (*p) {
+		char *end;
+		if (!isdigit((unsigned char)*p) || t->ndims == maxdims)
+			goto bad;
+		long v = strtol(p, &end, 10);
+		if (v < 1 || v > PM_TOPO_MAX_VERTICES)
+			goto bad;
+		t->dims[t->ndims++] = (int)v;
+		total *= v;
+		if (total > PM_TOPO_MAX_VERTICES)
+			return pm_fail(err, PM_EINPUT,
+				       "network too large: '%s' has more than %d endpoints (expected at most %d)",
+				       t->spec, PM_TOPO_MAX_VERTICES,
+				       PM_TOPO_MAX_VERTICES);
+		p = end;
+		if (*p == 'x')
+			p++;
+		else if (*p)
+			goto bad;
+		if (p[-1] == 'x' && !*p)
+			goto bad;
+	}
+	if (t->ndims == 0)
+		goto bad;
+	return PM_OK;
+bad:
+	return pm_fail(err, PM_EINPUT,
+		       "invalid topology '%s' (expected %s with sizes from 1 to %d)",
+		       t->spec, syntax, PM_TOPO_MAX_VERTICES);
+}
+
+static void coords(const struct pm_topo *t, int id, int c[3])
+{
+	for (int d = 0; d < 3; d++) {
+		int n = d < t->ndims ? t->dims[d] : 1;
+		c[d] = id % n;
+		id /= n;
+	}
+}
+
+static int node_at(const struct pm_topo *t, const int c[3])
+{
+	int id = 0;
+	for (int d = t->ndims - 1; d >= 0; d--)
+		id = id * t->dims[d] + c[d];
+	return id;
+}
+
+static int build_grid(struct pm_topo *t, const struct pm_link_defaults *ld,
+		      struct pm_err *err)
+{
+	long long n = 1, links = 0;
+	int rc;
+
+	for (int d = 0; d < t->ndims; d++)
+		n *= t->dims[d];
+	for (int d = 0; d < t->ndims; d++) {
+		long long k = t->dims[d];
+		if (k > 1)
+			links += t->wrap ? 2 * n : 2 * (n / k) * (k - 1);
+	}
+	rc = pm_topo_alloc(t, n, (int)n, links, 2 * t->ndims, err);
+	if (rc)
+		return rc;
+	for (int v = 0; v < n; v++) {
+		int c[3];
+		coords(t, v, c);
+		for (int d = 0; d < t->ndims; d++) {
+			int k = t->dims[d];
+			for (int dir = 0; dir < 2 && k > 1; dir++) {
+				int step = dir == 0 ? 1 : -1, x = c[d] + step;
+				if (!t->wrap && (x < 0 || x >= k))
+					continue;
+				int nc[3] = {c[0], c[1], c[2]};
+				nc[d] = (x + k) % k;
+				if (pm_topo_add(t, v, node_at(t, nc), ld->bw_Bps,
+						ld->lat_s, 2 * d + dir) < 0)
+					return pm_fail(err, PM_EINTERNAL, "out of memory");
+			}
+		}
+	}
+	t->max_hops = 0;
+	t->min_hops = n > 1 ? 1 : 0;
+	for (int d = 0; d < t->ndims; d++)
+		t->max_hops += t->wrap ? t->dims[d] / 2 : t->dims[d] - 1;
+	return PM_OK;
+}
+
+static int build_torus(struct pm_topo *t, const char *args,
+		       const struct pm_link_defaults *ld, struct pm_err *err)
+{
+	int rc = parse_dims(t, args, 3, "torus:AxB or torus:AxBxC", err);
+	if (rc)
+		return rc;
+	t->wrap = 1;
+	return build_grid(t, ld, err);
+}
+
+static int build_mesh(struct pm_topo *t, const char *args,
+		      const struct pm_link_defaults *ld, struct pm_err *err)
+{
+	int rc = parse_dims(t, args, 3, "mesh:AxB or mesh:AxBxC", err);
+	if (rc)
+		return rc;
+	t->wrap = 0;
+	return build_grid(t, ld, err);
+}
+
+static int build_ring(struct pm_topo *t, const char *args,
+		      const struct pm_link_defaults *ld, struct pm_err *err)
+{
+	int rc = parse_dims(t, args, 1, "ring:N", err);
+	if (rc)
+		return rc;
+	t->wrap = 1;
+	return build_grid(t, ld, err);
+}
+
+static int route_grid(const struct pm_topo *t, int src, int dst, int *links)
+{
+	int c[3], g[3], hops = 0;
+
+	coords(t, src, c);
+	coords(t, dst, g);
+	for (int d = 0; d < t->ndims; d++) {
+		int k = t->dims[d], delta = g[d] - c[d], dir;
+		if (delta == 0)
+			continue;
+		if (t->wrap) {
+			int fwd = (delta + k) % k;	/* hops going + */
+			dir = fwd <= k - fwd ? 0 : 1;	/* tie goes + */
+			delta = dir == 0 ? fwd : k - fwd;
+		} else {
+			dir = delta > 0 ? 0 : 1;
+			delta = delta > 0 ? delta : -delta;
+		}
+		for (int s = 0; s < delta; s++) {
+			int l = pm_port_link(t, node_at(t, c), 2 * d + dir);
+			links[hops++] = l;
+			c[d] = (c[d] + (dir == 0 ? 1 : k - 1)) % k;
+		}
+	}
+	return hops;
+}
+
+/* Snake through a 2D grid of a x b (x fastest) into out[], starting at
+ * (0,0).  mesh_cycle: on a mesh with b even, return through column 0 so
+ * the last node is next to the first (a Hamiltonian cycle). */
+static void snake2(int a, int b, int mesh_cycle, int transpose, int *out)
+{
+	int n = 0;
+	if (mesh_cycle && a >= 2) {
+		for (int y = 0; y < b; y++)
+			for (int i = 1; i < a; i++) {
+				int x = y % 2 == 0 ? i : a - i;
+				out[n++] = transpose ? x * b + y : y * a + x;
+			}
+		for (int y = b - 1; y >= 0; y--)	/* column 0 back up */
+			out[n++] = transpose ? 0 * b + y : y * a + 0;
+		/* rotate so the cycle starts at (0,0) */
+		int first = out[n - 1];
+		memmove(out + 1, out, sizeof(int) * (size_t)(n - 1));
+		out[0] = first;
+		return;
+	}
+	for (int y = 0; y < b; y++)
+		for (int i = 0; i < a; i++) {
+			int x = y % 2 == 0 ? i : a - 1 - i;
+			out[n++] = transpose ? x * b + y : y * a + x;
+		}
+}
+
+/* Plane order for the first two dimensions: which way to snake so the
+ * ring closes with one link when it can. */
+static void plane_order(const struct pm_topo *t, int *out)
+{
+	int a = t->dims[0], b = t->ndims > 1 ? t->dims[1] : 1;
+	int idx_of_xy;
+
+	if (t->ndims == 1) {
+		for (int i = 0; i < a; i++)
+			out[i] = i;
+		return;
+	}
+	int transpose = b % 2 != 0 && a % 2 == 0;
+	int cycle = !t->wrap && (transpose ? a : b) % 2 == 0 &&
+		    (transpose ? b : a) >= 2;
+	if (!transpose) {
+		snake2(a, b, cycle, 0, out);
+		return;
+	}
+	/* snake over columns: swap roles, then map back to x0-fastest ids */
+	snake2(b, a, cycle, 0, out);
+	for (int i = 0; i < a * b; i++) {
+		idx_of_xy = out[i];	/* = x * b + y in the swapped grid */
+		int y = idx_of_xy % b, x = idx_of_xy / b;
+		out[i] = y * a + x;
+	}
+}
+
+static void ring_order_grid(const struct pm_topo *t, int *order)
+{
+	int plane = t->dims[0] * (t->ndims > 1 ? t->dims[1] : 1);
+	int depth = t->ndims > 2 ? t->dims[2] : 1;
+	int *p = malloc(sizeof(int) * (size_t)plane);
+
+	if (!p) {	/* identity is still a valid order */
+		for (int i = 0; i < t->n_end; i++)
+			order[i] = i;
+		return;
+	}
+	plane_order(t, p);
+	for (int z = 0; z < depth; z++)
+		for (int i = 0; i < plane; i++) {
+			int j = z % 2 == 0 ? i : plane - 1 - i;
+			order[z * plane + i] = z * plane + p[j];
+		}
+	free(p);
+}
+
+static void describe_grid(const struct pm_topo *t, struct pm_topo_info *info)
+{
+	int dmax = 0;
+	double bw = t->n_links ? t->links[0].bw_Bps : 0;
+
+	for (int d = 0; d < t->ndims; d++)
+		if (t->dims[d] > dmax)
+			dmax = t->dims[d];
+	info->routing = t->wrap
+		? "dimension order X, Y, Z; each ring the short way, ties in the + direction"
+		: "dimension order X, Y, Z";
+	info->ring_order = t->ndims == 1
+		? "identity: rank i on endpoint i"
+		: t->wrap ? "boustrophedon (snake) rows, one link between ring neighbours"
+			  : "Hamiltonian cycle through column 0 when a dimension is even, else snake";
+	if (dmax >= 2) {
+		info->bisection_Bps = (double)(t->n_end / dmax) *
+				      (t->wrap ? 2.0 : 1.0) * bw;
+		info->bisection_cut = "halves across the largest dimension";
+	} else {
+		info->bisection_Bps = 0;
+		info->bisection_cut = "single endpoint";
+	}
+}
+
+const struct pm_topo_kind pm_topo_ring = {
+	.name = "ring",
+	.syntax = "ring:N",
+	.summary = "N endpoints on a bidirectional ring (a 1-D torus)",
+	.build = build_ring,
+	.route = route_grid,
+	.ring_order = ring_order_grid,
+	.describe = describe_grid,
+};
+
+const struct pm_topo_kind pm_topo_torus = {
+	.name = "torus",
+	.syntax = "torus:AxB[xC]",
+	.summary = "2-D or 3-D torus, wrap-around links in every dimension (TPU-like)",
+	.build = build_torus,
+	.route = route_grid,
+	.ring_order = ring_order_grid,
+	.describe = describe_grid,
+};
+
+const struct pm_topo_kind pm_topo_mesh = {
+	.name = "mesh",
+	.syntax = "mesh:AxB[xC]",
+	.summary = "2-D or 3-D mesh, no wrap-around links",
+	.build = build_mesh,
+	.route = route_grid,
+	.ring_order = ring_order_grid,
+	.describe = describe_grid,
+};

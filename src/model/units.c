@@ -1,0 +1,250 @@
+/* units.c: parsing and printing of sizes, times and bandwidths.
+ * Suffixes are tables so --help, the docs and the parser say the same. */
+#include "model/units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct suffix {
+	const char *text;
+	double factor;
+};
+
+static const struct suffix size_suffixes[] = {
+	{"", 1}, {"B", 1},
+	{"K", 1024.0}, {"KiB", 1024.0}, {"k", 1024.0},
+	{"M", 1048576.0}, {"MiB", 1048576.0},
+	{"G", 1073741824.0}, {"GiB", 1073741824.0},
+	{"T", 1099511627776.0}, {"TiB", 1099511627776.0},
+	{"KB", 1e3}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{NULL, 0},
+};
+
+static const struct suffix time_suffixes[] = {
+	{"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3},
+	{"s", 1.0}, {NULL, 0},
+};
+
+static const struct suffix bw_suffixes[] = {
+	{"B/s", 1}, {"Bps", 1},
+	{"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12},
+	{"KBps", 1e3}, {"MBps", 1e6}, {"GBps", 1e9}, {"TBps", 1e12},
+	{"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+	{"bps", 0.125}, {"b/s", 0.125},
+	{"Kbps", 125.0}, {"Mbps", 125e3}, {"Gbps", 125e6}, {"Tbps", 125e9},
+	{"Kb/s", 125.0}, {"Mb/s", 125e3}, {"Gb/s", 125e6}, {"Tb/s", 125e9},
+	{NULL, 0},
+};
+
+/* Split s into a plain decimal number and a suffix looked up in table.
+ * Rejects signs, hex, inf and nan, which strtod would accept. */
+static int parse_quantity(const char *s, const struct suffix *table,
+			  double *value)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -1;
+	if (memchr(s, 'x', (size_t)(end - s)) || memchr(s, 'X', (size_t)(end - s)))
+		return -1;	/* strtod would read hexadecimal */
+	for (const struct suffix *x = table; x->text; x++) {
+		if (strcmp(end, x->text) == 0) {
+			*value = v * x->factor;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int pm_parse_size(const char *s, double *bytes, struct pm_err *err)
+{
+	double v;
+
+	if (parse_quantity(s, size_suffixes, &v) < 0 || !(v > 0))
+		return pm_fail(err, PM_EINPUT,
+			       "invalid size '%s' (expected a positive byte count such as 64M, 1.5GB or 4096)",
+			       s ? s : "");
+	if (v > PM_MAX_SIZE_B)
+		return pm_fail(err, PM_EINPUT,
+			       "size '%s' is too large (expected at most 1 PiB)", s);
+	*bytes = v;
+	return PM_OK;
+}
+
+int pm_parse_time(const char *s, double *seconds, struct pm_err *err)
+{
+	double v;
+
+	if (s && strcmp(s, "0") == 0) {
+		*seconds = 0;
+		return PM_OK;
+	}
+	if (parse_quantity(s, time_suffixes, &v) < 0 || v < 0)
+		return pm_fail(err, PM_EINPUT,
+			       "invalid time '%s' (expected a non-negative duration with a unit such as 150ns, 4.8us or 2ms)",
+			       s ? s : "");
+	*seconds = v;
+	return PM_OK;
+}
+
+int pm_parse_bw(const char *s, double *Bps, struct pm_err *err)
+{
+	double v;
+
+	if (parse_quantity(s, bw_suffixes, &v) < 0 || !(v > 0))
+		return pm_fail(err, PM_EINPUT,
+			       "invalid bandwidth '%s' (expected a positive rate such as 16GB/s, 16GiB/s or 100Gbps)",
+			       s ? s : "");
+	*Bps = v;
+	return PM_OK;
+}
+
+int pm_parse_per_byte(const char *s, double *spB, struct pm_err *err)
+{
+	double v;
+
+	if (s && strcmp(s, "0") == 0) {
+		*spB = 0;
+		return PM_OK;
+	}
+	if (parse_quantity(s, time_suffixes, &v) == 0 && v >= 0) {
+		*spB = v;
+		return PM_OK;
+	}
+	if (parse_quantity(s, bw_suffixes, &v) == 0 && v > 0) {
+		*spB = 1.0 / v;
+		return PM_OK;
+	}
+	return pm_fail(err, PM_EINPUT,
+		       "invalid reduction cost '%s' (expected seconds per byte such as 0.05ns, or a reduction rate such as 20GB/s)",
+		       s ? s : "");
+}
+
+int pm_parse_int(const char *s, long lo, long hi, const char *what,
+		 long *out, struct pm_err *err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = s && isdigit((unsigned char)s[0]) ? strtol(s, &end, 10) : 0;
+	if (!s || !isdigit((unsigned char)s[0]) || errno || *end || v < lo ||
+	    v > hi)
+		return pm_fail(err, PM_EINPUT,
+			       "invalid %s '%s' (expected an integer from %ld to %ld)",
+			       what, s ? s : "", lo, hi);
+	*out = v;
+	return PM_OK;
+}
+
+static int range_error(const char *s, struct pm_err *err)
+{
+	return pm_fail(err, PM_EINPUT,
+		       "invalid size range '%s' (expected SIZE, START:END:xFACTOR such as 32K:64M:x2, or START:END:+STEP such as 1M:8M:+1M)",
+		       s);
+}
+
+int pm_parse_size_range(const char *s, double **sizes, int *n,
+			struct pm_err *err)
+{
+	char a[64], b[64], c[64];
+	double start, end, step;
+	int geometric, count;
+	double *out;
+	const char *p1 = strchr(s, ':');
+
+	if (!p1) {
+		if (pm_parse_size(s, &start, err))
+			return PM_EINPUT;
+		if (!(*sizes = malloc(sizeof(double))))
+			return pm_fail(err, PM_EINTERNAL, "out of memory");
+		(*sizes)[0] = start;
+		*n = 1;
+		return PM_OK;
+	}
+	const char *p2 = strchr(p1 + 1, ':');
+	if (!p2 || strchr(p2 + 1, ':') || p1 - s >= 64 || p2 - p1 >= 64 ||
+	    strlen(p2) >= 64)
+		return range_error(s, err);
+	memcpy(a, s, (size_t)(p1 - s));
+	a[p1 - s] = '\0';
+	memcpy(b, p1 + 1, (size_t)(p2 - p1 - 1));
+	b[p2 - p1 - 1] = '\0';
+	strcpy(c, p2 + 1);
+	if (pm_parse_size(a, &start, err) || pm_parse_size(b, &end, err))
+		return PM_EINPUT;
+	if (end < start)
+		return pm_fail(err, PM_EINPUT,
+			       "invalid size range '%s' (expected END >= START)", s);
+	geometric = c[0] == 'x';
+	if (geometric) {
+		char *e;
+		errno = 0;
+		step = strtod(c + 1, &e);
+		if (errno || *e || !(step > 1.0) || !isdigit((unsigned char)c[1]))
+			return pm_fail(err, PM_EINPUT,
+				       "invalid range factor '%s' (expected x followed by a number above 1, such as x2)",
+				       c);
+		count = (int)floor(log(end / start) / log(step) + 1e-9) + 1;
+	} else {
+		if (c[0] != '+' || pm_parse_size(c + 1, &step, err))
+			return range_error(s, err);
+		double k = floor((end - start) / step + 1e-9) + 1;
+		count = k > PM_MAX_RANGE ? PM_MAX_RANGE + 1 : (int)k;
+	}
+	if (count > PM_MAX_RANGE)
+		return pm_fail(err, PM_EINPUT,
+			       "size range '%s' has too many points (expected at most %d)",
+			       s, PM_MAX_RANGE);
+	if (!(out = malloc(sizeof(double) * (size_t)count)))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (int i = 0; i < count; i++)
+		out[i] = geometric ? start * pow(step, i) : start + step * i;
+	*sizes = out;
+	*n = count;
+	return PM_OK;
+}
+
+void pm_fmt_size(double bytes, char *buf, size_t n)
+{
+	static const char *const names[] = {"", "K", "M", "G", "T"};
+	double v = bytes;
+	int i = 0;
+
+	while (v >= 1024.0 && i < 4) {
+		v /= 1024.0;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, n, "%.4gB", bytes);
+	else
+		snprintf(buf, n, "%.4g%s", v, names[i]);
+}
+
+void pm_fmt_time(double s, char *buf, size_t n)
+{
+	if (s == 0)
+		snprintf(buf, n, "0 s");
+	else if (s < 1e-6)
+		snprintf(buf, n, "%.4g ns", s * 1e9);
+	else if (s < 1e-3)
+		snprintf(buf, n, "%.4g us", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, n, "%.4g ms", s * 1e3);
+	else
+		snprintf(buf, n, "%.4g s", s);
+}
+
+void pm_fmt_bw(double Bps, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.4g GB/s", Bps / 1e9);
+}
