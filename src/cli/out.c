@@ -116,10 +116,17 @@ static void write_text(FILE *f, const struct cli_table *t)
 				w[c] = l;
 		}
 	}
-	int first = 1;
+	int first = 1, lastcol = 0;
+	for (int c = 0; c < t->ncols && c < 64; c++)
+		if (shown(t, c, FMT_TABLE))
+			lastcol = c;
 	for (int c = 0; c < t->ncols && c < 64; c++)
 		if (shown(t, c, FMT_TABLE)) {
-			fprintf(f, "%s%-*s", first ? "" : "  ", w[c], t->names[c]);
+			int num = t->flags && (t->flags[c] & COL_NUM);
+			if (c == lastcol && !num)
+				fprintf(f, "%s%s", first ? "" : "  ", t->names[c]);
+			else
+				fprintf(f, num ? "%s%*s" : "%s%-*s", first ? "" : "  ", w[c], t->names[c]);
 			first = 0;
 		}
 	fputc('\n', f);

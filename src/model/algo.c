@@ -137,6 +137,11 @@ int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 		     struct pm_err *err)
 {
+	double want = in->P > 1 ? in->algo->xfers(in) : 0;
+	if (want > PM_SCHED_MAX_XFERS)
+		return pm_fail(err, PM_EINPUT,
+			       "schedule too large: %s on %d ranks needs %.0f transfers (expected at most %u; the closed form, --model closed, has no such limit)",
+			       in->label, in->P, want, PM_SCHED_MAX_XFERS);
 	int rc = pm_sched_init(s, in->P, 1, err);
 	if (rc)
 		return rc;

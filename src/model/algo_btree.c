@@ -41,6 +41,11 @@ static void closed(const struct pm_inst *in, double n,
 	c->sent_B = lg * n;	/* the root broadcasts to ceil(lg P) children */
 }
 
+static double xfers(const struct pm_inst *in)
+{
+	return 2.0 * (in->P - 1);
+}
+
 const struct pm_algo pm_algo_btree = {
 	.name = "binomial",
 	.summary = "binomial tree reduce to one root, then binomial broadcast",
@@ -48,4 +53,5 @@ const struct pm_algo pm_algo_btree = {
 	.reference = "Thakur, Rabenseifner & Gropp 2005; seed 002 Table 2",
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

@@ -325,6 +325,12 @@ int pm_dbtree_reduce_steps(int P, int K)
 	return reduce_steps(P, K, &exact);
 }
 
+/* every chunk crosses every edge of its tree, up and down */
+static double xfers(const struct pm_inst *in)
+{
+	return 2.0 * (in->P - 1) * in->chunks;
+}
+
 const struct pm_algo pm_algo_dbtree = {
 	.name = "dbtree",
 	.summary = "double binary tree, pipelined into K chunks (NCCL trees, Sanders et al.)",
@@ -335,4 +341,5 @@ const struct pm_algo pm_algo_dbtree = {
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

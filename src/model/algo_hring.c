@@ -155,6 +155,14 @@ static void closed(const struct pm_inst *in, double n,
 	}
 }
 
+static double xfers(const struct pm_inst *in)
+{
+	double x = 0;
+	for (int i = 0; i < in->nlayers; i++)
+		x += 2.0 * in->P * (in->layers[i] - 1);
+	return x;
+}
+
 const struct pm_algo pm_algo_hring = {
 	.name = "hring",
 	.summary = "hierarchical ring over layers p1 x p2 x ... (Ueno & Yokota)",
@@ -165,4 +173,5 @@ const struct pm_algo pm_algo_hring = {
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

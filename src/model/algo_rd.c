@@ -53,6 +53,12 @@ static void closed(const struct pm_inst *in, double n,
 	c->sent_B = (lg + (rem ? 1 : 0)) * n;
 }
 
+static double xfers(const struct pm_inst *in)
+{
+	int lg = pm_floor_log2(in->P), pof2 = 1 << lg;
+	return (double)lg * pof2 + 2.0 * (in->P - pof2);
+}
+
 const struct pm_algo pm_algo_rd = {
 	.name = "recdoubling",
 	.summary = "recursive doubling: lg P exchanges of the whole vector",
@@ -60,4 +66,5 @@ const struct pm_algo pm_algo_rd = {
 	.reference = "Thakur, Rabenseifner & Gropp 2005 SIV-A",
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

@@ -95,6 +95,12 @@ static void closed(const struct pm_inst *in, double n,
 	c->sent_B = 2 * (pof2 - 1.0) / pof2 * n + (rem ? n : 0);
 }
 
+static double xfers(const struct pm_inst *in)
+{
+	int lg = pm_floor_log2(in->P), pof2 = 1 << lg;
+	return 2.0 * lg * pof2 + 2.0 * (in->P - pof2);
+}
+
 const struct pm_algo pm_algo_rhd = {
 	.name = "rabenseifner",
 	.summary = "recursive halving reduce-scatter + recursive doubling all-gather",
@@ -102,4 +108,5 @@ const struct pm_algo pm_algo_rhd = {
 	.reference = "Thakur, Rabenseifner & Gropp 2005 SIV-B; seed 001 SIII-A2",
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

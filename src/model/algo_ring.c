@@ -54,6 +54,11 @@ static void closed(const struct pm_inst *in, double n,
 	c->sent_B = steps * n / P;
 }
 
+static double xfers(const struct pm_inst *in)
+{
+	return 2.0 * in->P * (in->P - 1);
+}
+
 const struct pm_algo pm_algo_ring = {
 	.name = "ring",
 	.summary = "ring all-reduce: reduce-scatter then all-gather around one ring",
@@ -61,4 +66,5 @@ const struct pm_algo pm_algo_ring = {
 	.reference = "Patarasuk & Yuan 2009; seed 001 SIII-A1",
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

@@ -8,7 +8,8 @@
  *        (startup paid once per step: the two sends go out together; each
  *        rank reduces two halves per reduce-scatter step).
  * Restrictions: none.  Ports: 2 links per endpoint, so the bandwidth lower
- * bound it is held to is (P-1)/P n beta.
+ * bound it is held to is (P-1)/P n beta.  With P = 2 both rings are the
+ * same pair of links and the beta term doubles.
  */
 #include "model/algo.h"
 #include "model/ringlib.h"
@@ -20,7 +21,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	(void)arg;
 	(void)err;
-	in->ports = 2;
+	in->ports = in->P > 2 ? 2 : 1;	/* two ranks: both rings on one link pair */
 	return PM_OK;
 }
 
@@ -58,10 +59,16 @@ static void closed(const struct pm_inst *in, double n,
 
 	c->alpha_s = s * steps * p->alpha_s;
 	c->lat_s = s * steps * pm_hop_lat(in, p);
-	c->bw_s = s * steps * pm_msg_bw_s(p, n / (2 * P * s));
+	/* with P = 2 both halves cross the same link in the same step */
+	c->bw_s = s * steps * pm_msg_bw_s(p, n / (2 * P * s)) * (P > 2 ? 1 : 2);
 	c->red_s = s > 1 ? 0 : (P - 1) * (n / P) * p->gamma_spB;
 	c->steps = steps;
 	c->sent_B = steps * n / P;
+}
+
+static double xfers(const struct pm_inst *in)
+{
+	return 4.0 * in->P * (in->P - 1);
 }
 
 const struct pm_algo pm_algo_biring = {
@@ -72,4 +79,5 @@ const struct pm_algo pm_algo_biring = {
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

@@ -97,6 +97,12 @@ static void closed(const struct pm_inst *in, double n,
 	c->sent_B = (2.0 * (A - 1) / A + 2.0 * (B - 1) / B) * n;
 }
 
+/* 4 streams, each a ring all-reduce over every row and every column */
+static double xfers(const struct pm_inst *in)
+{
+	return 8.0 * in->P * (in->dims[0] + in->dims[1] - 2);
+}
+
 const struct pm_algo pm_algo_ring2d = {
 	.name = "2d-ring",
 	.summary = "ring all-reduce along X then Y (and Y then X), all four links busy (TPU)",
@@ -106,4 +112,5 @@ const struct pm_algo pm_algo_ring2d = {
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
+	.xfers = xfers,
 };

@@ -12,6 +12,7 @@ int pm_sched_init(struct pm_sched *s, int nranks, uint32_t nchunks,
 	s->nranks = nranks;
 	s->nchunks = nchunks ? nchunks : 1;
 	s->second_phase = -1;
+	s->limit = PM_SCHED_MAX_XFERS;
 	s->map = malloc(sizeof(int) * (size_t)(nranks > 0 ? nranks : 1));
 	if (!s->map)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
@@ -36,12 +37,12 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		return;
 	if (s->nx == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 1024;
-		if (s->nx >= PM_SCHED_MAX_XFERS) {
+		if (s->nx >= s->limit) {
 			s->failed = PM_EINPUT;
 			return;
 		}
-		if (cap > PM_SCHED_MAX_XFERS)
-			cap = PM_SCHED_MAX_XFERS;
+		if (cap > s->limit)
+			cap = s->limit;
 		struct pm_xfer *x = realloc(s->x, sizeof *x * cap);
 		if (!x) {
 			s->failed = PM_EINTERNAL;
@@ -60,8 +61,8 @@ int pm_sched_finish(struct pm_sched *s, struct pm_err *err)
 
 	if (s->failed == PM_EINPUT)
 		return pm_fail(err, PM_EINPUT,
-			       "schedule too large: more than %u transfers on %d ranks (expected a smaller network or fewer pipeline chunks; the closed form, --model closed, has no such limit)",
-			       PM_SCHED_MAX_XFERS, s->nranks);
+			       "schedule too large: more than %zu transfers on %d ranks (expected a smaller network or fewer pipeline chunks; the closed form, --model closed, has no such limit)",
+			       s->limit, s->nranks);
 	if (s->failed)
 		return pm_fail(err, PM_EINTERNAL, "out of memory building a schedule");
 	for (size_t i = 0; i < s->nx; i++) {

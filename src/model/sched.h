@@ -43,6 +43,7 @@ struct pm_sched {
 	size_t nx, cap;
 	int second_phase;	/* first all-gather/broadcast step, -1 if none */
 	int failed;		/* sticky: too many transfers or no memory */
+	size_t limit;		/* most transfers allowed (PM_SCHED_MAX_XFERS) */
 	char mapping[96];	/* how ranks were placed, for the reader */
 };
 

@@ -210,7 +210,7 @@ static int read_file(struct reader *r)
 		return pm_fail(r->err, PM_EINPUT,
 			       "cannot read topology file '%s': %s (expected a readable CSV edge list)",
 			       r->path, strerror(errno));
-	if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+	if (csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI) != 0) {
 		fclose(f);
 		return pm_fail(r->err, PM_EINTERNAL, "cannot start the CSV parser");
 	}
@@ -222,8 +222,10 @@ static int read_file(struct reader *r)
 					"topology file '%s': malformed CSV (%s)",
 					r->path, csv_strerror(csv_error(&p)));
 	}
-	if (!r->rc)
-		csv_fini(&p, on_field, on_row, r);
+	if (!r->rc && csv_fini(&p, on_field, on_row, r) != 0)
+		r->rc = pm_fail(r->err, PM_EINPUT,
+				"topology file '%s': malformed CSV (%s)", r->path,
+				csv_strerror(csv_error(&p)));
 	csv_free(&p);
 	fclose(f);
 	if (!r->rc && !r->header_done)

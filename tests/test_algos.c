@@ -1,0 +1,493 @@
+/* test_algos.c: every registered algorithm.
+ *
+ * Three kinds of evidence, none of them a copy of the code under test:
+ *  - closed forms at non-round inputs against numbers worked out by hand
+ *    (the arithmetic is in each comment) and against the MPICH cost
+ *    formulas of Thakur, Rabenseifner & Gropp 2005;
+ *  - identities between independent computations: every schedule replayed
+ *    by the all-reduce checker, and on full:P (one link per pair) the
+ *    contention evaluator equal to the closed form;
+ *  - the facts the seeds state (25% link use, 2N(N-1) vs N^2-1, 15/8 steps).
+ */
+#include "helpers.h"
+#include "model/eval.h"
+
+/* alpha 2.385 us, delta 0.31 us, 100 Gb/s = 12.5 GB/s links
+ * (beta = 0.08 ns/B), gamma 0.0731 ns/B, n = 3,000,000 B.  Handy
+ * pieces: alpha + delta = 2.695 us; n beta = 240 us; n gamma = 219.3 us. */
+#define ALPHA 2.385e-6
+#define DELTA 0.31e-6
+#define BW 12.5e9
+#define GAMMA 0.0731e-9
+#define NB 3e6
+
+static double closed_time(const char *algo, const char *topo)
+{
+	struct pm_topo *t = topo_with(topo, BW, DELTA);
+	struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+	struct pm_inst in;
+	struct pm_cost c;
+
+	resolve_or_die(algo, t, 0, &in);
+	pm_algo_closed(&in, NB, &p, &c);
+	assert_rel(c.time_s, c.alpha_s + c.lat_s + c.bw_s + c.red_s, 1e-12);
+	pm_topo_free(t);
+	return c.time_s;
+}
+
+/* ring, P = 6: 10 steps x 2.695 = 26.95; 10 x (n/6 = 500,000 B) beta =
+ * 10 x 40 = 400; 5 x 500,000 x gamma = 182.75.  Total 609.70 us. */
+Test(closed, ring)
+{
+	assert_rel(closed_time("ring", "full:6"), 609.70e-6, 1e-9);
+}
+
+/* bidir-ring, P = 6: 10 x (2.695 + (n/12 = 250,000 B) x beta = 20)
+ * = 226.95; reduction as the ring 182.75.  Total 409.70 us. */
+Test(closed, bidir_ring)
+{
+	assert_rel(closed_time("bidir-ring", "full:6"), 409.70e-6, 1e-9);
+}
+
+/* Rabenseifner, P = 8: 6 x 2.695 = 16.17; 2 (n/2 + n/4 + n/8) beta =
+ * 2 x 2,625,000 x 0.08 ns = 420; 7/8 n gamma = 191.8875.  628.0575 us.
+ * MPICH (Thakur et al. 2005): 2 lg p alpha + 2 (p-1)/p n beta
+ * + (p-1)/p n gamma with alpha -> alpha + delta gives the same. */
+Test(closed, rabenseifner_pow2)
+{
+	double thakur = 2 * 3 * (ALPHA + DELTA) + 2 * 7.0 / 8 * NB / BW + 7.0 / 8 * NB * GAMMA;
+	assert_rel(closed_time("rabenseifner", "full:8"), 628.0575e-6, 1e-9);
+	assert_rel(closed_time("rabenseifner", "full:8"), thakur, 1e-12);
+}
+
+/* Rabenseifner, P = 6 (p' = 4, rem = 2): 4 + 2 = 6 steps x 2.695 =
+ * 16.17; 2 (n/2 + n/4) beta + 2 n beta = 360 + 480 = 840; (3/4 n + n)
+ * gamma = 383.775.  Total 1239.945 us. */
+Test(closed, rabenseifner_fold)
+{
+	assert_rel(closed_time("rabenseifner", "full:6"), 1239.945e-6, 1e-9);
+}
+
+/* Recursive doubling, P = 8: 3 x (2.695 + 240 + 219.3) = 1385.985 us,
+ * which is Thakur's lg p (alpha + n beta + n gamma). */
+Test(closed, recdoubling)
+{
+	assert_rel(closed_time("recdoubling", "full:8"), 1385.985e-6, 1e-9);
+	/* P = 6: (2 + 2) x (2.695 + 240) + 3 x 219.3 = 970.78 + 657.9 */
+	assert_rel(closed_time("recdoubling", "full:6"), 1628.68e-6, 1e-9);
+}
+
+/* Binomial, P = 6: ceil(lg 6) = 3; 6 x (2.695 + 240) + 3 x 219.3 =
+ * 1456.17 + 657.9 = 2114.07 us; seed 002 Table 2 "binary tree":
+ * a = 2 alpha log N, b = (2 beta + gamma) log N with log N = 3. */
+Test(closed, binomial)
+{
+	double table2 = 2 * (ALPHA + DELTA) * 3 + (2 / BW + GAMMA) * 3 * NB;
+	assert_rel(closed_time("binomial", "full:6"), 2114.07e-6, 1e-9);
+	assert_rel(closed_time("binomial", "full:6"), table2, 1e-12);
+}
+
+/* hring:2x3, P = 6: layer 1 (p = 2): 2 x (2.695 + n/2 beta = 120) =
+ * 245.39, reduction n/2 gamma = 109.65; layer 2 (p = 3, n2 = n/2):
+ * 4 x (2.695 + n2/3 beta = 40) = 170.78, reduction 2 x n2/3 gamma =
+ * 73.1.  Total 598.92 us.  Seed 001's form: 2 alpha (sum p_i - h) =
+ * 2 x 2.695 x 3; 2 n beta sum (p_i-1)/prod = 480 x (1/2 + 2/6) = 400. */
+Test(closed, hring)
+{
+	double ueno = 2 * (ALPHA + DELTA) * (2 + 3 - 2) + 2 * NB / BW * (0.5 + 2.0 / 6) +
+		      (5.0 / 6) * NB * GAMMA;
+	assert_rel(closed_time("hring:2x3", "full:6"), 598.92e-6, 1e-9);
+	assert_rel(closed_time("hring:2x3", "full:6"), ueno, 1e-12);
+	/* the flat ring and Rabenseifner are hring's two ends */
+	assert_rel(closed_time("hring:6", "full:6"), closed_time("ring", "full:6"), 1e-12);
+	assert_rel(closed_time("hring:2x2x2", "full:8"), closed_time("rabenseifner", "full:8"), 1e-12);
+}
+
+/* dbtree on 9 ranks, K = 9: S = 15 reduce steps (seed 003 §II), so
+ * 30 x (2.695 + n/9 beta = 26.6667) + 15 x n/9 gamma = 880.85 + 365.5
+ * = 1246.35 us. */
+Test(closed, dbtree)
+{
+	assert_rel(closed_time("dbtree", "full:9"), 1246.35e-6, 1e-6);
+}
+
+/* 2d-ring on torus:4x4 (N = 4): 4(N-1) = 12 steps x (2.695 + n/16 beta =
+ * 15) = 212.34; reduction 2(N-1) = 6 steps x n/4 gamma = 328.95.
+ * Total 541.29 us. */
+Test(closed, ring2d)
+{
+	assert_rel(closed_time("2d-ring", "torus:4x4"), 541.29e-6, 1e-9);
+}
+
+/* Ueno & Yokota's pipelining factor s: alpha and delta terms x s, the
+ * reduction hidden.  ring, P = 6, s = 2: 2 x 26.95 + 400 = 453.9 us. */
+Test(closed, pipelining_factor)
+{
+	struct pm_topo *t = topo_with("full:6", BW, DELTA);
+	struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+	struct pm_inst in;
+	struct pm_cost c;
+	p.pipeline_s = 2;
+	resolve_or_die("ring", t, 0, &in);
+	pm_algo_closed(&in, NB, &p, &c);
+	assert_rel(c.time_s, 453.9e-6, 1e-9);
+	pm_topo_free(t);
+}
+
+/* The networks each algorithm is checked on. */
+static const char *const nets[] = {
+	"full:1", "full:2", "full:3", "full:5", "full:6", "full:8", "full:9",
+	"full:12", "full:16", "torus:4x4", "torus:3x5", "mesh:3x3", "mesh:4x2",
+	"ring:7", "fattree:4,2", "bigraph:4x8", "switch:6", "torus:2x2x2",
+};
+#define NNETS (sizeof nets / sizeof nets[0])
+
+/* Every schedule of every algorithm is an all-reduce: replayed on sets of
+ * contributions, every rank ends with every chunk reduced exactly once. */
+Test(every_algo, schedules_are_allreduces)
+{
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+	for (size_t k = 0; k < NNETS; k++) {
+		struct pm_topo *t = topo_or_die(nets[k]);
+		for (int a = 0; a < na; a++) {
+			struct pm_inst in;
+			struct pm_sched s;
+			struct pm_err err;
+			int rc = pm_algo_resolve(all[a]->name, t, 0, &in, &err);
+			if (rc == PM_ENOTAPPLICABLE)
+				continue;
+			cr_assert_eq(rc, PM_OK, "%s on %s: %s", all[a]->name, nets[k], err.msg);
+			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+			cr_assert_eq(s.nx, (size_t)in.algo->xfers(&in), "%s on %s: %zu transfers, estimate %.0f",
+				     in.label, nets[k], s.nx, in.P > 1 ? in.algo->xfers(&in) : 0);
+			rc = pm_sched_check_allreduce(&s, &err);
+			cr_assert_eq(rc, PM_OK, "%s on %s: %s", in.label, nets[k], err.msg);
+			pm_sched_release(&s);
+		}
+		pm_topo_free(t);
+	}
+}
+
+/* Arguments too: hring layer lists and dbtree chunk counts. */
+Test(every_algo, schedules_with_arguments)
+{
+	const char *cases[][2] = {
+		{"hring:2x3x2", "full:12"}, {"hring:3x4", "full:12"}, {"hring:12", "full:12"},
+		{"hring:2x2x2x2", "torus:4x4"}, {"dbtree:1", "full:7"}, {"dbtree:2", "full:9"},
+		{"dbtree:5", "full:10"}, {"dbtree:17", "full:13"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct pm_topo *t = topo_or_die(cases[i][1]);
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_err err;
+		resolve_or_die(cases[i][0], t, 0, &in);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s: %s", cases[i][0], err.msg);
+		cr_assert_eq(s.nx, (size_t)in.algo->xfers(&in), "%s: transfer estimate", cases[i][0]);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
+/* On full:P every message crosses exactly one private link, so the
+ * per-step contention evaluator must reproduce the closed form exactly:
+ * the identity the issue asks for (ring, recursive doubling, Rabenseifner
+ * with no hop latency), checked for every algorithm that runs on full:P,
+ * with and without link latency. */
+Test(every_algo, contention_equals_closed_on_full)
+{
+	int na, Ps[] = {2, 3, 5, 6, 8, 9, 12, 16};
+	const struct pm_algo *const *all = pm_algos(&na);
+	double lats[] = {0, DELTA};
+	for (size_t k = 0; k < sizeof Ps / sizeof Ps[0]; k++)
+		for (int l = 0; l < 2; l++) {
+			char spec[32];
+			snprintf(spec, sizeof spec, "full:%d", Ps[k]);
+			struct pm_topo *t = topo_with(spec, BW, lats[l]);
+			struct pm_params p = plain_params(ALPHA, lats[l], BW, GAMMA);
+			for (int a = 0; a < na; a++) {
+				struct pm_inst in;
+				struct pm_sched s;
+				struct pm_cost cc, ce;
+				struct pm_err err;
+				if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK)
+					continue;
+				cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+				pm_algo_closed(&in, NB, &p, &cc);
+				cr_assert_eq(pm_eval_contention(t, &s, NB, &p, &ce, NULL, &err), PM_OK);
+				cr_assert(rel_close(cc.time_s, ce.time_s, 1e-9),
+					  "%s on %s: closed %.9g contention %.9g", in.label, spec,
+					  cc.time_s, ce.time_s);
+				cr_assert(rel_close(cc.sent_B, ce.sent_B, 1e-9),
+					  "%s on %s: sent %.9g vs %.9g", in.label, spec, cc.sent_B, ce.sent_B);
+				cr_assert_eq(cc.steps, ce.steps, "%s on %s: steps", in.label, spec);
+				pm_sched_release(&s);
+			}
+			pm_topo_free(t);
+		}
+}
+
+/* P = 1: nothing to do, nothing to pay, in both evaluators. */
+Test(every_algo, zero_cost_at_one_rank)
+{
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+	struct pm_topo *t = topo_or_die("full:1");
+	struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+	for (int a = 0; a < na; a++) {
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost c;
+		struct pm_err err;
+		if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK)
+			continue;
+		pm_algo_closed(&in, NB, &p, &c);
+		cr_assert_eq(c.time_s, 0, "%s", in.label);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(s.nsteps, 0, "%s", in.label);
+		cr_assert_eq(pm_eval_contention(t, &s, NB, &p, &c, NULL, &err), PM_OK);
+		cr_assert_eq(c.time_s, 0, "%s", in.label);
+		pm_sched_release(&s);
+	}
+	pm_topo_free(t);
+}
+
+/* Time grows with size, and never beats the bandwidth lower bound
+ * 2(P-1)/P n beta / ports (Patarasuk & Yuan 2009, Chan et al. 2007), where
+ * ports is the number of links per endpoint the algorithm drives at once
+ * (1 for most, 2 for bidir-ring, 4 for 2d-ring); checked for both
+ * evaluators with every other cost set to zero, the tightest case. */
+Test(every_algo, monotone_and_above_bandwidth_bound)
+{
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+	const char *where[] = {"full:8", "full:6", "torus:4x4", "mesh:4x4", "fattree:4,2",
+			       "bigraph:4x8", "full:13"};
+	for (size_t k = 0; k < sizeof where / sizeof where[0]; k++) {
+		struct pm_topo *t = topo_with(where[k], BW, 0);
+		struct pm_params p = plain_params(0, 0, BW, 0);
+		struct pm_params q = plain_params(ALPHA, DELTA, BW, GAMMA);
+		int P = pm_topo_endpoints(t);
+		for (int a = 0; a < na; a++) {
+			struct pm_inst in;
+			struct pm_sched s;
+			struct pm_err err;
+			if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK)
+				continue;
+			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+			double prev_c = 0, prev_e = 0;
+			for (double n = 1024; n <= 64.0 * 1048576; n *= 4) {
+				struct pm_cost c, e;
+				double bound = 2.0 * (P - 1) / P * n / BW / in.ports;
+				pm_algo_closed(&in, n, &p, &c);
+				pm_eval_contention(t, &s, n, &p, &e, NULL, &err);
+				cr_assert(c.time_s >= bound * (1 - 1e-12), "%s on %s: closed %g below bound %g",
+					  in.label, where[k], c.time_s, bound);
+				cr_assert(e.time_s >= bound * (1 - 1e-12), "%s on %s: contention %g below bound %g",
+					  in.label, where[k], e.time_s, bound);
+				pm_algo_closed(&in, n, &q, &c);
+				pm_eval_contention(t, &s, n, &q, &e, NULL, &err);
+				cr_assert(c.time_s > prev_c && e.time_s > prev_e, "%s on %s: not increasing at %g",
+					  in.label, where[k], n);
+				prev_c = c.time_s;
+				prev_e = e.time_s;
+			}
+			pm_sched_release(&s);
+		}
+		pm_topo_free(t);
+	}
+}
+
+/* Seed 000 §I: "only 25% link utilization rate in a 4x4 2D Torus" for
+ * ring all-reduce: 16 of the 64 directed links carry data. */
+Test(seed_facts, ring_uses_a_quarter_of_a_torus)
+{
+	struct pm_topo *t = topo_or_die("torus:4x4");
+	struct pm_params p;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+
+	pm_params_default(&p);
+	resolve_or_die("ring", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(pm_eval_contention(t, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
+	assert_rel(c.links_used, 0.25, 1e-12);
+	assert_rel(c.util_avg, 0.25, 1e-12);
+	pm_sched_release(&s);
+	/* 2D-ring keeps every link busy (seed 000 Table I: "none" contention,
+	 * full utilisation) */
+	resolve_or_die("2d-ring", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(pm_eval_contention(t, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
+	assert_rel(c.links_used, 1.0, 1e-12);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Seed 000 §I: on an N x N torus 2D-ring transmits 2N(N-1) data where the
+ * flat ring transmits N^2 - 1, counted per node per reduce-scatter (or
+ * all-gather) pass in units of n/N^2.  Measured from the schedules: the
+ * bytes one node sends over the whole all-reduce are twice that. */
+Test(seed_facts, ring2d_moves_2N_N_minus_1)
+{
+	for (int N = 3; N <= 8; N++) {
+		char spec[32];
+		snprintf(spec, sizeof spec, "torus:%dx%d", N, N);
+		struct pm_topo *t = topo_or_die(spec);
+		struct pm_params p;
+		double n = 1e6, unit = n / (N * N);
+		const char *algos[] = {"2d-ring", "ring"};
+		double expect[] = {2.0 * N * (N - 1), N * N - 1.0};
+		pm_params_default(&p);
+		for (int a = 0; a < 2; a++) {
+			struct pm_inst in;
+			struct pm_sched s;
+			struct pm_cost c;
+			struct pm_err err;
+			resolve_or_die(algos[a], t, 0, &in);
+			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+			cr_assert_eq(pm_eval_contention(t, &s, n, &p, &c, NULL, &err), PM_OK);
+			assert_rel(c.sent_B / unit / 2, expect[a], 1e-9);
+			pm_sched_release(&s);
+		}
+		pm_topo_free(t);
+	}
+}
+
+/* Seed 003 §II/§III: on 9 nodes the pipelined double binary tree (9
+ * chunks) needs 15 steps for the reduce phase and 8 without pipelining. */
+Test(seed_facts, dbtree_steps_on_nine_nodes)
+{
+	struct pm_topo *t = topo_or_die("full:9");
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+
+	cr_assert_eq(pm_dbtree_reduce_steps(9, 9), 15);
+	cr_assert_eq(pm_dbtree_reduce_steps(9, 2), 8);
+	resolve_or_die("dbtree", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(s.nsteps, 30);
+	cr_assert_eq(s.second_phase, 15);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* The construction's step count sits within Sanders et al.'s pipelining
+ * bound: 2h + K - 3 <= S <= 2h + K - 2 with h = ceil(lg P). */
+Test(seed_facts, dbtree_step_bound)
+{
+	for (int P = 2; P <= 80; P++)
+		for (int K = 1; K <= P + 3; K++) {
+			int h = pm_ceil_log2(P), S = pm_dbtree_reduce_steps(P, K);
+			cr_assert(S >= 2 * h + K - 3 && S <= 2 * h + K - 2, "P=%d K=%d: S=%d h=%d", P, K, S, h);
+		}
+}
+
+/* The colouring keeps every rank to one send and one receive per step
+ * (the point of Sanders et al.'s two-tree schedule). */
+Test(seed_facts, dbtree_single_port)
+{
+	for (int P = 2; P <= 40; P++) {
+		char spec[32];
+		snprintf(spec, sizeof spec, "full:%d", P);
+		struct pm_topo *t = topo_or_die(spec);
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_err err;
+		int *snd = calloc((size_t)P, sizeof(int)), *rcv = calloc((size_t)P, sizeof(int));
+		resolve_or_die("dbtree", t, 0, &in);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		for (int k = 0; k < s.nsteps; k++) {
+			memset(snd, 0, sizeof(int) * (size_t)P);
+			memset(rcv, 0, sizeof(int) * (size_t)P);
+			for (size_t i = s.step_off[k]; i < s.step_off[k + 1]; i++) {
+				cr_assert_eq(++snd[s.x[i].src], 1, "P=%d step %d: rank %d sends twice", P, k, s.x[i].src);
+				cr_assert_eq(++rcv[s.x[i].dst], 1, "P=%d step %d: rank %d receives twice", P, k, s.x[i].dst);
+			}
+		}
+		free(snd);
+		free(rcv);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
+/* NCCL's trees on 12 ranks (trees.cc illustration): tree 0 is
+ * 0 -> 8 -> {4, 10} ..., the mirrored tree 1 is 11 -> 3 -> {1, 7} ...
+ * with rank 0 a leaf under 1.  So in the reduce only rank 8 sends to 0 and
+ * only rank 3 sends to 11. */
+Test(seed_facts, dbtree_is_nccl_shape)
+{
+	struct pm_topo *t = topo_or_die("full:12");
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+	resolve_or_die("dbtree:2", t, 0, &in);	/* one chunk per tree */
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	for (size_t i = 0; i < s.nx; i++) {
+		if (s.x[i].op != PM_REDUCE)
+			continue;
+		if (s.x[i].dst == 0)
+			cr_assert_eq(s.x[i].src, 8);
+		if (s.x[i].dst == 11)
+			cr_assert_eq(s.x[i].src, 3);
+		if (s.x[i].dst == 1 && s.x[i].flow == 1)
+			cr_assert(s.x[i].src == 0 || s.x[i].src == 2, "rank %d under 1 in tree 1", s.x[i].src);
+	}
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+static void expect_na(const char *algo, const char *topo, const char *needle)
+{
+	struct pm_topo *t = topo_or_die(topo);
+	struct pm_inst in;
+	struct pm_err err;
+	cr_assert_eq(pm_algo_resolve(algo, t, 0, &in, &err), PM_ENOTAPPLICABLE, "%s on %s", algo, topo);
+	cr_assert(strstr(err.msg, needle), "'%s' lacks '%s'", err.msg, needle);
+	pm_topo_free(t);
+}
+
+static void expect_bad(const char *algo, const char *topo, const char *needle)
+{
+	struct pm_topo *t = topo_or_die(topo);
+	struct pm_inst in;
+	struct pm_err err;
+	cr_assert_eq(pm_algo_resolve(algo, t, 0, &in, &err), PM_EINPUT, "%s on %s", algo, topo);
+	cr_assert(strstr(err.msg, needle), "'%s' lacks '%s'", err.msg, needle);
+	pm_topo_free(t);
+}
+
+Test(resolve, restrictions_and_errors)
+{
+	expect_na("2d-ring", "fattree:4,2", "needs a 2-D torus or mesh (got fattree:4,2)");
+	expect_na("2d-ring", "torus:2x2x2", "needs a 2-D torus or mesh");
+	expect_bad("rign", "full:4", "did you mean 'ring'");
+	expect_bad("hring:3x3", "full:8", "multiplies to 9");
+	expect_bad("hring:1x8", "full:8", "factors of at least 2");
+	expect_bad("hring:4x", "full:8", "hring:4x");
+	expect_bad("dbtree:0", "full:8", "pipeline chunk count '0'");
+	expect_bad("ring:4", "full:8", "takes no argument");
+	expect_bad("dbtree:", "full:8", "empty argument");
+}
+
+/* Default hierarchies follow the network. */
+Test(resolve, hring_default_layers)
+{
+	struct { const char *topo, *label; } c[] = {
+		{"torus:4x8", "hring:4x8"}, {"fattree:4,3", "hring:4x4x4"},
+		{"bigraph:4x8", "hring:4x8"}, {"full:6", "hring:6"}, {"torus:1x8", "hring:8"},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct pm_topo *t = topo_or_die(c[i].topo);
+		struct pm_inst in;
+		resolve_or_die("hring", t, 0, &in);
+		cr_assert_str_eq(in.label, c[i].label);
+		pm_topo_free(t);
+	}
+}

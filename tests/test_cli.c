@@ -1,0 +1,133 @@
+/* test_cli.c: the perfmodel command end to end: the checked-in outputs of
+ * tests/expected/CASES (derivations of their numbers are in that file),
+ * every error path with its exit status and message, and --help. */
+#include "helpers.h"
+
+Test(cli, expected_outputs)
+{
+	char path[1024], line[2048];
+	snprintf(path, sizeof path, "%s/tests/expected/CASES", getenv("PM_SRCDIR"));
+	FILE *f = fopen(path, "r");
+	int cases = 0;
+
+	cr_assert(f, "cannot open %s", path);
+	while (fgets(line, sizeof line, f)) {
+		char file[256], *bar = strchr(line, '|');
+		if (line[0] == '#' || !bar)
+			continue;
+		*bar = '\0';
+		sscanf(line, "%255s", file);
+		line[strcspn(bar + 1, "\n") + (size_t)(bar + 1 - line)] = '\0';
+		struct run r = run_perfmodel(bar + 1);
+		char want_path[1024];
+		snprintf(want_path, sizeof want_path, "%s/tests/expected/%s", getenv("PM_SRCDIR"), file);
+		char *want = slurp(want_path);
+		cr_assert_eq(r.status, 0, "%s: exit %d: %s", bar + 1, r.status, r.err);
+		cr_assert_str_eq(r.out, want, "%s differs from tests/expected/%s", bar + 1, file);
+		cr_assert_str_eq(r.err, "", "%s wrote to stderr: %s", bar + 1, r.err);
+		free(want);
+		run_free(&r);
+		cases++;
+	}
+	fclose(f);
+	cr_assert(cases >= 8, "only %d cases read", cases);
+}
+
+/* Bad input: exit 2, nothing on stdout, "perfmodel: <what> (<expected>)"
+ * on stderr naming the bad value. */
+Test(cli, bad_input_exits_2)
+{
+	struct { const char *args, *needle; } cases[] = {
+		{"allreduce --topo tours:8x8 --size 1M", "unknown topology 'tours:8x8' (expected one of"},
+		{"allreduce --topo torus:8x8 --size -3", "invalid size '-3' (expected a positive byte count"},
+		{"allreduce --topo torus:8x8 --size 0", "invalid size '0'"},
+		{"allreduce --topo torus:8x8 --size 64X", "invalid size '64X'"},
+		{"allreduce --topo torus:8x8", "missing --size"},
+		{"allreduce --size 1M", "missing --topo"},
+		{"allreduce --topo torus:1000000000x1 --size 1M", "network too large"},
+		{"allreduce --topo full:1000000000 --size 1M", "invalid endpoint count '1000000000'"},
+		{"allreduce --topo torus:8x8 --size 1M --algo rign", "did you mean 'ring'"},
+		{"allreduce --topo torus:8x8 --size 1M --algo hring:3x3", "multiplies to 9"},
+		{"allreduce --topo torus:8x8 --size 1M --algo ,", "empty algorithm list"},
+		{"allreduce --sise 1M", "unknown option '--sise' for allreduce (did you mean '--size'?"},
+		{"allreduce -s 1M", "unknown option '-s'"},
+		{"allreduce --topo torus:8x8 --size", "option '--size' needs a value"},
+		{"allreduce --topo torus:8x8 --size 1M --format xml", "invalid format 'xml'"},
+		{"allreduce --topo torus:8x8 --size 1M --model fast", "invalid model 'fast'"},
+		{"allreduce --topo torus:8x8 --size 1M --link-bw 16", "invalid bandwidth '16'"},
+		{"allreduce --topo torus:8x8 --size 1M --link-lat 150", "invalid time '150'"},
+		{"allreduce --topo torus:8x8 --size 1M --alpha -1us", "invalid time '-1us'"},
+		{"allreduce --topo torus:8x8 --size 1M --gamma fast", "invalid reduction cost 'fast'"},
+		{"allreduce --topo torus:8x8 --size 1M --flow packets", "invalid flow control 'packets'"},
+		{"allreduce --topo torus:8x8 --size 1M --pipeline 0", "invalid pipelining factor '0'"},
+		{"allreduce --topo torus:8x8 --size 1M --inj-bw 0GB/s", "invalid bandwidth '0GB/s'"},
+		{"allreduce --topo torus:8x8 --size 64M:1K:x2", "expected END >= START"},
+		{"allreduce --topo torus:8x8 --size 1:1T:x1.0001", "too many points"},
+		{"allreduce --topo file:/nonexistent.csv --size 1M", "cannot read topology file '/nonexistent.csv'"},
+		{"allreduce --topo file:tests/expected/CASES --size 1M", "has no 'src' column"},
+		{"allreduce --topo torus:8x8 --size 1M --explain=yes", "takes no value"},
+		{"topo", "missing --topo"},
+		{"topo --topo mesh:0x2", "invalid topology 'mesh:0x2'"},
+		{"list extra", "unexpected argument 'extra'"},
+		{"alreduce", "unknown command 'alreduce' (expected one of"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct run r = run_perfmodel(cases[i].args);
+		cr_assert_eq(r.status, 2, "%s: exit %d", cases[i].args, r.status);
+		cr_assert_str_eq(r.out, "", "%s printed to stdout", cases[i].args);
+		cr_assert(strncmp(r.err, "perfmodel: ", 11) == 0, "%s: stderr '%s'", cases[i].args, r.err);
+		cr_assert(strstr(r.err, cases[i].needle), "%s: '%s' lacks '%s'", cases[i].args, r.err,
+			  cases[i].needle);
+		cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "one line: %s", r.err);
+		run_free(&r);
+	}
+}
+
+Test(cli, no_arguments_is_usage_error)
+{
+	struct run r = run_perfmodel("");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "usage: perfmodel"));
+	run_free(&r);
+}
+
+/* --help teaches: syntax, units and an example, and exits 0. */
+Test(cli, help_texts)
+{
+	const char *cmds[] = {"--help", "allreduce --help", "topo --help", "list --help",
+			      "help allreduce", "allreduce -h"};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		struct run r = run_perfmodel(cmds[i]);
+		cr_assert_eq(r.status, 0, "%s", cmds[i]);
+		cr_assert(strstr(r.out, "usage: perfmodel"), "%s", cmds[i]);
+		run_free(&r);
+	}
+	struct run r = run_perfmodel("allreduce --help");
+	cr_assert(strstr(r.out, "64M = 64 MiB"));
+	cr_assert(strstr(r.out, "busbw = algbw x 2(P-1)/P"));
+	cr_assert(strstr(r.out, "perfmodel allreduce --topo torus:8x8 --size 64M"));
+	run_free(&r);
+}
+
+/* Same input, same output, byte for byte. */
+Test(cli, deterministic)
+{
+	struct run a = run_perfmodel("allreduce --topo bigraph:4x8 --size 32K:4M:x8 --format csv");
+	struct run b = run_perfmodel("allreduce --topo bigraph:4x8 --size 32K:4M:x8 --format csv");
+	cr_assert_eq(a.status, 0);
+	cr_assert_str_eq(a.out, b.out);
+	run_free(&a);
+	run_free(&b);
+}
+
+/* A schedule too large to price leaves the closed form and says why. */
+Test(cli, schedule_too_large_keeps_closed_form)
+{
+	struct run r = run_perfmodel("allreduce --topo torus:64x64 --size 1M --algo ring,rabenseifner --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "ring,closed"), "%s", r.out);
+	cr_assert(strstr(r.out, "rabenseifner,contention"), "%s", r.out);
+	cr_assert(strstr(r.out, "no contention row: schedule too large"), "%s", r.out);
+	cr_assert(strstr(r.err, "warning"), "%s", r.err);
+	run_free(&r);
+}

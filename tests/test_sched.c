@@ -1,0 +1,150 @@
+/* test_sched.c: the schedule container and its all-reduce checker.  The
+ * checker is the independent judge the algorithm tests rely on, so it is
+ * itself tested here on hand-made right and wrong schedules. */
+#include "helpers.h"
+#include "model/ringlib.h"
+#include "model/sched.h"
+
+static void init(struct pm_sched *s, int P, uint32_t chunks)
+{
+	struct pm_err err;
+	cr_assert_eq(pm_sched_init(s, P, chunks, &err), PM_OK);
+}
+
+static int check(struct pm_sched *s, struct pm_err *err)
+{
+	cr_assert_eq(pm_sched_finish(s, err), PM_OK, "%s", err->msg);
+	return pm_sched_check_allreduce(s, err);
+}
+
+/* Two ranks swapping and reducing the whole vector is an all-reduce. */
+Test(sched, exchange_of_two)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 2, 1);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_REDUCE, 0);
+	pm_sched_add(&s, 0, 1, 0, 0, 1, PM_REDUCE, 0);
+	cr_assert_eq(check(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 1);
+	pm_sched_release(&s);
+}
+
+/* Reducing to one rank without broadcasting back is not an all-reduce. */
+Test(sched, reduce_only_is_incomplete)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 2, 1);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_REDUCE, 0);
+	cr_assert_eq(check(&s, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "rank 0 ends with chunk 0 reduced over 1 of 2"), "%s", err.msg);
+	pm_sched_release(&s);
+}
+
+/* Sending the same contribution twice counts it twice. */
+Test(sched, double_count_detected)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 2, 1);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_REDUCE, 0);
+	pm_sched_add(&s, 1, 0, 1, 0, 1, PM_REDUCE, 0);
+	cr_assert_eq(check(&s, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "twice"), "%s", err.msg);
+	pm_sched_release(&s);
+}
+
+/* Lockstep: a transfer sees data as it was when its step began, so a
+ * chain 0->1->2 in one step does not carry rank 0's data to rank 2. */
+Test(sched, lockstep_semantics)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 3, 1);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_REDUCE, 0);
+	pm_sched_add(&s, 0, 1, 2, 0, 1, PM_REDUCE, 0);
+	pm_sched_add(&s, 1, 2, 0, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 2, 1, 0, 1, PM_COPY, 0);
+	cr_assert_eq(check(&s, &err), PM_EINPUT);
+	pm_sched_release(&s);
+}
+
+Test(sched, malformed_transfer)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 2, 2);
+	pm_sched_add(&s, 0, 0, 1, 1, 2, PM_REDUCE, 0);	/* units 1..3 of 2 */
+	cr_assert_eq(check(&s, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "malformed"), "%s", err.msg);
+	pm_sched_release(&s);
+}
+
+Test(sched, finish_sorts_stably)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 4, 4);
+	pm_sched_add(&s, 2, 0, 1, 0, 1, PM_COPY, 7);
+	pm_sched_add(&s, 0, 1, 2, 0, 1, PM_COPY, 1);
+	pm_sched_add(&s, 2, 2, 3, 0, 1, PM_COPY, 8);
+	pm_sched_add(&s, 0, 3, 0, 0, 1, PM_COPY, 2);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	cr_assert_eq(s.nsteps, 3);
+	cr_assert_eq(pm_sched_step_len(&s, 1), 0);
+	cr_assert_eq(s.x[0].flow, 1);
+	cr_assert_eq(s.x[1].flow, 2);
+	cr_assert_eq(s.x[2].flow, 7);
+	cr_assert_eq(s.x[3].flow, 8);
+	pm_sched_release(&s);
+}
+
+Test(sched, size_limit_is_an_input_error)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 4, 1);
+	s.limit = 3;
+	for (int i = 0; i < 5; i++)
+		pm_sched_add(&s, i, 0, 1, 0, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "schedule too large: more than 3 transfers"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "--model closed"));
+	pm_sched_release(&s);
+}
+
+Test(sched, checker_size_limit)
+{
+	struct pm_sched s;
+	struct pm_err err;
+	init(&s, 600, 1);
+	cr_assert_eq(check(&s, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "too large to check"));
+	pm_sched_release(&s);
+}
+
+/* The ring reduce-scatter of Patarasuk & Yuan: in step t member i sends
+ * part (i - t - 1) mod p, so step 0 of a 4-ring has member 0 send part 3
+ * (units 6..8 of 8) to member 1; RS + AG is an all-reduce both ways. */
+Test(sched, ring_building_block)
+{
+	int members[4] = {3, 1, 0, 2};	/* any rank order */
+	for (int dir = -1; dir <= 1; dir += 2) {
+		struct pm_sched s;
+		struct pm_err err;
+		init(&s, 4, 8);
+		pm_ring_rs(&s, members, 4, 0, 8, 0, dir, 0);
+		pm_ring_ag(&s, members, 4, 0, 8, 3, dir, 0);
+		cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+		cr_assert_eq(s.nsteps, 6);
+		if (dir == 1) {
+			cr_assert_eq(s.x[0].src, 3);
+			cr_assert_eq(s.x[0].dst, 1);
+			cr_assert_eq(s.x[0].lo, 6);
+			cr_assert_eq(s.x[0].cnt, 2);
+		}
+		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+		pm_sched_release(&s);
+	}
+}

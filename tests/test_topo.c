@@ -1,0 +1,355 @@
+/* test_topo.c: topology construction, routing and properties.  Link
+ * counts and diameters are derived by hand in each comment; routes are
+ * checked link by link and against independent distance formulas. */
+#include "helpers.h"
+
+#include <unistd.h>
+
+static void info_of(const char *spec, struct pm_topo_info *info)
+{
+	struct pm_topo *t = topo_or_die(spec);
+	pm_topo_describe(t, info);
+	pm_topo_free(t);
+}
+
+Test(topo, counts_by_hand)
+{
+	struct pm_topo_info i;
+
+	/* 4x4 torus: 16 nodes x 4 ports = 64 directed links; diameter 2+2 */
+	info_of("torus:4x4", &i);
+	cr_assert_eq(i.endpoints, 16);
+	cr_assert_eq(i.links, 64);
+	cr_assert_eq(i.degree, 4);
+	cr_assert_eq(i.diameter, 4);
+	/* cut across X: 4 rows, each crossed twice (wrap) = 8 links x 16 GB/s */
+	cr_assert_float_eq(i.bisection_Bps, 8 * 16e9, 1);
+	/* 3x3x3 torus: 27 x 6 = 162 links, diameter 1+1+1 */
+	info_of("torus:3x3x3", &i);
+	cr_assert_eq(i.links, 162);
+	cr_assert_eq(i.diameter, 3);
+	/* a size-2 dimension keeps both cables: 2x4 torus = 8 x 4 links */
+	info_of("torus:2x4", &i);
+	cr_assert_eq(i.links, 32);
+	/* 4x4 mesh: 2 directions x (4 rows x 3 + 4 columns x 3) = 48; diameter 6 */
+	info_of("mesh:4x4", &i);
+	cr_assert_eq(i.links, 48);
+	cr_assert_eq(i.diameter, 6);
+	cr_assert_float_eq(i.bisection_Bps, 4 * 16e9, 1);
+	info_of("ring:5", &i);
+	cr_assert_eq(i.links, 10);
+	cr_assert_eq(i.diameter, 2);
+	/* full:5: 5 x 4 links; best cut 2|3 is crossed by 2 x 3 links */
+	info_of("full:5", &i);
+	cr_assert_eq(i.links, 20);
+	cr_assert_eq(i.diameter, 1);
+	cr_assert_float_eq(i.bisection_Bps, 6 * 16e9, 1);
+	info_of("switch:8", &i);
+	cr_assert_eq(i.switches, 1);
+	cr_assert_eq(i.links, 16);
+	cr_assert_eq(i.radix, 8);
+	cr_assert_eq(i.diameter, 2);
+	/* fattree:8,2: 64 endpoints, 2 levels of 8 switches; links: 64 x 2
+	 * (endpoint) + 8 leaves x 8 up x 2 = 256; radix 16; up and down 4 */
+	info_of("fattree:8,2", &i);
+	cr_assert_eq(i.endpoints, 64);
+	cr_assert_eq(i.switches, 16);
+	cr_assert_eq(i.links, 256);
+	cr_assert_eq(i.radix, 16);
+	cr_assert_eq(i.diameter, 4);
+	/* fattree:4,3: 64 endpoints, 3 levels of 16 switches, 2 x 64 x 3 links */
+	info_of("fattree:4,3", &i);
+	cr_assert_eq(i.switches, 48);
+	cr_assert_eq(i.links, 384);
+	cr_assert_eq(i.diameter, 6);
+	/* bigraph:4x8: 8 switches (4 up, 4 down) x 4 endpoints = 32; links:
+	 * 32 x 2 + 4 x 4 x 2 = 96; upper to upper goes down and up: 4 links */
+	info_of("bigraph:4x8", &i);
+	cr_assert_eq(i.endpoints, 32);
+	cr_assert_eq(i.switches, 8);
+	cr_assert_eq(i.links, 96);
+	cr_assert_eq(i.diameter, 4);
+	cr_assert_eq(i.min_hops, 2);
+	/* bisection: 2 of 4 up and 2 of 4 down per side: 2 x 2 x 2 = 8 links */
+	cr_assert_float_eq(i.bisection_Bps, 8 * 16e9, 1);
+}
+
+/* Every route is a chain of links from src to dst of at most max_hops. */
+static void check_routes(const char *spec, int (*expect)(int, int, const int *))
+{
+	struct pm_topo *t = topo_or_die(spec);
+	int P = pm_topo_endpoints(t), links[256], dims[3];
+
+	pm_topo_grid(t, dims, NULL);
+	for (int a = 0; a < P; a++)
+		for (int b = 0; b < P; b++) {
+			int h = pm_topo_route(t, a, b, links), v = a;
+			cr_assert(h <= pm_topo_max_hops(t), "%s %d->%d: %d hops", spec, a, b, h);
+			for (int j = 0; j < h; j++) {
+				const struct pm_link *l = pm_topo_link(t, links[j]);
+				cr_assert_eq(l->src, v, "%s %d->%d: broken chain", spec, a, b);
+				v = l->dst;
+			}
+			cr_assert_eq(v, b, "%s %d->%d ends at %d", spec, a, b, v);
+			if (expect)
+				cr_assert_eq(h, expect(a, b, dims), "%s %d->%d: %d hops", spec, a, b, h);
+		}
+	pm_topo_free(t);
+}
+
+static int torus_dist(int a, int b, const int *dims)
+{
+	int h = 0;
+	for (int d = 0; d < 3; d++) {
+		int k = dims[d], x = a % k, y = b % k, e = abs(x - y);
+		h += e < k - e ? e : k - e;
+		a /= k;
+		b /= k;
+	}
+	return h;
+}
+
+static int mesh_dist(int a, int b, const int *dims)
+{
+	int h = 0;
+	for (int d = 0; d < 3; d++) {
+		h += abs(a % dims[d] - b % dims[d]);
+		a /= dims[d];
+		b /= dims[d];
+	}
+	return h;
+}
+
+/* fattree:4,3: same leaf (a/4 == b/4) 2 links, same pod (a/16) 4, else 6 */
+static int fat43_dist(int a, int b, const int *dims)
+{
+	(void)dims;
+	return a == b ? 0 : a / 4 == b / 4 ? 2 : a / 16 == b / 16 ? 4 : 6;
+}
+
+/* bigraph:4x8: same switch 2, upper-lower 3, same layer 4 */
+static int bigraph_dist(int a, int b, const int *dims)
+{
+	(void)dims;
+	int sa = a / 4, sb = b / 4;
+	return a == b ? 0 : sa == sb ? 2 : (sa < 4) != (sb < 4) ? 3 : 4;
+}
+
+Test(topo, routes)
+{
+	check_routes("torus:4x4", torus_dist);
+	check_routes("torus:5x3", torus_dist);
+	check_routes("torus:2x3x4", torus_dist);
+	check_routes("ring:7", torus_dist);
+	check_routes("mesh:4x3", mesh_dist);
+	check_routes("mesh:3x2x2", mesh_dist);
+	check_routes("full:6", NULL);
+	check_routes("switch:5", NULL);
+	check_routes("fattree:4,3", fat43_dist);
+	check_routes("fattree:3,2", NULL);
+	check_routes("bigraph:4x8", bigraph_dist);
+	check_routes("bigraph:2x6", NULL);
+}
+
+/* On a torus a tie (distance k/2) goes in the + direction. */
+Test(topo, torus_tie_goes_plus)
+{
+	struct pm_topo *t = topo_or_die("ring:4");
+	int links[8];
+	cr_assert_eq(pm_topo_route(t, 0, 2, links), 2);
+	cr_assert_eq(pm_topo_link(t, links[0])->dst, 1);
+	cr_assert_eq(pm_topo_route(t, 2, 0, links), 2);
+	cr_assert_eq(pm_topo_link(t, links[0])->dst, 3);
+	pm_topo_free(t);
+}
+
+/* Fat tree routes to one destination climb to the same top switch
+ * (destination-mod-K), so their down paths coincide. */
+Test(topo, fattree_dmodk)
+{
+	struct pm_topo *t = topo_or_die("fattree:4,2");
+	int l1[8], l2[8];
+	int h1 = pm_topo_route(t, 0, 13, l1), h2 = pm_topo_route(t, 6, 13, l2);
+	cr_assert_eq(h1, 4);
+	cr_assert_eq(h2, 4);
+	cr_assert_eq(l1[2], l2[2], "down paths differ");
+	cr_assert_eq(l1[3], l2[3]);
+	pm_topo_free(t);
+}
+
+/* Ring order: a permutation; neighbours one link apart where a
+ * Hamiltonian cycle exists (torus with an even dimension, mesh with an
+ * even dimension), and the closing hop 2 links on an odd x odd torus. */
+static void check_ring_order(const char *spec, int max_hop, int closing)
+{
+	struct pm_topo *t = topo_or_die(spec);
+	int P = pm_topo_endpoints(t), links[256];
+	int *order = malloc(sizeof(int) * (size_t)P), *seen = calloc((size_t)P, sizeof(int));
+
+	pm_topo_ring_order(t, order);
+	for (int i = 0; i < P; i++) {
+		cr_assert(order[i] >= 0 && order[i] < P && !seen[order[i]], "%s: not a permutation", spec);
+		seen[order[i]] = 1;
+		int h = pm_topo_route(t, order[i], order[(i + 1) % P], links);
+		cr_assert(h <= (i == P - 1 ? closing : max_hop),
+			  "%s: ring hop %d -> %d takes %d links", spec, order[i],
+			  order[(i + 1) % P], h);
+	}
+	free(order);
+	free(seen);
+	pm_topo_free(t);
+}
+
+Test(topo, ring_orders)
+{
+	check_ring_order("torus:4x4", 1, 1);
+	check_ring_order("torus:8x8", 1, 1);
+	check_ring_order("torus:3x4", 1, 1);
+	check_ring_order("torus:4x3", 1, 1);
+	check_ring_order("torus:3x3", 1, 2);
+	check_ring_order("torus:4x4x4", 1, 1);
+	check_ring_order("mesh:4x4", 1, 1);
+	check_ring_order("mesh:8x8", 1, 1);
+	check_ring_order("mesh:4x3", 1, 1);
+	check_ring_order("mesh:3x4", 1, 1);
+	check_ring_order("mesh:3x3", 1, 4);
+	check_ring_order("ring:9", 1, 1);
+	/* BiGraph: every ring hop crosses between layers (3 links) */
+	check_ring_order("bigraph:4x8", 3, 3);
+	check_ring_order("bigraph:4x16", 3, 3);
+}
+
+/* BiGraph ring order uses each switch-to-switch link once (M <= N/2). */
+Test(topo, bigraph_ring_no_shared_link)
+{
+	struct pm_topo *t = topo_or_die("bigraph:4x8");
+	int P = 32, order[32], links[8], *use = calloc(96, sizeof(int));
+	pm_topo_ring_order(t, order);
+	for (int i = 0; i < P; i++) {
+		int h = pm_topo_route(t, order[i], order[(i + 1) % P], links);
+		for (int j = 0; j < h; j++)
+			cr_assert_eq(++use[links[j]], 1, "link %d used twice", links[j]);
+	}
+	free(use);
+	pm_topo_free(t);
+}
+
+static const char *write_tmp(const char *name, const char *text)
+{
+	static char path[256];
+	snprintf(path, sizeof path, "/tmp/pm_topo_%d_%s", (int)getpid(), name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* A 4-endpoint network: two pairs on switches joined by one slow cable. */
+Test(topo, file_edge_list)
+{
+	const char *path = write_tmp("ok.csv",
+		"# two switches\n"
+		"src,dst,bandwidth,latency\n"
+		"0,sA,16GB/s,100ns\n"
+		"1,sA,,\n"
+		"2,sB,16GB/s,100ns\n"
+		"3,sB,16GB/s,100ns\n"
+		"sA,sB,\"8GB/s\",1us\n");
+	char spec[300];
+	snprintf(spec, sizeof spec, "file:%s", path);
+	struct pm_topo *t = topo_or_die(spec);
+	struct pm_topo_info i;
+	int links[8];
+
+	pm_topo_describe(t, &i);
+	cr_assert_eq(i.endpoints, 4);
+	cr_assert_eq(i.switches, 2);
+	cr_assert_eq(i.links, 10);
+	cr_assert_eq(i.diameter, 3);
+	cr_assert_eq(pm_topo_route(t, 0, 3, links), 3);
+	cr_assert_eq(pm_topo_link(t, links[1])->bw_Bps, 8e9);
+	cr_assert_float_eq(pm_topo_link(t, links[1])->lat_s, 1e-6, 1e-15);
+	/* the empty cells of endpoint 1 took the defaults */
+	cr_assert_eq(pm_topo_route(t, 1, 0, links), 2);
+	cr_assert_eq(pm_topo_link(t, links[0])->bw_Bps, 16e9);
+	pm_topo_free(t);
+	remove(path);
+}
+
+static void expect_bad(const char *spec, const char *needle)
+{
+	struct pm_topo *t = NULL;
+	struct pm_err err;
+	int rc = pm_topo_parse(spec, NULL, &t, &err);
+	cr_assert_eq(rc, PM_EINPUT, "%s accepted", spec);
+	cr_assert(strstr(err.msg, needle), "%s: '%s' lacks '%s'", spec, err.msg, needle);
+	cr_assert_null(t);
+}
+
+Test(topo, bad_specs)
+{
+	expect_bad("tours:8x8", "did you mean 'torus'");
+	expect_bad("hypercube:4", "KIND one of ring, full");
+	expect_bad("torus:0x4", "torus:0x4");
+	expect_bad("torus:8x", "torus:8x");
+	expect_bad("torus:", "no arguments");
+	expect_bad("torus", "no arguments");
+	expect_bad("", "missing topology");
+	expect_bad("torus:2x2x2x2", "expected torus:AxB");
+	expect_bad("torus:100000x100000", "too large");
+	expect_bad("full:1000000000", "expected an integer");
+	expect_bad("full:5000", "too large");
+	expect_bad("fattree:1,2", "fattree:K,L");
+	expect_bad("fattree:64,5", "too large");
+	expect_bad("bigraph:4x7", "even number");
+	expect_bad("ring:-3", "ring:-3");
+	expect_bad("file:/nonexistent/net.csv", "cannot read");
+}
+
+Test(topo, bad_files)
+{
+	struct { const char *name, *text, *needle; } cases[] = {
+		{"nocol.csv", "src,dst,bandwidth\n0,1,16GB/s\n", "no 'latency' column"},
+		{"badbw.csv", "src,dst,bandwidth,latency\n0,1,fast,1ns\n", "row 1: invalid bandwidth 'fast'"},
+		{"badlat.csv", "src,dst,bandwidth,latency\n0,1,1GB/s,soon\n", "invalid latency 'soon'"},
+		{"gap.csv", "src,dst,bandwidth,latency\n0,2,1GB/s,1ns\n", "no endpoint 1"},
+		{"island.csv", "src,dst,bandwidth,latency\n0,1,1GB/s,1ns\n2,3,1GB/s,1ns\n", "cannot reach"},
+		{"empty.csv", "", "is empty"},
+		{"header.csv", "src,dst,bandwidth,latency\n", "no links"},
+		{"self.csv", "src,dst,bandwidth,latency\n0,0,1GB/s,1ns\n", "two different vertices"},
+		{"dir.csv", "src,dst,bandwidth,latency,direction\n0,1,1GB/s,1ns,up\n", "both or one"},
+		{"noend.csv", "src,dst,bandwidth,latency\nsa,sb,1GB/s,1ns\n", "no endpoints"},
+		{"quote.csv", "src,dst,bandwidth,latency\n0,\"1,1GB/s,1ns\n", "malformed CSV"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char spec[300];
+		snprintf(spec, sizeof spec, "file:%s", write_tmp(cases[i].name, cases[i].text));
+		expect_bad(spec, cases[i].needle);
+		remove(spec + 5);
+	}
+}
+
+/* A one-way link list: a directed ring 0->1->2->0 routes 1->0 the long
+ * way round (2 links). */
+Test(topo, file_directed)
+{
+	const char *path = write_tmp("dir.csv",
+		"src,dst,bandwidth,latency,direction\n"
+		"0,1,1GB/s,1ns,one\n1,2,1GB/s,1ns,one\n2,0,1GB/s,1ns,one\n");
+	char spec[300];
+	int links[8];
+	snprintf(spec, sizeof spec, "file:%s", path);
+	struct pm_topo *t = topo_or_die(spec);
+	cr_assert_eq(pm_topo_nlinks(t), 3);
+	cr_assert_eq(pm_topo_route(t, 1, 0, links), 2);
+	pm_topo_free(t);
+	remove(path);
+}
+
+Test(topo, link_defaults_apply)
+{
+	struct pm_topo *t = topo_with("torus:4x4", 25e9, 90e-9);
+	cr_assert_eq(pm_topo_link(t, 0)->bw_Bps, 25e9);
+	cr_assert_float_eq(pm_topo_link(t, 0)->lat_s, 90e-9, 1e-18);
+	pm_topo_free(t);
+}
