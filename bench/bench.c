@@ -1,1 +1,98 @@
-int main(void){return 0;}
+/* bench.c: the benchmark program behind the speed targets of the issues
+ * (not part of the test suite: timings belong here, not in tests).
+ *
+ *   build/perfmodel-bench [allreduce] ...
+ *
+ * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
+ * and the process's peak resident memory at the end. */
+#include "model/algo.h"
+#include "model/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kB(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Build every applicable algorithm's schedule on spec and price it once
+ * with the contention evaluator at 64 MiB; return the total seconds. */
+static double allreduce_once(const struct pm_topo *t, int verbose)
+{
+	int n;
+	const struct pm_algo *const *all = pm_algos(&n);
+	struct pm_params p;
+	double total = 0;
+
+	pm_params_default(&p);
+	for (int i = 0; i < n; i++) {
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost c;
+		struct pm_err err;
+		double t0 = now();
+		if (pm_algo_resolve(all[i]->name, t, 0, &in, &err) != PM_OK)
+			continue;
+		if (pm_algo_schedule(&in, &s, &err) != PM_OK) {
+			if (verbose)
+				printf("    %-14s skipped: %s\n", in.label, err.msg);
+			continue;
+		}
+		pm_eval_contention(t, &s, 64.0 * 1048576, &p, &c, NULL, &err);
+		double dt = now() - t0;
+		total += dt;
+		if (verbose)
+			printf("    %-14s %9.3f ms  (%zu transfers, %d steps)\n", in.label,
+			       dt * 1e3, s.nx, s.nsteps);
+		pm_sched_release(&s);
+	}
+	return total;
+}
+
+static void bench_allreduce(const char *spec, int reps, double target_s)
+{
+	struct pm_topo *t;
+	struct pm_err err;
+	double best = 1e30, t0 = now();
+
+	if (pm_topo_parse(spec, NULL, &t, &err)) {
+		printf("%s: %s\n", spec, err.msg);
+		return;
+	}
+	double build = now() - t0;
+	printf("allreduce --topo %s, all algorithms, contention evaluator, 64M:\n", spec);
+	for (int r = 0; r < reps; r++) {
+		double s = allreduce_once(t, r == 0);
+		if (s < best)
+			best = s;
+	}
+	printf("  topology build %.3f ms; evaluation best of %d: %.3f ms (target %.0f ms) %s\n",
+	       build * 1e3, reps, best * 1e3, target_s * 1e3, best <= target_s ? "OK" : "MISSED");
+	pm_topo_free(t);
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "all";
+	int all = strcmp(what, "all") == 0;
+
+	if (all || strcmp(what, "allreduce") == 0) {
+		bench_allreduce("torus:8x8", 5, 10e-3);
+		bench_allreduce("torus:32x32", 3, 1.0);
+	}
+	printf("peak resident memory: %ld MiB\n", peak_rss_kB() / 1024);
+	return 0;
+}

@@ -81,22 +81,24 @@ Test(sched, malformed_transfer)
 	pm_sched_release(&s);
 }
 
-Test(sched, finish_sorts_stably)
+/* Steps must come in order; gaps are empty steps. */
+Test(sched, steps_in_order)
 {
 	struct pm_sched s;
 	struct pm_err err;
 	init(&s, 4, 4);
-	pm_sched_add(&s, 2, 0, 1, 0, 1, PM_COPY, 7);
 	pm_sched_add(&s, 0, 1, 2, 0, 1, PM_COPY, 1);
-	pm_sched_add(&s, 2, 2, 3, 0, 1, PM_COPY, 8);
 	pm_sched_add(&s, 0, 3, 0, 0, 1, PM_COPY, 2);
+	pm_sched_add(&s, 2, 0, 1, 0, 1, PM_COPY, 7);
 	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
 	cr_assert_eq(s.nsteps, 3);
+	cr_assert_eq(pm_sched_step_len(&s, 0), 2);
 	cr_assert_eq(pm_sched_step_len(&s, 1), 0);
-	cr_assert_eq(s.x[0].flow, 1);
-	cr_assert_eq(s.x[1].flow, 2);
+	cr_assert_eq(pm_sched_step_len(&s, 2), 1);
 	cr_assert_eq(s.x[2].flow, 7);
-	cr_assert_eq(s.x[3].flow, 8);
+	pm_sched_add(&s, 1, 0, 1, 0, 1, PM_COPY, 0);	/* back in time */
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_EINTERNAL);
+	cr_assert(strstr(err.msg, "out of order"), "%s", err.msg);
 	pm_sched_release(&s);
 }
 

@@ -145,6 +145,7 @@ int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 	int rc = pm_sched_init(s, in->P, 1, err);
 	if (rc)
 		return rc;
+	pm_sched_reserve(s, (size_t)want);
 	rc = in->algo->build(in, s, err);
 	if (rc == PM_OK)
 		rc = pm_sched_finish(s, err);

@@ -269,9 +269,12 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return PM_OK;
 }
 
+/* The reduce is emitted as it runs; the broadcast (the reduce backwards
+ * in time) is collected and appended reversed, so steps stay in order. */
 struct emit_ctx {
 	struct pm_sched *s;
-	int S;
+	struct pm_xfer *bc;
+	size_t nbc;
 };
 
 static void emit(void *ctx, int step, int child, int parent, int chunk)
@@ -281,28 +284,45 @@ static void emit(void *ctx, int step, int child, int parent, int chunk)
 
 	pm_sched_add(e->s, step - 1, child, parent, (uint32_t)chunk, 1,
 		     PM_REDUCE, t);
-	pm_sched_add(e->s, 2 * e->S - step, parent, child, (uint32_t)chunk, 1,
-		     PM_COPY, t);
+	e->bc[e->nbc++] = (struct pm_xfer){parent, child, (uint32_t)chunk, 1,
+					   PM_COPY, (uint16_t)t};
 }
 
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
 	struct dbt d;
-	struct emit_ctx e = {s, 0};
+	struct emit_ctx e = {s, NULL, 0};
+	int S;
+	int *step_of;
 
 	s->nchunks = (uint32_t)in->chunks;
 	if (in->P < 2)
 		return PM_OK;
 	if (dbt_init(&d, in->P, in->chunks))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	e.S = dbt_reduce(&d, NULL, NULL);
-	if (e.S >= 0 && dbt_reduce(&d, emit, &e) != e.S)
-		e.S = -1;
+	e.bc = malloc(sizeof *e.bc * (size_t)(in->P - 1) * (size_t)in->chunks + 1);
+	S = e.bc ? dbt_reduce(&d, emit, &e) : -1;
 	dbt_free(&d);
-	if (e.S < 0)
+	if (S < 0) {
+		free(e.bc);
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	s->second_phase = e.S;
+	}
+	/* reduce step r (0-based) is mirrored at broadcast step 2S-1-r */
+	step_of = malloc(sizeof(int) * (e.nbc + 1));
+	if (!step_of) {
+		free(e.bc);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	for (int k = 0, i = 0; k < S; k++)
+		for (size_t j = s->step_off[k]; j < s->step_off[k + 1]; j++)
+			step_of[i++] = 2 * S - 1 - k;
+	for (size_t i = e.nbc; i-- > 0;)
+		pm_sched_add(s, step_of[i], e.bc[i].src, e.bc[i].dst, e.bc[i].lo,
+			     e.bc[i].cnt, PM_COPY, e.bc[i].flow);
+	free(step_of);
+	free(e.bc);
+	s->second_phase = S;
 	return PM_OK;
 }
 

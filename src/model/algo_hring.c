@@ -104,7 +104,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	if (!members)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	s->nchunks = (uint32_t)P;
-	/* reduce-scatter outward, all-reduce at the top, all-gather inward */
+	/* reduce-scatter outward, all-reduce at the top, all-gather inward;
+	 * within a layer every group takes step t before any takes t+1 */
 	for (int pass = 0; pass < 2; pass++)
 		for (int k = 0; k < h; k++) {
 			int i = pass == 0 ? k : h - 1 - k;
@@ -114,24 +115,25 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 				stride *= in->layers[j];
 				len /= (uint32_t)in->layers[j];
 			}
-			for (int base = 0; base < P; base++) {
-				if ((base / stride) % pi != 0)
-					continue;
-				uint32_t lo = 0, l = (uint32_t)P;
-				for (int j = 0, st = 1; j < i; j++) {	/* part held so far */
-					l /= (uint32_t)in->layers[j];
-					lo += (uint32_t)((base / st) % in->layers[j]) * l;
-					st *= in->layers[j];
-				}
-				for (int m = 0; m < pi; m++)
-					members[m] = base + m * stride;
-				if (pass == 0)
-					pm_ring_rs(s, members, pi, lo, len, step, +1, i);
-				else
-					pm_ring_ag(s, members, pi, lo, len, step, +1, i);
-			}
 			if (pass == 1 && k == 0)
 				s->second_phase = step;
+			for (int t = 0; t + 1 < pi; t++)
+				for (int base = 0; base < P; base++) {
+					if ((base / stride) % pi != 0)
+						continue;
+					uint32_t lo = 0, l = (uint32_t)P;
+					for (int j = 0, st = 1; j < i; j++) {	/* part held so far */
+						l /= (uint32_t)in->layers[j];
+						lo += (uint32_t)((base / st) % in->layers[j]) * l;
+						st *= in->layers[j];
+					}
+					for (int m = 0; m < pi; m++)
+						members[m] = base + m * stride;
+					if (pass == 0)
+						pm_ring_rs_step(s, members, pi, lo, len, step + t, t, +1, i);
+					else
+						pm_ring_ag_step(s, members, pi, lo, len, step + t, t, +1, i);
+				}
 			step += pi - 1;
 		}
 	free(members);

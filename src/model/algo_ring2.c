@@ -40,12 +40,14 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	}
 	for (int i = 0; i < P; i++)
 		members[i] = i;
-	for (int dir = 0; dir < 2; dir++) {
-		uint32_t lo = dir ? (uint32_t)P : 0;
-		int d = dir ? -1 : +1;
-		pm_ring_rs(s, members, P, lo, (uint32_t)P, 0, d, dir);
-		pm_ring_ag(s, members, P, lo, (uint32_t)P, P - 1, d, dir);
-	}
+	for (int t = 0; t + 1 < P; t++)	/* both rings, step by step */
+		for (int dir = 0; dir < 2; dir++)
+			pm_ring_rs_step(s, members, P, dir ? (uint32_t)P : 0, (uint32_t)P,
+					t, t, dir ? -1 : +1, dir);
+	for (int t = 0; t + 1 < P; t++)
+		for (int dir = 0; dir < 2; dir++)
+			pm_ring_ag_step(s, members, P, dir ? (uint32_t)P : 0, (uint32_t)P,
+					P - 1 + t, t, dir ? -1 : +1, dir);
 	s->second_phase = P - 1;
 	free(members);
 	return PM_OK;

@@ -33,21 +33,23 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return PM_OK;
 }
 
-/* All-reduce of range [lo, lo+len) along dimension d (0 = X) for every
- * line of the grid, starting at step0. */
-static void allreduce_lines(struct pm_sched *s, int A, int B, int d,
-			    uint32_t lo, uint32_t len, int step0, int dir,
-			    int flow, int *members)
+/* Step k of a ring all-reduce of units [lo, lo+len) along dimension d
+ * (0 = X) on every line of the grid, added as schedule step `step`. */
+static void allreduce_lines_step(struct pm_sched *s, int A, int B, int d,
+				 uint32_t lo, uint32_t len, int step, int k,
+				 int dir, int flow, int *members)
 {
 	int p = d == 0 ? A : B, lines = d == 0 ? B : A;
 
-	if (p < 2)
+	if (p < 2 || k >= 2 * (p - 1))
 		return;
 	for (int l = 0; l < lines; l++) {
 		for (int i = 0; i < p; i++)
 			members[i] = d == 0 ? l * A + i : i * A + l;
-		pm_ring_rs(s, members, p, lo, len, step0, dir, flow);
-		pm_ring_ag(s, members, p, lo, len, step0 + p - 1, dir, flow);
+		if (k < p - 1)
+			pm_ring_rs_step(s, members, p, lo, len, step, k, dir, flow);
+		else
+			pm_ring_ag_step(s, members, p, lo, len, step, k - (p - 1), dir, flow);
 	}
 }
 
@@ -67,12 +69,14 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	if (!members)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	s->nchunks = 4 * q;
-	for (int st = 0; st < 4; st++) {
-		int first = st < 2 ? 0 : 1, dir = st % 2 ? -1 : +1;
-		uint32_t lo = (uint32_t)st * q;
-		allreduce_lines(s, A, B, first, lo, q, 0, dir, st, members);
-		allreduce_lines(s, A, B, 1 - first, lo, q, S1, dir, st, members);
-	}
+	for (int phase = 0; phase < 2; phase++)
+		for (int k = 0; k < S1; k++)
+			for (int st = 0; st < 4; st++) {
+				int first = st < 2 ? 0 : 1, dir = st % 2 ? -1 : +1;
+				allreduce_lines_step(s, A, B, phase ? 1 - first : first,
+						     (uint32_t)st * q, q, phase * S1 + k, k,
+						     dir, st, members);
+			}
 	s->second_phase = S1;
 	free(members);
 	return PM_OK;

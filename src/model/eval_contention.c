@@ -67,13 +67,21 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 		       struct scratch *z, struct pm_cost *out,
 		       struct pm_step_cost *sc)
 {
+	const struct pm_link *links = pm_topo_links(t);
 	int nt = 0, hops_max = 0;
 	double lat_max = 0, red_max = 0, load_s = 0, max_load = 0;
 	double unit = n / s->nchunks;
 
+	uint32_t last_cnt = 0;
+	double bytes = 0, wire = 0;
+
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
-		double bytes = unit * x->cnt, wire = pm_wire_bytes(p, bytes);
+		if (x->cnt != last_cnt) {	/* most transfers of a step are alike */
+			last_cnt = x->cnt;
+			bytes = unit * x->cnt;
+			wire = pm_wire_bytes(p, bytes);
+		}
 		int a = s->map[x->src], b = s->map[x->dst];
 		int h = pm_topo_route(t, a, b, z->route);
 		double lat = 0;
@@ -83,7 +91,7 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 			if (z->step_load[l] == 0)
 				z->touched[nt++] = l;
 			z->step_load[l] += wire;
-			lat += pm_topo_link(t, l)->lat_s;
+			lat += links[l].lat_s;
 		}
 		if (lat > lat_max)
 			lat_max = lat;
@@ -101,7 +109,7 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 	}
 	for (int j = 0; j < nt; j++) {
 		int l = z->touched[j];
-		double w = z->step_load[l], tl = w / pm_topo_link(t, l)->bw_Bps;
+		double w = z->step_load[l], tl = w / links[l].bw_Bps;
 		if (tl > load_s)
 			load_s = tl;
 		if (w > max_load)

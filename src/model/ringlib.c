@@ -8,30 +8,46 @@ static int mod(int a, int p)
 	return ((a % p) + p) % p;
 }
 
+/* Member i sends part (first + i) mod p to member i + dir. */
+static void ring_step(struct pm_sched *s, const int *members, int p,
+		      uint32_t lo, uint32_t len, int step, int first, int dir,
+		      enum pm_op op, int flow)
+{
+	uint32_t part = len / (uint32_t)p;
+	int q = mod(first, p), next = mod(dir, p);
+
+	for (int i = 0; i < p; i++) {
+		pm_sched_add(s, step, members[i], members[next],
+			     lo + (uint32_t)q * part, part, op, flow);
+		q = q + 1 == p ? 0 : q + 1;
+		next = next + 1 == p ? 0 : next + 1;
+	}
+}
+
+void pm_ring_rs_step(struct pm_sched *s, const int *members, int p,
+		     uint32_t lo, uint32_t len, int step, int t, int dir,
+		     int flow)
+{
+	ring_step(s, members, p, lo, len, step, -dir * (t + 1), dir, PM_REDUCE, flow);
+}
+
+void pm_ring_ag_step(struct pm_sched *s, const int *members, int p,
+		     uint32_t lo, uint32_t len, int step, int t, int dir,
+		     int flow)
+{
+	ring_step(s, members, p, lo, len, step, -dir * t, dir, PM_COPY, flow);
+}
+
 void pm_ring_rs(struct pm_sched *s, const int *members, int p, uint32_t lo,
 		uint32_t len, int step0, int dir, int flow)
 {
-	uint32_t part = len / (uint32_t)p;
-
 	for (int t = 0; t + 1 < p; t++)
-		for (int i = 0; i < p; i++) {
-			int q = mod(i - dir * (t + 1), p);	/* part sent now */
-			pm_sched_add(s, step0 + t, members[i],
-				     members[mod(i + dir, p)],
-				     lo + (uint32_t)q * part, part, PM_REDUCE, flow);
-		}
+		pm_ring_rs_step(s, members, p, lo, len, step0 + t, t, dir, flow);
 }
 
 void pm_ring_ag(struct pm_sched *s, const int *members, int p, uint32_t lo,
 		uint32_t len, int step0, int dir, int flow)
 {
-	uint32_t part = len / (uint32_t)p;
-
 	for (int t = 0; t + 1 < p; t++)
-		for (int i = 0; i < p; i++) {
-			int q = mod(i - dir * t, p);
-			pm_sched_add(s, step0 + t, members[i],
-				     members[mod(i + dir, p)],
-				     lo + (uint32_t)q * part, part, PM_COPY, flow);
-		}
+		pm_ring_ag_step(s, members, p, lo, len, step0 + t, t, dir, flow);
 }

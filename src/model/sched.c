@@ -4,6 +4,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Large transfer arrays are page-aligned and offered huge pages: on
+ * virtual machines where a page fault costs microseconds, first touching
+ * hundreds of megabytes otherwise dominates the evaluation time. */
+#define HUGE_BYTES (4u << 20)
+#define HUGE_ALIGN (2u << 20)
+
+static void *alloc_xfers(size_t n, int *huge)
+{
+	size_t bytes = n * sizeof(struct pm_xfer);
+	void *p = NULL;
+
+	*huge = 0;
+	if (bytes >= HUGE_BYTES && posix_memalign(&p, HUGE_ALIGN, bytes) == 0) {
+#ifdef MADV_HUGEPAGE
+		madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+		*huge = 1;
+		return p;
+	}
+	return malloc(bytes);
+}
 
 int pm_sched_init(struct pm_sched *s, int nranks, uint32_t nchunks,
 		  struct pm_err *err)
@@ -14,7 +37,9 @@ int pm_sched_init(struct pm_sched *s, int nranks, uint32_t nchunks,
 	s->second_phase = -1;
 	s->limit = PM_SCHED_MAX_XFERS;
 	s->map = malloc(sizeof(int) * (size_t)(nranks > 0 ? nranks : 1));
-	if (!s->map)
+	s->capsteps = 64;
+	s->step_off = calloc((size_t)s->capsteps + 1, sizeof(size_t));
+	if (!s->map || !s->step_off)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int i = 0; i < nranks; i++)
 		s->map[i] = i;
@@ -30,11 +55,48 @@ void pm_sched_release(struct pm_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
+void pm_sched_reserve(struct pm_sched *s, size_t n)
+{
+	int huge;
+
+	if (n <= s->cap || n > s->limit || s->nx)
+		return;
+	struct pm_xfer *x = alloc_xfers(n, &huge);
+	if (x) {
+		free(s->x);
+		s->x = x;
+		s->cap = n;
+		s->huge = huge;
+	}
+}
+
+/* Open steps up to `step`: step_off[k+1] is where step k+1 starts. */
+static int open_step(struct pm_sched *s, int step)
+{
+	if (step + 1 > s->capsteps) {
+		int cap = s->capsteps;
+		while (cap < step + 1)
+			cap *= 2;
+		size_t *o = realloc(s->step_off, sizeof(size_t) * ((size_t)cap + 1));
+		if (!o)
+			return -1;
+		s->step_off = o;
+		s->capsteps = cap;
+	}
+	while (s->nsteps <= step)	/* steps in between stay empty */
+		s->step_off[++s->nsteps] = s->nx;
+	return 0;
+}
+
 void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		  uint32_t lo, uint32_t cnt, enum pm_op op, int flow)
 {
 	if (s->failed)
 		return;
+	if (step < s->nsteps - 1 || step < 0) {
+		s->failed = PM_EINTERNAL + 100;	/* out of order: a builder bug */
+		return;
+	}
 	if (s->nx == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 1024;
 		if (s->nx >= s->limit) {
@@ -51,51 +113,26 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		s->x = x;
 		s->cap = cap;
 	}
-	s->x[s->nx++] = (struct pm_xfer){step, src, dst, lo, cnt,
-					 (uint16_t)op, (uint16_t)flow};
+	if (open_step(s, step)) {
+		s->failed = PM_EINTERNAL;
+		return;
+	}
+	s->x[s->nx++] = (struct pm_xfer){src, dst, lo, cnt, (uint16_t)op,
+					 (uint16_t)flow};
+	s->step_off[s->nsteps] = s->nx;
 }
 
 int pm_sched_finish(struct pm_sched *s, struct pm_err *err)
 {
-	int sorted = 1, maxstep = -1;
-
 	if (s->failed == PM_EINPUT)
 		return pm_fail(err, PM_EINPUT,
 			       "schedule too large: more than %zu transfers on %d ranks (expected a smaller network or fewer pipeline chunks; the closed form, --model closed, has no such limit)",
 			       s->limit, s->nranks);
+	if (s->failed == PM_EINTERNAL + 100)
+		return pm_fail(err, PM_EINTERNAL,
+			       "internal error: a schedule builder added steps out of order");
 	if (s->failed)
 		return pm_fail(err, PM_EINTERNAL, "out of memory building a schedule");
-	for (size_t i = 0; i < s->nx; i++) {
-		if (s->x[i].step > maxstep)
-			maxstep = s->x[i].step;
-		if (i && s->x[i].step < s->x[i - 1].step)
-			sorted = 0;
-	}
-	s->nsteps = maxstep + 1;
-	free(s->step_off);
-	s->step_off = calloc((size_t)s->nsteps + 2, sizeof(size_t));
-	if (!s->step_off)
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	for (size_t i = 0; i < s->nx; i++)
-		s->step_off[s->x[i].step + 1]++;
-	for (int k = 0; k < s->nsteps; k++)
-		s->step_off[k + 1] += s->step_off[k];
-	if (sorted)
-		return PM_OK;
-	struct pm_xfer *y = malloc(sizeof *y * (s->nx ? s->nx : 1));
-	size_t *fill = malloc(sizeof(size_t) * ((size_t)s->nsteps + 1));
-	if (!y || !fill) {
-		free(y);
-		free(fill);
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	memcpy(fill, s->step_off, sizeof(size_t) * ((size_t)s->nsteps + 1));
-	for (size_t i = 0; i < s->nx; i++)
-		y[fill[s->x[i].step]++] = s->x[i];	/* counting sort, stable */
-	free(fill);
-	free(s->x);
-	s->x = y;
-	s->cap = s->nx;
 	return PM_OK;
 }
 

@@ -8,7 +8,8 @@
  * copies them.  Within a step all transfers run at once and see the data
  * as it was when the step began (lockstep, as MULTITREE's NOP-timed
  * steps).  A rank forwards a chunk only in a later step than the one it
- * received it in.
+ * received it in.  Builders add steps in order (step k before k+1), so a
+ * schedule is never sorted or copied: it can hold millions of transfers.
  */
 #ifndef PM_SCHED_H
 #define PM_SCHED_H
@@ -26,7 +27,6 @@ enum pm_op {
 };
 
 struct pm_xfer {
-	int32_t step;
 	int32_t src, dst;	/* ranks */
 	uint32_t lo, cnt;	/* chunk units [lo, lo+cnt) */
 	uint16_t op;		/* enum pm_op */
@@ -39,10 +39,12 @@ struct pm_sched {
 	uint32_t nchunks;	/* the message is nchunks equal units */
 	int nsteps;
 	size_t *step_off;	/* step s is xfers [step_off[s], step_off[s+1]) */
+	int capsteps;
 	struct pm_xfer *x;
 	size_t nx, cap;
+	int huge;		/* x came from the page-aligned allocator */
 	int second_phase;	/* first all-gather/broadcast step, -1 if none */
-	int failed;		/* sticky: too many transfers or no memory */
+	int failed;		/* sticky: too many transfers, out of order, no memory */
 	size_t limit;		/* most transfers allowed (PM_SCHED_MAX_XFERS) */
 	char mapping[96];	/* how ranks were placed, for the reader */
 };
@@ -52,12 +54,16 @@ int pm_sched_init(struct pm_sched *s, int nranks, uint32_t nchunks,
 		  struct pm_err *err);
 void pm_sched_release(struct pm_sched *s);
 
-/* Append a transfer to step `step` (any order; finish sorts).  Errors are
- * sticky and reported by pm_sched_finish. */
+/* Make room for n transfers in one allocation (optional). */
+void pm_sched_reserve(struct pm_sched *s, size_t n);
+
+/* Append a transfer to step `step`, which must not be earlier than the
+ * step of the previous transfer (empty steps in between are allowed).
+ * Errors are sticky and reported by pm_sched_finish. */
 void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		  uint32_t lo, uint32_t cnt, enum pm_op op, int flow);
 
-/* Sort transfers by step (stable) and index the steps. */
+/* Close the last step and report any error met while adding. */
 int pm_sched_finish(struct pm_sched *s, struct pm_err *err);
 
 static inline size_t pm_sched_step_len(const struct pm_sched *s, int step)

@@ -85,6 +85,7 @@ void pm_topo_free(struct pm_topo *t)
 	free(t->out_off);
 	free(t->out_idx);
 	free(t->port);
+	free(t->coord);
 	free(t->next);
 	free(t->dist);
 	free(t);
@@ -164,6 +165,11 @@ int pm_topo_min_hops(const struct pm_topo *t) { return t->min_hops; }
 const struct pm_link *pm_topo_link(const struct pm_topo *t, int id)
 {
 	return &t->links[id];
+}
+
+const struct pm_link *pm_topo_links(const struct pm_topo *t)
+{
+	return t->links;
 }
 
 const int *pm_topo_out(const struct pm_topo *t, int v, int *count)

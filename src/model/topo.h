@@ -70,6 +70,8 @@ int pm_topo_endpoints(const struct pm_topo *t);
 int pm_topo_vertices(const struct pm_topo *t);
 int pm_topo_nlinks(const struct pm_topo *t);
 const struct pm_link *pm_topo_link(const struct pm_topo *t, int id);
+/* All links, indexed by id (for loops that touch millions of them). */
+const struct pm_link *pm_topo_links(const struct pm_topo *t);
 /* Links leaving vertex v, in a fixed order (*count of them). */
 const int *pm_topo_out(const struct pm_topo *t, int v, int *count);
 /* Upper bound on the links of any route: size buffers for pm_topo_route. */

@@ -16,6 +16,7 @@ struct pm_topo {
 	int *port;		/* port[v * n_ports + p] = link id or -1 */
 	int max_hops, min_hops;
 	int dims[3], ndims, wrap;	/* torus, mesh, ring */
+	int *coord;		/* grid: coord[v * 3 + d], so routing never divides */
 	int fk, fl;		/* fat tree: arity, levels */
 	int bm, bn;		/* BiGraph: endpoints per switch, switches */
 	int *next;		/* file: next[d * n_vert + v] = link toward endpoint d */

@@ -92,9 +92,13 @@ static int build_grid(struct pm_topo *t, const struct pm_link_defaults *ld,
 	rc = pm_topo_alloc(t, n, (int)n, links, 2 * t->ndims, err);
 	if (rc)
 		return rc;
+	t->coord = malloc(sizeof(int) * 3 * (size_t)n);
+	if (!t->coord)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int v = 0; v < n; v++) {
 		int c[3];
 		coords(t, v, c);
+		memcpy(t->coord + 3 * v, c, sizeof c);
 		for (int d = 0; d < t->ndims; d++) {
 			int k = t->dims[d];
 			for (int dir = 0; dir < 2 && k > 1; dir++) {
@@ -148,26 +152,25 @@ static int build_ring(struct pm_topo *t, const char *args,
 
 static int route_grid(const struct pm_topo *t, int src, int dst, int *links)
 {
-	int c[3], g[3], hops = 0;
+	int hops = 0, v = src;
+	const int *a = t->coord + 3 * src, *b = t->coord + 3 * dst;
 
-	coords(t, src, c);
-	coords(t, dst, g);
 	for (int d = 0; d < t->ndims; d++) {
-		int k = t->dims[d], delta = g[d] - c[d], dir;
+		int k = t->dims[d], delta = b[d] - a[d], dir;
 		if (delta == 0)
 			continue;
 		if (t->wrap) {
-			int fwd = (delta + k) % k;	/* hops going + */
+			int fwd = delta < 0 ? delta + k : delta;	/* hops going + */
 			dir = fwd <= k - fwd ? 0 : 1;	/* tie goes + */
 			delta = dir == 0 ? fwd : k - fwd;
 		} else {
 			dir = delta > 0 ? 0 : 1;
 			delta = delta > 0 ? delta : -delta;
 		}
-		for (int s = 0; s < delta; s++) {
-			int l = pm_port_link(t, node_at(t, c), 2 * d + dir);
+		for (int s = 0; s < delta; s++) {	/* follow the port */
+			int l = pm_port_link(t, v, 2 * d + dir);
 			links[hops++] = l;
-			c[d] = (c[d] + (dir == 0 ? 1 : k - 1)) % k;
+			v = t->links[l].dst;
 		}
 	}
 	return hops;
