@@ -51,7 +51,7 @@ static double allreduce_once(const struct pm_topo *t, int verbose)
 				printf("    %-14s skipped: %s\n", in.label, err.msg);
 			continue;
 		}
-		pm_eval_contention(t, &s, 64.0 * 1048576, &p, &c, NULL, &err);
+		pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &c, NULL, &err);
 		double dt = now() - t0;
 		total += dt;
 		if (verbose)

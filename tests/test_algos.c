@@ -216,7 +216,7 @@ Test(every_algo, contention_equals_closed_on_full)
 					continue;
 				cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
 				pm_algo_closed(&in, NB, &p, &cc);
-				cr_assert_eq(pm_eval_contention(t, &s, NB, &p, &ce, NULL, &err), PM_OK);
+				cr_assert_eq(pm_algo_contention(&in, &s, NB, &p, &ce, NULL, &err), PM_OK);
 				cr_assert(rel_close(cc.time_s, ce.time_s, 1e-9),
 					  "%s on %s: closed %.9g contention %.9g", in.label, spec,
 					  cc.time_s, ce.time_s);
@@ -247,7 +247,7 @@ Test(every_algo, zero_cost_at_one_rank)
 		cr_assert_eq(c.time_s, 0, "%s", in.label);
 		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
 		cr_assert_eq(s.nsteps, 0, "%s", in.label);
-		cr_assert_eq(pm_eval_contention(t, &s, NB, &p, &c, NULL, &err), PM_OK);
+		cr_assert_eq(pm_algo_contention(&in, &s, NB, &p, &c, NULL, &err), PM_OK);
 		cr_assert_eq(c.time_s, 0, "%s", in.label);
 		pm_sched_release(&s);
 	}
@@ -282,13 +282,13 @@ Test(every_algo, monotone_and_above_bandwidth_bound)
 				struct pm_cost c, e;
 				double bound = 2.0 * (P - 1) / P * n / BW / in.ports;
 				pm_algo_closed(&in, n, &p, &c);
-				pm_eval_contention(t, &s, n, &p, &e, NULL, &err);
+				pm_algo_contention(&in, &s, n, &p, &e, NULL, &err);
 				cr_assert(c.time_s >= bound * (1 - 1e-12), "%s on %s: closed %g below bound %g",
 					  in.label, where[k], c.time_s, bound);
 				cr_assert(e.time_s >= bound * (1 - 1e-12), "%s on %s: contention %g below bound %g",
 					  in.label, where[k], e.time_s, bound);
 				pm_algo_closed(&in, n, &q, &c);
-				pm_eval_contention(t, &s, n, &q, &e, NULL, &err);
+				pm_algo_contention(&in, &s, n, &q, &e, NULL, &err);
 				cr_assert(c.time_s > prev_c && e.time_s > prev_e, "%s on %s: not increasing at %g",
 					  in.label, where[k], n);
 				prev_c = c.time_s;
@@ -314,7 +314,7 @@ Test(seed_facts, ring_uses_a_quarter_of_a_torus)
 	pm_params_default(&p);
 	resolve_or_die("ring", t, 0, &in);
 	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
-	cr_assert_eq(pm_eval_contention(t, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
+	cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
 	assert_rel(c.links_used, 0.25, 1e-12);
 	assert_rel(c.util_avg, 0.25, 1e-12);
 	pm_sched_release(&s);
@@ -322,7 +322,7 @@ Test(seed_facts, ring_uses_a_quarter_of_a_torus)
 	 * full utilisation) */
 	resolve_or_die("2d-ring", t, 0, &in);
 	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
-	cr_assert_eq(pm_eval_contention(t, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
+	cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
 	assert_rel(c.links_used, 1.0, 1e-12);
 	pm_sched_release(&s);
 	pm_topo_free(t);
@@ -350,7 +350,7 @@ Test(seed_facts, ring2d_moves_2N_N_minus_1)
 			struct pm_err err;
 			resolve_or_die(algos[a], t, 0, &in);
 			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
-			cr_assert_eq(pm_eval_contention(t, &s, n, &p, &c, NULL, &err), PM_OK);
+			cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK);
 			assert_rel(c.sent_B / unit / 2, expect[a], 1e-9);
 			pm_sched_release(&s);
 		}
@@ -490,4 +490,246 @@ Test(resolve, hring_default_layers)
 		cr_assert_str_eq(in.label, c[i].label);
 		pm_topo_free(t);
 	}
+}
+
+/* ---- MULTITREE (seed 000 Algorithm 1, seed 003) ---------------------- */
+
+static void build_sched(const char *algo, const char *topo, struct pm_topo **t,
+			struct pm_inst *in, struct pm_sched *s)
+{
+	struct pm_err err;
+	*t = topo_or_die(topo);
+	resolve_or_die(algo, *t, 0, in);
+	cr_assert_eq(pm_algo_schedule(in, s, &err), PM_OK, "%s on %s: %s", algo, topo, err.msg);
+}
+
+/* Properties checked on the schedule itself, not on the construction's
+ * internals: tree T (flow T, chunk T) reaches every node in the
+ * all-gather from a node that already holds chunk T; on direct networks
+ * every tree edge is one link between the two endpoints; no directed link
+ * carries two transfers in a step; the reduce-scatter is the all-gather
+ * reversed (edge p -> c at all-gather step S+t-1 is c -> p at step S-t). */
+static void check_multitree(const char *topo)
+{
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	build_sched("multitree", topo, &t, &in, &s);
+	int P = in.P, S = in.steps, direct = pm_topo_vertices(t) == P;
+	int L = pm_topo_nlinks(t);
+	int *got = malloc(sizeof(int) * (size_t)P * P);	/* step node got chunk T */
+	int *use = calloc((size_t)L, sizeof(int));
+
+	cr_assert_eq(s.nsteps, 2 * S, "%s", topo);
+	cr_assert_eq(s.second_phase, S);
+	for (int i = 0; i < P * P; i++)
+		got[i] = -1;
+	for (int T = 0; T < P; T++)
+		got[T * P + T] = 0;
+	for (int k = S; k < 2 * S; k++) {
+		memset(use, 0, sizeof(int) * (size_t)L);
+		for (size_t i = s.step_off[k]; i < s.step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s.x[i];
+			int T = x->flow;
+			cr_assert_eq(x->lo, (uint32_t)T);
+			cr_assert_eq(x->op, PM_COPY);
+			cr_assert(got[T * P + x->src] >= 0 && got[T * P + x->src] <= k - S,
+				  "%s: tree %d: %d forwards before it has the chunk", topo, T, x->src);
+			cr_assert_eq(got[T * P + x->dst], -1, "%s: tree %d reaches %d twice", topo, T, x->dst);
+			got[T * P + x->dst] = k - S + 1;
+			uint32_t a = s.route_off[i], b = s.route_off[i + 1];
+			if (direct) {
+				cr_assert_eq(b - a, 1u, "%s: tree edge of %u links", topo, b - a);
+				const struct pm_link *l = pm_topo_link(t, s.route[a]);
+				cr_assert(l->src == x->src && l->dst == x->dst);
+			}
+			for (uint32_t j = a; j < b; j++)
+				cr_assert_eq(++use[s.route[j]], 1, "%s step %d: link %d twice", topo, k, s.route[j]);
+		}
+	}
+	for (int i = 0; i < P * P; i++)
+		cr_assert(got[i] >= 0, "%s: tree %d misses node %d", topo, i / P, i % P);
+	/* reduce-scatter: the same edges reversed, mirrored in time */
+	for (int k = 0; k < S; k++) {
+		memset(use, 0, sizeof(int) * (size_t)L);
+		size_t n_rs = s.step_off[k + 1] - s.step_off[k];
+		size_t n_ag = s.step_off[2 * S - k] - s.step_off[2 * S - k - 1];
+		cr_assert_eq(n_rs, n_ag, "%s: step %d has %zu transfers, its mirror %zu", topo, k, n_rs, n_ag);
+		for (size_t i = s.step_off[k]; i < s.step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s.x[i];
+			cr_assert_eq(x->op, PM_REDUCE);
+			cr_assert_eq(got[x->flow * P + x->src], S - k, "%s: RS edge out of place", topo);
+			for (uint32_t j = s.route_off[i]; j < s.route_off[i + 1]; j++)
+				cr_assert_eq(++use[s.route[j]], 1, "%s RS step %d: link twice", topo, k);
+		}
+	}
+	free(got);
+	free(use);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+Test(multitree, trees_span_and_links_are_exclusive)
+{
+	const char *nets2[] = {"torus:3x3", "torus:4x4", "torus:5x4", "torus:8x8",
+			       "torus:2x4", "torus:3x3x3", "mesh:2x2", "mesh:3x4", "mesh:4x4",
+			       "ring:6", "full:5", "fattree:4,2", "fattree:8,2", "fattree:3,3",
+			       "bigraph:4x8", "bigraph:4x16", "bigraph:2x6", "switch:5"};
+	for (size_t i = 0; i < sizeof nets2 / sizeof nets2[0]; i++)
+		check_multitree(nets2[i]);
+}
+
+static int mt_steps(const char *algo, const char *topo)
+{
+	struct pm_topo *t = topo_or_die(topo);
+	struct pm_inst in;
+	resolve_or_die(algo, t, 0, &in);
+	pm_topo_free(t);
+	return in.steps;
+}
+
+/* Seed 000 Fig. 3: a 2x2 mesh takes 2 steps per phase; seed 003 §I: a
+ * 3x3 torus takes 3 ("the trees can finish each phase in 3 time steps"). */
+Test(multitree, seed_examples)
+{
+	cr_assert_eq(mt_steps("multitree", "mesh:2x2"), 2);
+	cr_assert_eq(mt_steps("multitree", "torus:3x3"), 3);
+}
+
+/* Seed 003 Fig. 1: the first link allocated is 0 -> 6 in tree 0 and the
+ * second 1 -> 7 in tree 1 (Y neighbours, the - side first). */
+Test(multitree, seed003_first_links)
+{
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	int seen0 = 0, seen1 = 0;
+	build_sched("multitree", "torus:3x3", &t, &in, &s);
+	for (size_t i = s.step_off[in.steps]; i < s.step_off[in.steps + 1]; i++) {
+		if (s.x[i].flow == 0 && s.x[i].src == 0 && s.x[i].dst == 6)
+			seen0 = 1;
+		if (s.x[i].flow == 1 && s.x[i].src == 1 && s.x[i].dst == 7)
+			seen1 = 1;
+	}
+	cr_assert(seen0 && seen1);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* The step count is never below max(depth bound, ceil((P-1)/ports)): a
+ * tree on a direct network cannot be shallower than the root's distance
+ * to the farthest node (the diameter bounds the deepest tree), and a
+ * node receives at most `ports` chunks per step.  On a switch network
+ * one step may cross switches, so only the second bound applies.  Seed
+ * 000 §VI-A: on fat tree and BiGraph MULTITREE takes as many steps as
+ * RING (P-1 per phase). */
+Test(multitree, step_bounds)
+{
+	struct { const char *topo; int exact; } c[] = {
+		{"torus:4x4", -1}, {"torus:8x8", -1}, {"torus:16x16", 64}, {"mesh:4x4", -1},
+		{"mesh:8x8", -1}, {"torus:3x3x3", -1}, {"fattree:4,2", 15}, {"fattree:8,2", 63},
+		{"bigraph:4x8", 31}, {"bigraph:4x16", 63}, {"full:7", 1},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct pm_topo *t = topo_or_die(c[i].topo);
+		struct pm_topo_info info;
+		struct pm_inst in;
+		pm_topo_describe(t, &info);
+		resolve_or_die("multitree", t, 0, &in);
+		int depth = info.switches ? 1 : info.diameter;
+		int spread = (in.P - 1 + in.ports - 1) / in.ports;
+		int lb = depth > spread ? depth : spread;
+		cr_assert(in.steps >= lb, "%s: %d steps below bound %d", c[i].topo, in.steps, lb);
+		if (c[i].exact > 0)
+			cr_assert_eq(in.steps, c[i].exact, "%s: %d steps", c[i].topo, in.steps);
+		pm_topo_free(t);
+	}
+}
+
+/* The per-turn breadth-first search of §III-C3 taken literally wastes
+ * switch-to-switch links on BiGraph same-layer detours (docs/validation.md). */
+Test(multitree, literal_search_is_slower_on_bigraph)
+{
+	cr_assert_gt(mt_steps("multitree:literal", "bigraph:4x8"), mt_steps("multitree", "bigraph:4x8"));
+	cr_assert_eq(mt_steps("multitree:literal", "torus:8x8"), mt_steps("multitree", "torus:8x8"));
+}
+
+/* One port per node makes a node send and receive one chunk per step:
+ * at least P-1 steps per phase even on a torus. */
+Test(multitree, ports_option)
+{
+	cr_assert_geq(mt_steps("multitree:ports=1", "torus:4x4"), 15);
+	struct pm_topo *t = topo_or_die("torus:4x4");
+	struct pm_inst in;
+	struct pm_err err;
+	cr_assert_eq(pm_algo_resolve("multitree:ports=0", t, 0, &in, &err), PM_EINPUT);
+	cr_assert_eq(pm_algo_resolve("multitree:bogus", t, 0, &in, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "'bogus'"), "%s", err.msg);
+	resolve_or_die("multitree:priority", t, 0, &in);
+	cr_assert_str_eq(in.label, "multitree:ports=4,priority");
+	pm_topo_free(t);
+}
+
+/* Message-based flow control (seed 000 §IV-B): at 64 MiB on torus:8x8 a
+ * chunk is 1 MiB; packet flow control puts 1 MiB x 17/16 on the wire,
+ * message flow control 1 MiB + 16 B, so the bandwidth terms differ by
+ * (1048576 + 16) / (1048576 x 17 / 16) = 0.941191. */
+Test(multitree, message_flow_control)
+{
+	struct pm_topo *t = topo_or_die("torus:8x8");
+	struct pm_params p;
+	struct pm_inst a, b;
+	struct pm_cost ca, cb;
+	pm_params_default(&p);
+	resolve_or_die("multitree", t, 0, &a);
+	resolve_or_die("multitree-msg", t, 0, &b);
+	pm_algo_closed(&a, 64.0 * 1048576, &p, &ca);
+	pm_algo_closed(&b, 64.0 * 1048576, &p, &cb);
+	assert_rel(cb.bw_s / ca.bw_s, (1048576.0 + 16) / (1048576.0 * 17 / 16), 1e-12);
+	cr_assert_eq(ca.lat_s, cb.lat_s);
+	pm_topo_free(t);
+}
+
+/* ---- HDRM ----------------------------------------------------------- */
+
+/* Every exchange pairs an upper-layer node with a lower-layer node, and
+ * the schedule is contention free: with no flow control the contention
+ * evaluator equals Rabenseifner's closed form with 3-link latency. */
+Test(hdrm, crosses_layers_without_contention)
+{
+	const char *nets2[] = {"bigraph:4x8", "bigraph:4x16", "bigraph:2x8", "bigraph:8x16"};
+	for (size_t k = 0; k < sizeof nets2 / sizeof nets2[0]; k++) {
+		struct pm_topo *t = topo_with(nets2[k], BW, DELTA);
+		struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost cc, ce;
+		struct pm_err err;
+		int m, n;
+		pm_topo_bigraph(t, &m, &n);
+		resolve_or_die("hdrm", t, 0, &in);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+		for (size_t i = 0; i < s.nx; i++) {
+			int sa = s.map[s.x[i].src] / m, sb = s.map[s.x[i].dst] / m;
+			cr_assert((sa < n / 2) != (sb < n / 2), "%s: %d -> %d stays in a layer", nets2[k],
+				  s.x[i].src, s.x[i].dst);
+		}
+		pm_algo_closed(&in, NB, &p, &cc);
+		cr_assert_eq(pm_algo_contention(&in, &s, NB, &p, &ce, NULL, &err), PM_OK);
+		assert_rel(ce.time_s, cc.time_s, 1e-9);
+		/* = 2 lg P (alpha + 3 delta) + 2 (P-1)/P n beta + (P-1)/P n gamma */
+		double P = in.P, lg = log2(P);
+		assert_rel(cc.time_s, 2 * lg * (ALPHA + 3 * DELTA) + 2 * (P - 1) / P * NB / BW +
+				      (P - 1) / P * NB * GAMMA, 1e-12);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
+Test(hdrm, not_applicable_elsewhere)
+{
+	expect_na("hdrm", "torus:4x4", "needs a BiGraph network such as bigraph:4x8 (got torus:4x4)");
+	expect_na("hdrm", "bigraph:3x8", "needs a power-of-two number of endpoints (got 24)");
+	expect_na("multitree", "torus:65x65", "at most 4096 endpoints (got 4225)");
 }

@@ -160,12 +160,11 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 			if (!j->have_sched && contention)
 				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
 		} else {
-			struct pm_params q = pm_inst_params(&j->in, p);
 			if (!j->have_sched) {
 				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
 				continue;
 			}
-			int rc = pm_eval_contention(t, &j->sched, n, &q, &c, NULL, err);
+			int rc = pm_algo_contention(&j->in, &j->sched, n, p, &c, NULL, err);
 			if (rc)
 				return rc;
 		}

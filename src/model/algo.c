@@ -164,3 +164,11 @@ void pm_algo_closed(const struct pm_inst *in, double n,
 		in->algo->closed(in, n, &q, c);
 	c->time_s = c->alpha_s + c->lat_s + c->bw_s + c->red_s;
 }
+
+int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
+		       double n, const struct pm_params *p, struct pm_cost *c,
+		       struct pm_step_cost *steps, struct pm_err *err)
+{
+	struct pm_params q = pm_inst_params(in, p);
+	return pm_eval_contention(in->topo, s, n, &q, c, steps, err);
+}

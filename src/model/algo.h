@@ -39,6 +39,8 @@ struct pm_inst {
 	int ports;			/* links per endpoint used at once */
 	int steps;			/* step count a construction yields */
 	double sent_units;		/* most chunk units one rank sends (dbtree) */
+	double sum_hops;		/* multitree: sum over steps of the longest path */
+	double sum_red;			/* multitree: sum over steps of most children gained */
 	int hop_links;			/* links between neighbours (closed forms) */
 	int flow_override;		/* -1, or the enum pm_flow this variant forces */
 };
@@ -73,6 +75,12 @@ int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 /* Build the schedule: init, the algorithm's builder, finish. */
 int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 		     struct pm_err *err);
+
+/* The contention evaluator with the instance's own parameters (a variant
+ * such as MULTITREE-MSG forces its flow control). */
+int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
+		       double n, const struct pm_params *p, struct pm_cost *c,
+		       struct pm_step_cost *steps, struct pm_err *err);
 
 /* The closed form; time_s is the sum of the four terms. */
 void pm_algo_closed(const struct pm_inst *in, double n,

@@ -83,11 +83,18 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 			wire = pm_wire_bytes(p, bytes);
 		}
 		int a = s->map[x->src], b = s->map[x->dst];
-		int h = pm_topo_route(t, a, b, z->route);
+		const int *route = z->route;
+		int h;
 		double lat = 0;
 
+		if (s->route_off) {	/* source-routed */
+			route = s->route + s->route_off[i];
+			h = (int)(s->route_off[i + 1] - s->route_off[i]);
+		} else {
+			h = pm_topo_route(t, a, b, z->route);
+		}
 		for (int j = 0; j < h; j++) {
-			int l = z->route[j];
+			int l = route[j];
 			if (z->step_load[l] == 0)
 				z->touched[nt++] = l;
 			z->step_load[l] += wire;

@@ -52,6 +52,8 @@ void pm_sched_release(struct pm_sched *s)
 	free(s->map);
 	free(s->step_off);
 	free(s->x);
+	free(s->route_off);
+	free(s->route);
 	memset(s, 0, sizeof *s);
 }
 
@@ -122,6 +124,50 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 	s->step_off[s->nsteps] = s->nx;
 }
 
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t cap2 = *cap ? *cap : 1024;
+	while (cap2 < need)
+		cap2 *= 2;
+	if (cap2 == *cap && *p)
+		return 0;
+	void *q = realloc(*p, cap2 * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = cap2;
+	return 0;
+}
+
+void pm_sched_add_routed(struct pm_sched *s, int step, int src, int dst,
+			 uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
+			 const int *links, int nlinks)
+{
+	size_t before = s->nx;
+
+	if (s->failed)
+		return;
+	if (!s->route_off && s->nx > 0) {
+		s->failed = PM_EINTERNAL + 100;	/* mixed routed and unrouted */
+		return;
+	}
+	pm_sched_add(s, step, src, dst, lo, cnt, op, flow);
+	if (s->failed || s->nx == before)
+		return;
+	int first = !s->route_off;
+	if (grow((void **)&s->route_off, &s->capoff, s->nx + 1, sizeof(uint32_t)) ||
+	    grow((void **)&s->route, &s->caproute, s->nroute + (size_t)nlinks + 1,
+		 sizeof(int32_t))) {
+		s->failed = PM_EINTERNAL;
+		return;
+	}
+	if (first)
+		s->route_off[0] = 0;
+	for (int i = 0; i < nlinks; i++)
+		s->route[s->nroute++] = links[i];
+	s->route_off[s->nx] = (uint32_t)s->nroute;
+}
+
 int pm_sched_finish(struct pm_sched *s, struct pm_err *err)
 {
 	if (s->failed == PM_EINPUT)
@@ -130,7 +176,7 @@ int pm_sched_finish(struct pm_sched *s, struct pm_err *err)
 			       s->limit, s->nranks);
 	if (s->failed == PM_EINTERNAL + 100)
 		return pm_fail(err, PM_EINTERNAL,
-			       "internal error: a schedule builder added steps out of order");
+			       "internal error: a schedule builder added steps out of order or mixed routed and unrouted transfers");
 	if (s->failed)
 		return pm_fail(err, PM_EINTERNAL, "out of memory building a schedule");
 	return PM_OK;

@@ -43,6 +43,12 @@ struct pm_sched {
 	struct pm_xfer *x;
 	size_t nx, cap;
 	int huge;		/* x came from the page-aligned allocator */
+	/* Source-routed schedules (MULTITREE) carry each transfer's links:
+	 * transfer i crosses route[route_off[i] .. route_off[i+1]).  NULL: the
+	 * network's own routing applies. */
+	uint32_t *route_off;
+	int32_t *route;
+	size_t nroute, caproute, capoff;
 	int second_phase;	/* first all-gather/broadcast step, -1 if none */
 	int failed;		/* sticky: too many transfers, out of order, no memory */
 	size_t limit;		/* most transfers allowed (PM_SCHED_MAX_XFERS) */
@@ -62,6 +68,12 @@ void pm_sched_reserve(struct pm_sched *s, size_t n);
  * Errors are sticky and reported by pm_sched_finish. */
 void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		  uint32_t lo, uint32_t cnt, enum pm_op op, int flow);
+
+/* As pm_sched_add, with the links the transfer must cross.  A schedule
+ * is routed either for every transfer or for none. */
+void pm_sched_add_routed(struct pm_sched *s, int step, int src, int dst,
+			 uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
+			 const int *links, int nlinks);
 
 /* Close the last step and report any error met while adding. */
 int pm_sched_finish(struct pm_sched *s, struct pm_err *err);

@@ -185,6 +185,28 @@ int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links)
 	return t->kind->route(t, src, dst, links);
 }
 
+int pm_topo_neighbors(const struct pm_topo *t, int v, int *links)
+{
+	int n;
+	const int *out;
+
+	if (t->kind->neighbors)
+		return t->kind->neighbors(t, v, links);
+	out = pm_topo_out(t, v, &n);
+	for (int i = 0; i < n; i++)
+		links[i] = out[i];
+	return n;
+}
+
+int pm_topo_max_degree(const struct pm_topo *t)
+{
+	int best = 0;
+	for (int v = 0; v < t->n_vert; v++)
+		if (t->out_off[v + 1] - t->out_off[v] > best)
+			best = t->out_off[v + 1] - t->out_off[v];
+	return best;
+}
+
 void pm_topo_ring_order(const struct pm_topo *t, int *order)
 {
 	if (t->kind->ring_order) {

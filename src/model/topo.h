@@ -55,6 +55,9 @@ struct pm_topo_kind {
 		     const struct pm_link_defaults *ld, struct pm_err *err);
 	int (*route)(const struct pm_topo *t, int src, int dst, int *links);
 	void (*ring_order)(const struct pm_topo *t, int *order);
+	/* Out-links of vertex v in the order tree builders try neighbours
+	 * (NULL: link id order); returns their number. */
+	int (*neighbors)(const struct pm_topo *t, int v, int *links);
 	void (*describe)(const struct pm_topo *t, struct pm_topo_info *info);
 };
 
@@ -81,6 +84,13 @@ int pm_topo_min_hops(const struct pm_topo *t);
 /* Write the link ids from endpoint src to endpoint dst; return their
  * number (0 when src == dst). */
 int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links);
+
+/* Out-links of v in the kind's neighbour order (torus and mesh: the
+ * highest dimension first, - before +, as seed 000 SIII-C tries Y before
+ * X); links must hold the vertex's out-degree. */
+int pm_topo_neighbors(const struct pm_topo *t, int v, int *links);
+/* Most links leaving one vertex. */
+int pm_topo_max_degree(const struct pm_topo *t);
 
 /* order[i] = endpoint holding rank i for ring algorithms. */
 void pm_topo_ring_order(const struct pm_topo *t, int *order);

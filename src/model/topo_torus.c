@@ -251,6 +251,22 @@ static void ring_order_grid(const struct pm_topo *t, int *order)
 	free(p);
 }
 
+/* Y before X (Z before Y in 3-D), - before + in each dimension: the
+ * order of seed 000 SIII-C and of its authors' simulator (north, south,
+ * west, east), which makes the first MULTITREE edge on a 3x3 torus 0 -> 6
+ * as in seed 003. */
+static int neighbors_grid(const struct pm_topo *t, int v, int *links)
+{
+	int n = 0;
+	for (int d = t->ndims - 1; d >= 0; d--)
+		for (int dir = 1; dir >= 0; dir--) {
+			int l = pm_port_link(t, v, 2 * d + dir);
+			if (l >= 0)
+				links[n++] = l;
+		}
+	return n;
+}
+
 static void describe_grid(const struct pm_topo *t, struct pm_topo_info *info)
 {
 	int dmax = 0;
@@ -283,6 +299,7 @@ const struct pm_topo_kind pm_topo_ring = {
 	.build = build_ring,
 	.route = route_grid,
 	.ring_order = ring_order_grid,
+	.neighbors = neighbors_grid,
 	.describe = describe_grid,
 };
 
@@ -293,6 +310,7 @@ const struct pm_topo_kind pm_topo_torus = {
 	.build = build_torus,
 	.route = route_grid,
 	.ring_order = ring_order_grid,
+	.neighbors = neighbors_grid,
 	.describe = describe_grid,
 };
 
@@ -303,5 +321,6 @@ const struct pm_topo_kind pm_topo_mesh = {
 	.build = build_mesh,
 	.route = route_grid,
 	.ring_order = ring_order_grid,
+	.neighbors = neighbors_grid,
 	.describe = describe_grid,
 };

@@ -1,0 +1,682 @@
+/* algo_multitree.c: MULTITREE all-reduce (Huang et al., ISCA 2021; seed
+ * 000 Algorithm 1, §III) and MULTITREE-MSG (the same with message-based
+ * flow control, §IV-B).
+ *
+ * Construction: one spanning tree per endpoint, rooted there, grown top
+ * down one time step (tree level) at a time.  Each step starts from a
+ * fresh copy of the network's links; the trees take turns (by root id, or
+ * by larger root eccentricity first with the priority option) to add one
+ * node each: a tree examines its nodes added in earlier steps
+ * breadth-first in order of addition and takes the first free link to a
+ * node it lacks (neighbours tried Y before X, - before +, on a torus or
+ * mesh).  The link is used up for the step.  When no tree can add a node
+ * a new step begins.  On switch networks (§III-C3) the search from a node
+ * is breadth first over free links through switches; every link of the
+ * path found is used up.  Within a step the allowed path length grows in
+ * stages (shortest first): every tree takes its one-switch and
+ * one-switch-link edges before any tree spends two switch-to-switch links
+ * on one edge.  This reproduces seed 000 §VI-A ("both MULTITREE and RING
+ * derive the same number of steps" on fat tree and BiGraph); the literal
+ * per-turn search ("literal" option) needs 43 steps where the ring needs
+ * 31 on bigraph:4x8 (docs/validation.md).  A node sends at most `ports` messages and
+ * receives at most `ports` per step (footnote 3: NI bandwidth / link
+ * bandwidth); default: all its links on a direct network, 1 on a switch
+ * network.
+ * Schedule: tree T carries chunk T (of P).  The all-gather is the trees top
+ * down, step t of the construction at step S + t; the reduce-scatter is
+ * its exact reverse, edge (p -> c, t) becoming (c -> p) at step S - t
+ * (Algorithm 1 lines 15-18).  Transfers are source-routed along the
+ * construction's links (the NI precomputes routes, §IV-B).
+ * Cost:  the step count S comes from the construction, not from a formula
+ *        in P.  With h_t the longest path and r_t the most children one
+ *        node gains in step t:
+ *          T = 2S (alpha + w(n/P) beta) + 2 delta sum_t h_t
+ *              + (n/P) gamma sum_t r_t
+ *        (direct networks: h_t = 1, so 2S(alpha + delta + w(n/P) beta) + ...).
+ *        S >= max(diameter, ceil((P-1)/ports)) on a direct network.
+ * Restrictions: at most 4096 endpoints (P trees of P nodes are kept).
+ */
+#include "model/algo.h"
+#include "model/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MT_MAX_P 4096
+#define ABSENT 0xFFFFu
+
+struct front {
+	int *v;			/* tree nodes in order of addition; -1 = spent */
+	int n, cap, cur;
+};
+
+struct mt {
+	const struct pm_topo *t;
+	int P, V, S, switched, ports, priority;
+	int32_t *via;		/* link (direct) or path offset (switched); -1 root */
+	uint16_t *step;		/* step node v joined tree T; 0 root; ABSENT */
+	int32_t *path;		/* switched: [len, links...] per edge */
+	size_t npath, cappath;
+	int *hops, *red;	/* per step 1..S: longest path, most children */
+	int capsteps;
+	/* construction scratch */
+	const struct pm_link *links;
+	int *nbr, *nbr_off;	/* neighbour order of every vertex */
+	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
+	int *bfs_seen, *bfs_pred, *bfs_depth, *queue, bfs_gen;
+	int maxlen;		/* links a tree edge may span in this stage */
+	struct front *fr;
+	int *missing;
+};
+
+static void mt_free(struct mt *m)
+{
+	free(m->via);
+	free(m->step);
+	free(m->path);
+	free(m->hops);
+	free(m->red);
+	free(m->nbr);
+	free(m->nbr_off);
+	free(m->link_stamp);
+	free(m->sent);
+	free(m->sent_stamp);
+	free(m->recv);
+	free(m->recv_stamp);
+	free(m->bfs_seen);
+	free(m->bfs_pred);
+	free(m->bfs_depth);
+	free(m->queue);
+	if (m->fr)
+		for (int i = 0; i < m->P; i++)
+			free(m->fr[i].v);
+	free(m->fr);
+	free(m->missing);
+	memset(m, 0, sizeof *m);
+}
+
+static int push(struct front *f, int v)
+{
+	if (f->n == f->cap) {
+		int cap = f->cap ? 2 * f->cap : 8;
+		int *n = realloc(f->v, sizeof(int) * (size_t)cap);
+		if (!n)
+			return -1;
+		f->v = n;
+		f->cap = cap;
+	}
+	f->v[f->n++] = v;
+	return 0;
+}
+
+static int in_tree(const struct mt *m, int T, int v)
+{
+	return m->step[(size_t)T * m->P + v] != ABSENT;
+}
+
+static int count_of(const int *cnt, const int *stamp, int v, int t)
+{
+	return stamp[v] == t ? cnt[v] : 0;
+}
+
+/* A free link from p to an endpoint c that tree T lacks and that can still
+ * receive; direct networks look one link away only. */
+static int find_direct(struct mt *m, int T, int p, int t, int *path)
+{
+	for (int j = m->nbr_off[p]; j < m->nbr_off[p + 1]; j++) {
+		int l = m->nbr[j], c = m->links[l].dst;
+		if (m->link_stamp[l] == t || in_tree(m, T, c) ||
+		    count_of(m->recv, m->recv_stamp, c, t) >= m->ports)
+			continue;
+		path[0] = l;
+		return c;
+	}
+	return -1;
+}
+
+/* Breadth-first search from p over free links, through switches only. */
+static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
+{
+	int head = 0, tail = 0;
+
+	m->bfs_gen++;
+	m->bfs_seen[p] = m->bfs_gen;
+	m->bfs_depth[p] = 0;
+	m->queue[tail++] = p;
+	while (head < tail) {
+		int u = m->queue[head++];
+		if (m->bfs_depth[u] >= m->maxlen)
+			continue;	/* longer paths wait for a later stage */
+		for (int j = m->nbr_off[u]; j < m->nbr_off[u + 1]; j++) {
+			int l = m->nbr[j], w = m->links[l].dst;
+			if (m->link_stamp[l] == t || m->bfs_seen[w] == m->bfs_gen)
+				continue;
+			m->bfs_seen[w] = m->bfs_gen;
+			m->bfs_pred[w] = l;
+			m->bfs_depth[w] = m->bfs_depth[u] + 1;
+			if (w >= m->P) {
+				m->queue[tail++] = w;	/* a switch forwards */
+				continue;
+			}
+			if (in_tree(m, T, w) ||
+			    count_of(m->recv, m->recv_stamp, w, t) >= m->ports)
+				continue;	/* endpoints do not forward */
+			int n = 0;
+			for (int v = w; v != p; v = m->links[m->bfs_pred[v]].src)
+				n++;
+			*len = n;
+			for (int v = w; v != p; v = m->links[m->bfs_pred[v]].src)
+				path[--n] = m->bfs_pred[v];
+			return w;
+		}
+	}
+	return -1;
+}
+
+static int parent_of(const struct mt *m, size_t k)
+{
+	if (m->via[k] < 0)
+		return -1;
+	int first = m->switched ? m->path[m->via[k] + 1] : m->via[k];
+	return m->links[first].src;
+}
+
+static int saturated(const struct mt *m, int T, int p)
+{
+	for (int j = m->nbr_off[p]; j < m->nbr_off[p + 1]; j++)
+		if (!in_tree(m, T, m->links[m->nbr[j]].dst))
+			return 0;
+	return 1;
+}
+
+static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
+		  int len)
+{
+	size_t k = (size_t)T * m->P + c;
+
+	m->step[k] = (uint16_t)t;
+	if (m->switched) {
+		if (m->npath + (size_t)len + 1 > m->cappath) {
+			size_t cap = m->cappath ? 2 * m->cappath : 4096;
+			while (cap < m->npath + (size_t)len + 1)
+				cap *= 2;
+			int32_t *q = realloc(m->path, sizeof(int32_t) * cap);
+			if (!q)
+				return -1;
+			m->path = q;
+			m->cappath = cap;
+		}
+		m->via[k] = (int32_t)m->npath;
+		m->path[m->npath++] = len;
+		for (int i = 0; i < len; i++)
+			m->path[m->npath++] = path[i];
+	} else {
+		m->via[k] = path[0];
+	}
+	for (int i = 0; i < len; i++)
+		m->link_stamp[path[i]] = t;
+	if (m->sent_stamp[p] != t) {
+		m->sent_stamp[p] = t;
+		m->sent[p] = 0;
+	}
+	if (m->recv_stamp[c] != t) {
+		m->recv_stamp[c] = t;
+		m->recv[c] = 0;
+	}
+	m->sent[p]++;
+	m->recv[c]++;
+	if (len > m->hops[t])
+		m->hops[t] = len;
+	if (m->sent[p] > m->red[t])
+		m->red[t] = m->sent[p];
+	m->missing[T]--;
+	return push(&m->fr[T], c);
+}
+
+/* Tree T's turn in step t: 1 if it added a node, 0 if it cannot this
+ * step, -1 out of memory. */
+static int add_one(struct mt *m, int T, int t)
+{
+	struct front *f = &m->fr[T];
+	int path[256], len = 1;
+
+	while (f->cur < f->n) {
+		int p = f->v[f->cur];
+		if (p < 0) {
+			f->cur++;
+			continue;
+		}
+		if (m->step[(size_t)T * m->P + p] == t)
+			return 0;	/* added this step: not a parent yet */
+		if (count_of(m->sent, m->sent_stamp, p, t) < m->ports) {
+			int c = m->switched ? find_switched(m, T, p, t, path, &len)
+					    : find_direct(m, T, p, t, path);
+			if (c >= 0)
+				return attach(m, T, p, c, t, path, len) ? -1 : 1;
+			if (!m->switched && saturated(m, T, p))
+				f->v[f->cur] = -1;	/* never a parent again */
+		}
+		f->cur++;
+	}
+	return 0;
+}
+
+static void compact(struct front *f)
+{
+	int n = 0;
+	for (int i = 0; i < f->n; i++)
+		if (f->v[i] >= 0)
+			f->v[n++] = f->v[i];
+	f->n = n;
+}
+
+/* Eccentricity of every endpoint, in links, for the priority option. */
+static int *eccentricities(const struct mt *m)
+{
+	int *ecc = calloc((size_t)m->P, sizeof(int));
+	int *dist = malloc(sizeof(int) * (size_t)m->V);
+	int *q = malloc(sizeof(int) * (size_t)m->V);
+
+	if (!ecc || !dist || !q) {
+		free(ecc);
+		free(dist);
+		free(q);
+		return NULL;
+	}
+	for (int r = 0; r < m->P; r++) {
+		int head = 0, tail = 0;
+		for (int v = 0; v < m->V; v++)
+			dist[v] = -1;
+		dist[r] = 0;
+		q[tail++] = r;
+		while (head < tail) {
+			int u = q[head++];
+			for (int j = m->nbr_off[u]; j < m->nbr_off[u + 1]; j++) {
+				int w = m->links[m->nbr[j]].dst;
+				if (dist[w] < 0) {
+					dist[w] = dist[u] + 1;
+					q[tail++] = w;
+					if (w < m->P && dist[w] > ecc[r])
+						ecc[r] = dist[w];
+				}
+			}
+		}
+	}
+	free(dist);
+	free(q);
+	return ecc;
+}
+
+static const int *ecc_for_sort;
+
+static int by_priority(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	if (ecc_for_sort[x] != ecc_for_sort[y])
+		return ecc_for_sort[y] - ecc_for_sort[x];
+	return x - y;
+}
+
+static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
+{
+	int P = pm_topo_endpoints(t), V = pm_topo_vertices(t), L = pm_topo_nlinks(t);
+	size_t PP = (size_t)P * P;
+
+	memset(m, 0, sizeof *m);
+	m->t = t;
+	m->P = P;
+	m->V = V;
+	m->switched = V > P;
+	m->ports = ports;
+	m->priority = priority;
+	m->links = pm_topo_links(t);
+	m->via = malloc(sizeof(int32_t) * PP);
+	m->step = malloc(sizeof(uint16_t) * PP);
+	m->nbr_off = malloc(sizeof(int) * ((size_t)V + 1));
+	m->nbr = malloc(sizeof(int) * ((size_t)L + 1));
+	m->link_stamp = calloc((size_t)L + 1, sizeof(int));
+	m->sent = calloc((size_t)P, sizeof(int));
+	m->sent_stamp = calloc((size_t)P, sizeof(int));
+	m->recv = calloc((size_t)P, sizeof(int));
+	m->recv_stamp = calloc((size_t)P, sizeof(int));
+	m->bfs_seen = calloc((size_t)V, sizeof(int));
+	m->bfs_pred = calloc((size_t)V, sizeof(int));
+	m->bfs_depth = calloc((size_t)V, sizeof(int));
+	m->queue = malloc(sizeof(int) * (size_t)V);
+	m->fr = calloc((size_t)P, sizeof *m->fr);
+	m->missing = malloc(sizeof(int) * (size_t)P);
+	if (!m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
+	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
+	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
+	    !m->missing)
+		return -1;
+	m->nbr_off[0] = 0;
+	for (int v = 0; v < V; v++)
+		m->nbr_off[v + 1] = m->nbr_off[v] + pm_topo_neighbors(t, v, m->nbr + m->nbr_off[v]);
+	for (size_t i = 0; i < PP; i++)
+		m->step[i] = ABSENT;
+	for (int T = 0; T < P; T++) {
+		m->step[(size_t)T * P + T] = 0;
+		m->via[(size_t)T * P + T] = -1;
+		m->missing[T] = P - 1;
+		if (push(&m->fr[T], T))
+			return -1;
+	}
+	return 0;
+}
+
+/* Run Algorithm 1.  Returns 0, or -1 out of memory / too many steps. */
+static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
+			int priority, int literal)
+{
+	int *order = NULL, *active = NULL, *done = NULL, rc = -1;
+
+	if (setup(m, t, ports, priority))
+		goto out;
+	int P = m->P, incomplete = P > 1 ? P : 0;
+	order = malloc(sizeof(int) * (size_t)P);
+	active = malloc(sizeof(int) * (size_t)P);
+	done = calloc((size_t)P, sizeof(int));
+	if (!order || !active || !done)
+		goto out;
+	for (int i = 0; i < P; i++)
+		order[i] = i;
+	if (priority) {
+		int *ecc = eccentricities(m);
+		if (!ecc)
+			goto out;
+		ecc_for_sort = ecc;
+		qsort(order, (size_t)P, sizeof(int), by_priority);
+		free(ecc);
+	}
+	while (incomplete > 0) {
+		int tstep = ++m->S, na = 0;
+		if (tstep >= (int)ABSENT)
+			goto out;
+		if (tstep >= m->capsteps) {
+			int cap = m->capsteps ? 2 * m->capsteps : 64;
+			int *h = realloc(m->hops, sizeof(int) * (size_t)cap);
+			int *r = h ? realloc(m->red, sizeof(int) * (size_t)cap) : NULL;
+			if (h)
+				m->hops = h;
+			if (!r)
+				goto out;
+			m->red = r;
+			m->capsteps = cap;
+		}
+		m->hops[tstep] = m->red[tstep] = 0;
+		for (int i = 0; i < P; i++)
+			if (m->missing[order[i]] > 0)
+				active[na++] = order[i];
+		/* stages of growing path length (one stage on a direct network) */
+		int first = m->switched && !literal ? pm_topo_min_hops(t) : pm_topo_max_hops(t);
+		for (m->maxlen = first; m->maxlen <= pm_topo_max_hops(t); m->maxlen++) {
+			for (int i = 0; i < na; i++) {
+				m->fr[active[i]].cur = 0;
+				done[active[i]] = 0;
+			}
+			for (int progress = 1; progress;) {
+				progress = 0;
+				for (int i = 0; i < na; i++) {
+					int T = active[i];
+					if (done[T] || m->missing[T] == 0)
+						continue;
+					int r = add_one(m, T, tstep);
+					if (r < 0)
+						goto out;
+					if (r)
+						progress = 1;
+					else
+						done[T] = 1;
+				}
+			}
+		}
+		incomplete = 0;
+		for (int i = 0; i < na; i++) {
+			compact(&m->fr[active[i]]);
+			incomplete += m->missing[active[i]] > 0;
+		}
+		if (m->hops[tstep] == 0)	/* no tree could grow: disconnected */
+			goto out;
+	}
+	rc = 0;
+out:
+	free(order);
+	free(active);
+	free(done);
+	return rc;
+}
+
+/* Options, comma separated: "ports=N", "priority", "literal". */
+static int parse_opts(struct pm_inst *in, const char *arg, int *ports,
+		      int *priority, int *literal, struct pm_err *err)
+{
+	char buf[128];
+
+	if (!arg)
+		return PM_OK;
+	if (strlen(arg) >= sizeof buf)
+		return pm_fail(err, PM_EINPUT, "invalid MULTITREE options '%s' (expected ports=N, priority, literal)", arg);
+	strcpy(buf, arg);
+	for (char *save, *o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		long v;
+		if (strcmp(o, "priority") == 0)
+			*priority = 1;
+		else if (strcmp(o, "literal") == 0)
+			*literal = 1;
+		else if (strncmp(o, "ports=", 6) == 0) {
+			if (pm_parse_int(o + 6, 1, 64, "port count", &v, err))
+				return PM_EINPUT;
+			*ports = (int)v;
+		} else
+			return pm_fail(err, PM_EINPUT,
+				       "invalid MULTITREE option '%s' in '%s' (expected ports=N, priority or literal)",
+				       o, in->label);
+	}
+	return PM_OK;
+}
+
+static int default_ports(const struct pm_topo *t)
+{
+	if (pm_topo_vertices(t) > pm_topo_endpoints(t))
+		return 1;	/* one NIC link into the switch network */
+	int best = 0;
+	for (int v = 0; v < pm_topo_endpoints(t); v++) {
+		int n;
+		pm_topo_out(t, v, &n);
+		if (n > best)
+			best = n;
+	}
+	return best > 0 ? best : 1;
+}
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	int ports = default_ports(in->topo), priority = 0, literal = 0;
+	struct mt m;
+	char opts[64] = "";
+
+	if (in->P > MT_MAX_P)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: MULTITREE keeps P trees of P nodes, at most %d endpoints (got %d)",
+			       MT_MAX_P, in->P);
+	if (parse_opts(in, arg, &ports, &priority, &literal, err))
+		return PM_EINPUT;
+	if (mt_construct(&m, in->topo, ports, priority, literal)) {
+		mt_free(&m);
+		return pm_fail(err, PM_EINTERNAL,
+			       "MULTITREE construction failed on %s (out of memory, or endpoints the trees cannot reach)",
+			       pm_topo_spec(in->topo));
+	}
+	in->ports = ports;
+	in->steps = m.S;
+	/* a node sends one chunk up each tree it is not the root of, and one
+	 * down to each of its children in every tree */
+	in->sent_units = 0;
+	double *kids = calloc((size_t)in->P, sizeof(double));
+	if (!kids) {
+		mt_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	for (size_t k = 0; k < (size_t)in->P * in->P; k++)
+		if (m.step[k] != ABSENT && m.step[k] > 0)
+			kids[parent_of(&m, k)]++;
+	for (int v = 0; v < in->P; v++)
+		if (in->P - 1 + kids[v] > in->sent_units)
+			in->sent_units = in->P - 1 + kids[v];
+	free(kids);
+	in->sum_hops = 0;
+	in->sum_red = 0;
+	for (int t = 1; t <= m.S; t++) {
+		in->sum_hops += m.hops[t];
+		in->sum_red += m.red[t];
+	}
+	mt_free(&m);
+	if (ports != default_ports(in->topo) || priority || literal)
+		snprintf(opts, sizeof opts, ":ports=%d%s%s", ports,
+			 priority ? ",priority" : "", literal ? ",literal" : "");
+	snprintf(in->label, sizeof in->label, "%s%s", in->algo->name, opts);
+	if (strcmp(in->algo->name, "multitree-msg") == 0)
+		in->flow_override = PM_FLOW_MESSAGE;
+	return PM_OK;
+}
+
+/* The opposite direction of link l; among parallel links, the k-th for the
+ * k-th, so distinct links stay distinct. */
+static int reverse_link(const struct pm_topo *t, int l)
+{
+	const struct pm_link *L = pm_topo_links(t);
+	int n, k = 0;
+	const int *out = pm_topo_out(t, L[l].src, &n);
+
+	for (int i = 0; i < n && out[i] != l; i++)
+		k += L[out[i]].dst == L[l].dst;
+	out = pm_topo_out(t, L[l].dst, &n);
+	for (int i = 0; i < n; i++)
+		if (L[out[i]].dst == L[l].src && k-- == 0)
+			return out[i];
+	return -1;
+}
+
+static int edge_path(const struct mt *m, size_t k, int *path)
+{
+	if (!m->switched) {
+		path[0] = m->via[k];
+		return 1;
+	}
+	const int32_t *p = m->path + m->via[k];
+	for (int i = 0; i < p[0]; i++)
+		path[i] = p[1 + i];
+	return p[0];
+}
+
+static int build(const struct pm_inst *in, struct pm_sched *s,
+		 struct pm_err *err)
+{
+	struct mt m;
+	int P = in->P, path[256], back[256];
+	size_t PP = (size_t)P * P, *start = NULL, *pos = NULL;
+	uint32_t *byStep = NULL;
+	int rc = PM_OK;
+
+	s->nchunks = (uint32_t)P;
+	strcpy(s->mapping, "identity: tree T is rooted at endpoint T and carries chunk T");
+	if (P < 2)
+		return PM_OK;
+	if (mt_construct(&m, in->topo, in->ports, strstr(in->label, "priority") != NULL,
+			 strstr(in->label, "literal") != NULL)) {
+		mt_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "MULTITREE construction failed");
+	}
+	/* group the tree edges by construction step */
+	start = calloc((size_t)m.S + 2, sizeof(size_t));
+	pos = malloc(sizeof(size_t) * ((size_t)m.S + 2));
+	byStep = malloc(sizeof(uint32_t) * PP);
+	if (!start || !pos || !byStep) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < PP; k++)
+		if (m.step[k] != ABSENT && m.step[k] > 0)
+			start[m.step[k] + 1]++;
+	for (int t = 0; t <= m.S; t++)
+		start[t + 1] += start[t];
+	memcpy(pos, start, sizeof(size_t) * ((size_t)m.S + 2));
+	for (size_t k = 0; k < PP; k++)
+		if (m.step[k] != ABSENT && m.step[k] > 0)
+			byStep[pos[m.step[k]]++] = (uint32_t)k;
+	/* reduce-scatter: construction step t reversed, at step S - t */
+	for (int t = m.S; t >= 1; t--)
+		for (size_t i = start[t]; i < start[t + 1]; i++) {
+			size_t k = byStep[i];
+			int T = (int)(k / P), c = (int)(k % P);
+			int n = edge_path(&m, k, path);
+			for (int j = 0; j < n; j++)
+				back[j] = reverse_link(in->topo, path[n - 1 - j]);
+			pm_sched_add_routed(s, m.S - t, c, pm_topo_link(in->topo, path[0])->src,
+					    (uint32_t)T, 1, PM_REDUCE, T, back, n);
+		}
+	/* all-gather: the trees top down, step t at step S + t - 1 */
+	for (int t = 1; t <= m.S; t++)
+		for (size_t i = start[t]; i < start[t + 1]; i++) {
+			size_t k = byStep[i];
+			int T = (int)(k / P), c = (int)(k % P);
+			int n = edge_path(&m, k, path);
+			pm_sched_add_routed(s, m.S + t - 1, pm_topo_link(in->topo, path[0])->src,
+					    c, (uint32_t)T, 1, PM_COPY, T, path, n);
+		}
+	s->second_phase = m.S;
+out:
+	free(start);
+	free(pos);
+	free(byStep);
+	mt_free(&m);
+	return rc;
+}
+
+static void closed(const struct pm_inst *in, double n,
+		   const struct pm_params *p, struct pm_cost *c)
+{
+	double S = in->steps, P = in->P;
+
+	c->alpha_s = 2 * S * p->alpha_s;
+	c->lat_s = 2 * p->link_lat_s * in->sum_hops;
+	c->bw_s = 2 * S * pm_msg_bw_s(p, n / P);
+	c->red_s = (n / P) * p->gamma_spB * in->sum_red;
+	c->steps = 2 * S;
+	c->sent_B = in->sent_units * n / P;
+}
+
+static double xfers(const struct pm_inst *in)
+{
+	return 2.0 * in->P * (in->P - 1);
+}
+
+const struct pm_algo pm_algo_multitree = {
+	.name = "multitree",
+	.summary = "one topology-aware spanning tree per node, built top down in lockstep (seed 000)",
+	.arg_syntax = "ports=N,priority,literal",
+	.arg_help = "ports: messages a node sends/receives per step (default: all its links on a direct network, 1 on a switch network); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages",
+	.flags = PM_ALGO_NEEDS_TOPO,
+	.formula = "2S(a + w(n/P) b) + 2 d sum_t h_t + (n/P) g sum_t r_t, S, h_t, r_t from the construction",
+	.reference = "Huang et al., ISCA 2021 (seed 000) Algorithm 1, SIII-C3",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+	.xfers = xfers,
+};
+
+const struct pm_algo pm_algo_multitree_msg = {
+	.name = "multitree-msg",
+	.summary = "MULTITREE with message-based flow control: one head flit per message (seed 000 SIV-B)",
+	.arg_syntax = "ports=N,priority,literal",
+	.arg_help = "as multitree",
+	.flags = PM_ALGO_NEEDS_TOPO,
+	.formula = "as multitree with w(m) = m + flit",
+	.reference = "Huang et al., ISCA 2021 (seed 000) SIV-B",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+	.xfers = xfers,
+};
