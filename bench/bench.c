@@ -1,7 +1,7 @@
 /* bench.c: the benchmark program behind the speed targets of the issues
  * (not part of the test suite: timings belong here, not in tests).
  *
- *   build/perfmodel-bench [allreduce] ...
+ *   build/perfmodel-bench [all|allreduce|multitree]
  *
  * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
  * and the process's peak resident memory at the end. */
@@ -84,6 +84,27 @@ static void bench_allreduce(const char *spec, int reps, double target_s)
 	pm_topo_free(t);
 }
 
+static void bench_multitree(const char *spec, double target_s)
+{
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_err err;
+
+	if (pm_topo_parse(spec, NULL, &t, &err)) {
+		printf("%s: %s\n", spec, err.msg);
+		return;
+	}
+	double t0 = now();
+	int rc = pm_algo_resolve("multitree", t, 0, &in, &err);
+	double dt = now() - t0;
+	if (rc)
+		printf("multitree on %s: %s\n", spec, err.msg);
+	else
+		printf("multitree construction on %s: %d trees, %d steps per phase, %.3f s (target %.0f s) %s\n",
+		       spec, in.P, in.steps, dt, target_s, dt <= target_s ? "OK" : "MISSED");
+	pm_topo_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -92,6 +113,10 @@ int main(int argc, char **argv)
 	if (all || strcmp(what, "allreduce") == 0) {
 		bench_allreduce("torus:8x8", 5, 10e-3);
 		bench_allreduce("torus:32x32", 3, 1.0);
+	}
+	if (all || strcmp(what, "multitree") == 0) {
+		bench_multitree("torus:32x32", 1.0);
+		bench_multitree("torus:64x64", 60.0);
 	}
 	printf("peak resident memory: %ld MiB\n", peak_rss_kB() / 1024);
 	return 0;

@@ -70,6 +70,13 @@ Test(cli, bad_input_exits_2)
 		{"topo --topo mesh:0x2", "invalid topology 'mesh:0x2'"},
 		{"list extra", "unexpected argument 'extra'"},
 		{"alreduce", "unknown command 'alreduce' (expected one of"},
+		{"schedule --topo torus:3x3", "missing --algo"},
+		{"schedule --algo ring", "missing --topo"},
+		{"schedule --topo torus:3x3 --algo ring --view trees", "invalid view 'trees'"},
+		{"schedule --topo torus:3x3 --algo ring --format svg", "invalid format 'svg' (expected table, csv, json or dot)"},
+		{"schedule --topo torus:3x3 --algo hdrm", "not applicable: needs a BiGraph"},
+		{"schedule --topo torus:3x3 --algo multitree:ports=x", "invalid port count 'x'"},
+		{"schedule --topo torus:64x64 --algo ring", "schedule too large"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct run r = run_perfmodel(cases[i].args);
@@ -95,7 +102,7 @@ Test(cli, no_arguments_is_usage_error)
 Test(cli, help_texts)
 {
 	const char *cmds[] = {"--help", "allreduce --help", "topo --help", "list --help",
-			      "help allreduce", "allreduce -h"};
+			      "help allreduce", "allreduce -h", "schedule --help"};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		struct run r = run_perfmodel(cmds[i]);
 		cr_assert_eq(r.status, 0, "%s", cmds[i]);

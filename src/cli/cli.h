@@ -16,5 +16,6 @@ struct cli_cmd {
 int cmd_list(int argc, char **argv, struct pm_err *err);
 int cmd_topo(int argc, char **argv, struct pm_err *err);
 int cmd_allreduce(int argc, char **argv, struct pm_err *err);
+int cmd_schedule(int argc, char **argv, struct pm_err *err);
 
 #endif

@@ -10,6 +10,7 @@
 
 static const struct cli_cmd commands[] = {
 	{"allreduce", "predict all-reduce time for every algorithm on a network", cmd_allreduce},
+	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
 	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
 	{"list", "list the algorithms and topology kinds", cmd_list},
 };
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  perfmodel allreduce --topo torus:8x8 --size 64M\n"
 		"  perfmodel allreduce --topo fattree:8,2 --size 32K:64M:x2 --format csv\n"
+		"  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
 		"  perfmodel topo --topo bigraph:4x8\n"
 		"  perfmodel list\n"
 		"\n"

@@ -75,10 +75,6 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 	if ((a->flags & PM_ALGO_NEEDS_TOPO) && !t)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: needs a network (--topo), not just a process count");
-	if ((a->flags & PM_ALGO_POW2) && !pm_is_pow2(in->P))
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: needs a power-of-two number of endpoints (got %d)",
-			       in->P);
 	if ((a->flags & PM_ALGO_GRID2D) &&
 	    (!t || (strcmp(pm_topo_kind_name(t), "torus") &&
 		    strcmp(pm_topo_kind_name(t), "mesh")) ||
@@ -90,6 +86,10 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: needs a BiGraph network such as bigraph:4x8 (got %s)",
 			       t ? pm_topo_spec(t) : "no network");
+	if ((a->flags & PM_ALGO_POW2) && !pm_is_pow2(in->P))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: needs a power-of-two number of endpoints (got %d)",
+			       in->P);
 	return PM_OK;
 }
 

@@ -1,0 +1,299 @@
+/* cmd_schedule.c: perfmodel schedule, an algorithm's schedule on a network
+ * seen per step, per transfer, per node (seed 000 Fig. 5's tables) or as
+ * Graphviz trees (seed 003 Fig. 1). */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "model/algo.h"
+#include "model/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum view { V_STEPS, V_TRANSFERS, V_NODES };
+
+static const char *step_kind(const struct pm_sched *s, int k)
+{
+	int red = 0, copy = 0;
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+		if (s->x[i].op == PM_REDUCE)
+			red++;
+		else
+			copy++;
+	return red && copy ? "mixed" : red ? "reduce" : copy ? "gather" : "idle";
+}
+
+static int view_steps(struct cli_table *tab, const struct pm_inst *in,
+		      const struct pm_sched *s, double n,
+		      const struct pm_params *p, struct pm_err *err)
+{
+	static const char *const cols[] = {"step", "op", "transfers", "max_hops",
+		"busy_links", "max_link_B", "time_us", "alpha_us", "latency_us",
+		"bandwidth_us", "reduction_us"};
+	static const unsigned flags[] = {COL_NUM, 0, COL_NUM, COL_NUM, COL_NUM,
+		COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
+	struct pm_step_cost *sc = calloc((size_t)s->nsteps + 1, sizeof *sc);
+	struct pm_cost c;
+
+	if (!sc)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	int rc = pm_algo_contention(in, s, n, p, &c, sc, err);
+	if (rc) {
+		free(sc);
+		return rc;
+	}
+	cli_table_init(tab, 11, cols, flags);
+	for (int k = 0; k < s->nsteps; k++) {
+		cli_table_row(tab);
+		cli_table_set(tab, 0, "%d", k + 1);
+		cli_table_set(tab, 1, "%s", step_kind(s, k));
+		cli_table_set(tab, 2, "%zu", sc[k].xfers);
+		cli_table_set(tab, 3, "%d", sc[k].hops_max);
+		cli_table_set(tab, 4, "%d", sc[k].busy_links);
+		cli_table_set(tab, 5, "%.0f", sc[k].max_link_B);
+		cli_table_set(tab, 6, "%.6g", sc[k].time_s * 1e6);
+		cli_table_set(tab, 7, "%.6g", sc[k].alpha_s * 1e6);
+		cli_table_set(tab, 8, "%.6g", sc[k].lat_s * 1e6);
+		cli_table_set(tab, 9, "%.6g", sc[k].bw_s * 1e6);
+		cli_table_set(tab, 10, "%.6g", sc[k].red_s * 1e6);
+	}
+	cli_table_meta(tab, "total %.6g us over %d steps (contention evaluator); links used %.4g%%, time-weighted busy %.4g%%",
+		       c.time_s * 1e6, s->nsteps, 100 * c.links_used, 100 * c.util_avg);
+	free(sc);
+	return PM_OK;
+}
+
+/* "a->b->c": the vertices a transfer crosses. */
+static void path_text(const struct pm_topo *t, const struct pm_sched *s,
+		      size_t i, char *buf, size_t size)
+{
+	int links[512], h;
+	const struct pm_xfer *x = &s->x[i];
+
+	if (s->route_off) {
+		h = (int)(s->route_off[i + 1] - s->route_off[i]);
+		memcpy(links, s->route + s->route_off[i], sizeof(int) * (size_t)h);
+	} else {
+		h = pm_topo_route(t, s->map[x->src], s->map[x->dst], links);
+	}
+	size_t used = (size_t)snprintf(buf, size, "%d", s->map[x->src]);
+	for (int j = 0; j < h && used < size; j++) {
+		int v = pm_topo_link(t, links[j])->dst;
+		if (v >= pm_topo_endpoints(t))
+			used += (size_t)snprintf(buf + used, size - used, "->s%d", v - pm_topo_endpoints(t));
+		else
+			used += (size_t)snprintf(buf + used, size - used, "->%d", v);
+	}
+}
+
+static void view_transfers(struct cli_table *tab, const struct pm_inst *in,
+			   const struct pm_sched *s, double n)
+{
+	static const char *const cols[] = {"step", "flow", "src_rank", "dst_rank",
+		"op", "chunks", "bytes", "path"};
+	static const unsigned flags[] = {COL_NUM, COL_NUM, COL_NUM, COL_NUM, 0, 0,
+		COL_NUM, 0};
+	char path[1024];
+
+	cli_table_init(tab, 8, cols, flags);
+	for (int k = 0; k < s->nsteps; k++)
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s->x[i];
+			cli_table_row(tab);
+			cli_table_set(tab, 0, "%d", k + 1);
+			cli_table_set(tab, 1, "%d", x->flow);
+			cli_table_set(tab, 2, "%d", x->src);
+			cli_table_set(tab, 3, "%d", x->dst);
+			cli_table_set(tab, 4, "%s", x->op == PM_REDUCE ? "reduce" : "copy");
+			cli_table_set(tab, 5, "%u-%u/%u", x->lo, x->lo + x->cnt - 1, s->nchunks);
+			cli_table_set(tab, 6, "%.0f", n / s->nchunks * x->cnt);
+			path_text(in->topo, s, i, path, sizeof path);
+			cli_table_set(tab, 7, "%s", path);
+		}
+}
+
+/* Seed 000 Fig. 5: per node, per flow and step, the operation, the flow
+ * (tree), the parent and the children.  A Reduce row is a send to Parent
+ * after reducing what Children sent; a Gather row forwards what Parent
+ * sent to Children; the root of a flow has no parent. */
+static void view_nodes(struct cli_table *tab, const struct pm_sched *s)
+{
+	static const char *const cols[] = {"node", "op", "flow", "parent",
+		"children", "step"};
+	static const unsigned flags[] = {COL_NUM, 0, COL_NUM, 0, 0, COL_NUM};
+	int P = s->nranks;
+
+	cli_table_init(tab, 6, cols, flags);
+	for (int r = 0; r < P; r++)
+		for (int k = 0; k < s->nsteps; k++)
+			for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+				const struct pm_xfer *x = &s->x[i];
+				char kids[512] = "";
+				size_t used = 0;
+				int parent = -1, dup = 0;
+				if (x->src != r)
+					continue;
+				/* one Gather row per (step, flow): skip repeats */
+				for (size_t j = s->step_off[k]; j < i && x->op == PM_COPY; j++)
+					dup |= s->x[j].src == r && s->x[j].flow == x->flow &&
+					       s->x[j].op == PM_COPY;
+				if (dup)
+					continue;
+				if (x->op == PM_REDUCE) {
+					parent = x->dst;
+					for (size_t j = 0; j < s->step_off[k]; j++)
+						if (s->x[j].dst == r && s->x[j].flow == x->flow &&
+						    s->x[j].op == PM_REDUCE && used < sizeof kids)
+							used += (size_t)snprintf(kids + used, sizeof kids - used,
+										 "%s%d", used ? " " : "", s->x[j].src);
+				} else {
+					for (size_t j = 0; j < s->step_off[k]; j++)
+						if (s->x[j].dst == r && s->x[j].flow == x->flow &&
+						    s->x[j].op == PM_COPY)
+							parent = s->x[j].src;
+					for (size_t j = i; j < s->step_off[k + 1]; j++)
+						if (s->x[j].src == r && s->x[j].flow == x->flow &&
+						    s->x[j].op == PM_COPY && used < sizeof kids)
+							used += (size_t)snprintf(kids + used, sizeof kids - used,
+										 "%s%d", used ? " " : "", s->x[j].dst);
+				}
+				cli_table_row(tab);
+				cli_table_set(tab, 0, "%d", r);
+				cli_table_set(tab, 1, "%s", x->op == PM_REDUCE ? "Reduce" : "Gather");
+				cli_table_set(tab, 2, "%d", x->flow);
+				if (parent >= 0)
+					cli_table_set(tab, 3, "%d", parent);
+				else
+					cli_table_set(tab, 3, "nil");
+				cli_table_set(tab, 4, "%s", used ? kids : "nil");
+				cli_table_set(tab, 5, "%d", k + 1);
+			}
+}
+
+/* Graphviz: the all-gather (broadcast) half, one cluster per flow, node
+ * "T-n" as seed 003 names them, edges labelled with their step. */
+static void write_dot(FILE *f, const struct pm_inst *in, const struct pm_sched *s)
+{
+	int first = s->second_phase >= 0 ? s->second_phase : 0;
+	int nflows = 0;
+
+	for (size_t i = 0; i < s->nx; i++)
+		if (s->x[i].flow + 1 > nflows)
+			nflows = s->x[i].flow + 1;
+	fprintf(f, "digraph \"%s on %s\" {\n  label=\"%s on %s: %s steps %d..%d, edge labels = step\";\n",
+		in->label, pm_topo_spec(in->topo), in->label, pm_topo_spec(in->topo),
+		first ? "all-gather" : "all", first + 1, s->nsteps);
+	fprintf(f, "  node [shape=circle, fontsize=10];\n");
+	char *declared = calloc((size_t)s->nranks + 1, 1);
+	for (int T = 0; T < nflows && declared; T++) {
+		fprintf(f, "  subgraph cluster_%d {\n    label=\"flow %d\";\n", T, T);
+		memset(declared, 0, (size_t)s->nranks);
+		for (int k = first; k < s->nsteps; k++)
+			for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+				const struct pm_xfer *x = &s->x[i];
+				if (x->flow != T)
+					continue;
+				for (int e = 0; e < 2; e++) {
+					int r = e ? x->dst : x->src;
+					if (!declared[r])
+						fprintf(f, "    \"%d-%d\" [label=\"%d\"];\n", T, r, r);
+					declared[r] = 1;
+				}
+				fprintf(f, "    \"%d-%d\" -> \"%d-%d\" [label=\"%d\"];\n", T, x->src,
+					T, x->dst, k - first + 1);
+			}
+		fprintf(f, "  }\n");
+	}
+	free(declared);
+	fprintf(f, "}\n");
+}
+
+int cmd_schedule(int argc, char **argv, struct pm_err *err)
+{
+	struct cli_net_opts net = {0};
+	const char *algo = NULL, *size = "1M", *format = "table", *view = "steps", *pos[1];
+	int help = 0, npos, n, rc;
+	struct cli_opt opts[24];
+	enum cli_format fmt = FMT_TABLE;
+	enum view v;
+	struct pm_params p;
+	struct pm_topo *t = NULL;
+	struct pm_inst in;
+	struct pm_sched s = {0};
+	struct cli_table tab = {0};
+	double bytes;
+	int dot = 0;
+
+	n = cli_net_opt_rows(&net, opts);
+	opts[n++] = (struct cli_opt){"algo", "NAME", "the algorithm (required; see perfmodel list)", &algo, NULL};
+	opts[n++] = (struct cli_opt){"size", "SIZE", "message size the steps are priced at (default 1M)", &size, NULL};
+	opts[n++] = (struct cli_opt){"view", "V", "steps (default), transfers or nodes (seed 000 Fig. 5 tables)", &view, NULL};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv, json, or dot (Graphviz trees)", &format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("schedule", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		printf("usage: perfmodel schedule --topo SPEC --algo NAME [--size SIZE] [--view V] [--format F]\n\n"
+		       "Shows an algorithm's schedule on a network: per step (transfers, longest\n"
+		       "route, busy links, busiest link, time), per transfer (flow, ranks, chunks,\n"
+		       "bytes, the vertices crossed; sN is switch N), per node (Op, FlowID, Parent,\n"
+		       "Children, Step, as seed 000 Fig. 5), or as Graphviz trees of the all-gather\n"
+		       "half (--format dot | dot -Tpdf), one cluster per tree as seed 003 Fig. 1.\n\n"
+		       "Examples:\n"
+		       "  perfmodel schedule --topo torus:3x3 --algo multitree --view nodes\n"
+		       "  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
+		       "  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n\nOptions:\n");
+		cli_print_opts(stdout, opts, n);
+		return 0;
+	}
+	if (!net.topo)
+		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:3x3)");
+	if (!algo)
+		return pm_fail(err, PM_EINPUT, "missing --algo (expected one algorithm such as multitree; see perfmodel list)");
+	if (strcmp(format, "dot") == 0)
+		dot = 1;
+	else if (cli_parse_format(format, &fmt, err))
+		return pm_fail(err, PM_EINPUT, "invalid format '%s' (expected table, csv, json or dot)", format);
+	if (strcmp(view, "steps") == 0)
+		v = V_STEPS;
+	else if (strcmp(view, "transfers") == 0)
+		v = V_TRANSFERS;
+	else if (strcmp(view, "nodes") == 0)
+		v = V_NODES;
+	else
+		return pm_fail(err, PM_EINPUT, "invalid view '%s' (expected steps, transfers or nodes)", view);
+	if (pm_parse_size(size, &bytes, err))
+		return PM_EINPUT;
+	if ((rc = cli_net_build(&net, &p, &t, err)))
+		return rc;
+	rc = pm_algo_resolve(algo, t, 0, &in, err);
+	if (rc == PM_ENOTAPPLICABLE)
+		rc = PM_EINPUT;	/* asked for this one algorithm: an input error */
+	if (!rc)
+		rc = pm_algo_schedule(&in, &s, err);
+	if (rc)
+		goto out;
+	if (dot) {
+		write_dot(stdout, &in, &s);
+		goto out;
+	}
+	if (v == V_STEPS)
+		rc = view_steps(&tab, &in, &s, bytes, &p, err);
+	else if (v == V_TRANSFERS)
+		view_transfers(&tab, &in, &s, bytes);
+	else
+		view_nodes(&tab, &s);
+	if (rc)
+		goto out;
+	cli_table_meta(&tab, "perfmodel schedule: %s on %s, %d ranks, %d steps (all-gather/broadcast from step %d), %zu transfers, message cut in %u units",
+		       in.label, pm_topo_spec(t), in.P, s.nsteps, s.second_phase + 1, s.nx, s.nchunks);
+	cli_table_meta(&tab, "ranks on endpoints: %s", s.mapping);
+	cli_net_meta(&tab, t, &p);
+	cli_table_write(stdout, &tab, fmt);
+out:
+	cli_table_release(&tab);
+	if (s.map)
+		pm_sched_release(&s);
+	pm_topo_free(t);
+	return rc;
+}
