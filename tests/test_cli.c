@@ -77,6 +77,22 @@ Test(cli, bad_input_exits_2)
 		{"schedule --topo torus:3x3 --algo hdrm", "not applicable: needs a BiGraph"},
 		{"schedule --topo torus:3x3 --algo multitree:ports=x", "invalid port count 'x'"},
 		{"schedule --topo torus:64x64 --algo ring", "schedule too large"},
+		{"hier --procs 8 --size 1M", "missing --machine"},
+		{"hier --machine abci --size 1M", "missing --procs"},
+		{"hier --machine abci --procs 8", "missing --size"},
+		{"hier --machine abcd --procs 8 --size 1M", "did you mean 'abci'"},
+		{"hier --machine abci --procs 5000 --size 1M", "it holds 4096 accelerators"},
+		{"hier --machine abci --procs 0 --size 1M", "invalid process count '0'"},
+		{"hier --machine abci --procs 8 --size 1M --top 0", "invalid --top '0'"},
+		{"hier --machine abci --procs 8 --size 1M --method fast", "invalid method 'fast'"},
+		{"hier --machine abci --procs 6 --size 1M --aligned", "a node holds 4"},
+		{"hier --machine tests/expected/CASES --procs 8 --size 1M", "no 'kind' column"},
+		{"fit", "missing measurement file"},
+		{"fit /nonexistent.log", "cannot read measurement file"},
+		{"fit data/measurements/osu_allreduce_2nodes.log --format xls", "invalid input format 'xls'"},
+		{"fit data/measurements/osu_allreduce_2nodes.log --range 1M", "invalid range '1M'"},
+		{"fit data/measurements/osu_allreduce_2nodes.log --range 1G:2G", "too few points"},
+		{"fit data/measurements/osu_allreduce_2nodes.log extra", "unexpected argument 'extra'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct run r = run_perfmodel(cases[i].args);
@@ -102,7 +118,8 @@ Test(cli, no_arguments_is_usage_error)
 Test(cli, help_texts)
 {
 	const char *cmds[] = {"--help", "allreduce --help", "topo --help", "list --help",
-			      "help allreduce", "allreduce -h", "schedule --help"};
+			      "help allreduce", "allreduce -h", "schedule --help", "hier --help",
+			      "fit --help"};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		struct run r = run_perfmodel(cmds[i]);
 		cr_assert_eq(r.status, 0, "%s", cmds[i]);

@@ -17,5 +17,7 @@ int cmd_list(int argc, char **argv, struct pm_err *err);
 int cmd_topo(int argc, char **argv, struct pm_err *err);
 int cmd_allreduce(int argc, char **argv, struct pm_err *err);
 int cmd_schedule(int argc, char **argv, struct pm_err *err);
+int cmd_hier(int argc, char **argv, struct pm_err *err);
+int cmd_fit(int argc, char **argv, struct pm_err *err);
 
 #endif

@@ -3,7 +3,10 @@
 #include "cli/cli.h"
 #include "cli/args.h"
 #include "model/algo.h"
+#include "model/machine.h"
 #include "model/topo.h"
+
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -47,5 +50,17 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 	printf("\nTopology kinds:\n");
 	for (int i = 0; i < n; i++)
 		printf("  %-18s %s\n", k[i]->syntax, k[i]->summary);
+	char **names;
+	if (pm_machine_presets(&names, &n) == PM_OK) {
+		printf("\nMachines (perfmodel hier --machine NAME; files in data/machines):\n");
+		for (int i = 0; i < n; i++) {
+			struct pm_machine m;
+			struct pm_err e;
+			if (pm_machine_load(names[i], &m, &e) == PM_OK)
+				printf("  %-18s %s\n", names[i], m.description);
+			free(names[i]);
+		}
+		free(names);
+	}
 	return 0;
 }

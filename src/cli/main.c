@@ -11,6 +11,8 @@
 static const struct cli_cmd commands[] = {
 	{"allreduce", "predict all-reduce time for every algorithm on a network", cmd_allreduce},
 	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
+	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},
+	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},
 	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
 	{"list", "list the algorithms and topology kinds", cmd_list},
 };
@@ -34,6 +36,8 @@ static void usage(FILE *f)
 		"  perfmodel allreduce --topo torus:8x8 --size 64M\n"
 		"  perfmodel allreduce --topo fattree:8,2 --size 32K:64M:x2 --format csv\n"
 		"  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
+		"  perfmodel hier --machine abci --procs 512 --size 128M\n"
+		"  perfmodel fit osu_allreduce.log\n"
 		"  perfmodel topo --topo bigraph:4x8\n"
 		"  perfmodel list\n"
 		"\n"

@@ -1,0 +1,223 @@
+/* cmd_hier.c: perfmodel hier, the best hierarchical decompositions of P
+ * processes on a machine (seed 001), next to the flat ring and
+ * Rabenseifner, layer by layer. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "search/hier.h"
+#include "model/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { H_RANK, H_HIER, H_TIME, H_SPEEDUP, H_EXTENDS, H_LAYER, H_PROCS,
+	H_MSG, H_MSG_B, H_CROSSES, H_FLOWS, H_BW, H_RS, H_AG, NH };
+
+static const char *const hcols[NH] = {"rank", "hierarchy", "time_us",
+	"speedup_vs_flat", "extends_best_half", "layer", "procs", "msg", "msg_B",
+	"crosses", "flows", "bw_GBps", "reduce_scatter_us", "all_gather_us"};
+static const unsigned hflags[NH] = {0, 0, COL_NUM, COL_NUM, 0, COL_NUM, COL_NUM,
+	COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
+
+static void usage(const struct cli_opt *opts, int n)
+{
+	printf("usage: perfmodel hier --machine M --procs P --size SIZE [--top K] [options]\n\n"
+	       "Finds the fastest hierarchical ring all-reduce of P processes on a machine:\n"
+	       "every ordered factorization p1 x p2 x ... (p1 innermost, each >= 2) from the\n"
+	       "flat ring P to Rabenseifner 2 x 2 x ..., priced with seed 001's model\n"
+	       "  T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i - 1)/(p1...p_i) / bw_i\n"
+	       "where bw_i is what a ring of layer i gets on the machine (docs/model.md).\n"
+	       "Prints the best K, layer by layer (processes, message size, the machine\n"
+	       "level the rings cross, flows sharing it, bandwidth, reduce-scatter and\n"
+	       "all-gather time), the flat ring and Rabenseifner, and whether each best\n"
+	       "hierarchy extends the best one for P/2 by a layer of 2 or a doubled layer\n"
+	       "(seed 001 SV-B5).  Lists every factorization when there are at most a\n"
+	       "million, else runs an exact dynamic programme over the divisors of P.\n\n"
+	       "Examples:\n"
+	       "  perfmodel hier --machine abci --procs 512 --size 128M\n"
+	       "  perfmodel hier --machine dgx-h100 --procs 1024 --size 1G --aligned\n"
+	       "  perfmodel hier --machine data/machines/abci.csv --procs 720720 --size 64M --method dp\n\n"
+	       "Options:\n");
+	cli_print_opts(stdout, opts, n);
+	char **names;
+	int np;
+	if (pm_machine_presets(&names, &np) == PM_OK) {
+		printf("\nMachines in %s/machines:", pm_data_dir());
+		for (int i = 0; i < np; i++) {
+			printf(" %s", names[i]);
+			free(names[i]);
+		}
+		printf("\n");
+		free(names);
+	}
+}
+
+static void add_rows(struct cli_table *t, const char *rank,
+		     const struct pm_hier *hr, const struct pm_hier_query *q,
+		     double flat_s, const char *extends, struct pm_err *err)
+{
+	struct pm_hier_layer lay[PM_HIER_MAX_LAYERS];
+	char name[256], msg[32];
+	double time_s;
+
+	pm_hier_name(hr, name, sizeof name);
+	if (pm_hier_time(q->m, hr->layers, hr->h, q->n, q->alpha_s, q->s, &time_s, lay, err))
+		return;
+	for (int i = 0; i < (hr->h ? hr->h : 1); i++) {
+		cli_table_row(t);
+		cli_table_set(t, H_RANK, "%s", rank);
+		cli_table_set(t, H_HIER, "%s", name);
+		cli_table_set(t, H_TIME, "%.6g", time_s * 1e6);
+		if (time_s > 0)
+			cli_table_set(t, H_SPEEDUP, "%.4g", flat_s / time_s);
+		cli_table_set(t, H_EXTENDS, "%s", extends);
+		if (hr->h == 0)
+			continue;
+		const struct pm_hier_layer *l = &lay[i];
+		cli_table_set(t, H_LAYER, "%d", i + 1);
+		cli_table_set(t, H_PROCS, "%d", l->p);
+		pm_fmt_size(l->msg_B, msg, sizeof msg);
+		cli_table_set(t, H_MSG, "%s", msg);
+		cli_table_set(t, H_MSG_B, "%.0f", l->msg_B);
+		if (l->where.crossed >= 0)
+			cli_table_set(t, H_CROSSES, "%s", q->m->level[l->where.crossed].name);
+		else
+			cli_table_set(t, H_CROSSES, "inside %s", q->m->level[0].name);
+		cli_table_set(t, H_FLOWS, "%lld", l->where.flows);
+		cli_table_set(t, H_BW, "%.6g", l->where.bw_Bps / 1e9);
+		cli_table_set(t, H_RS, "%.6g", l->rs_s * 1e6);
+		cli_table_set(t, H_AG, "%.6g", l->ag_s * 1e6);
+	}
+}
+
+/* Does best (for P) extend the best hierarchy for P/2? */
+static void extends_text(const struct pm_hier_query *q, const struct pm_hier *best,
+			 char *buf, size_t size)
+{
+	struct pm_hier_query half = *q;
+	struct pm_hier hb;
+	struct pm_hier_stats st;
+	struct pm_err e;
+	char name[256];
+	int n, where;
+
+	snprintf(buf, size, "-");
+	if (q->P < 4 || q->P % 2)
+		return;
+	half.P = q->P / 2;
+	half.top = 1;
+	half.method = PM_HIER_DP;
+	if (pm_hier_search(&half, &hb, &n, &st, &e) || n < 1)
+		return;
+	pm_hier_name(&hb, name, sizeof name);
+	switch (pm_hier_extends(best, &hb, &where)) {
+	case 1:
+		snprintf(buf, size, "yes: %s plus a layer of 2 at %d", name, where + 1);
+		break;
+	case 2:
+		snprintf(buf, size, "yes: %s with layer %d doubled", name, where + 1);
+		break;
+	default:
+		snprintf(buf, size, "no (best for %lld: %s)", half.P, name);
+	}
+}
+
+int cmd_hier(int argc, char **argv, struct pm_err *err)
+{
+	const char *machine = NULL, *procs = NULL, *size = NULL, *top = "5";
+	const char *alpha = NULL, *pipeline = NULL, *method = "auto", *format = "table";
+	const char *pos[1];
+	int help = 0, aligned = 0, npos, n = 0, rc, nout;
+	long P, K, s;
+	struct cli_opt opts[16];
+	enum cli_format fmt;
+	struct pm_machine m;
+	struct pm_hier_query q = {0};
+	struct pm_hier best[PM_HIER_MAX_TOP];
+	struct pm_hier_stats st;
+	struct cli_table t = {0};
+	char rank[16], ext[320];
+
+	opts[n++] = (struct cli_opt){"machine", "M", "a preset (abci, dgx-h100, tpu-v4-like) or a machine .csv (required)", &machine, NULL};
+	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required)", &procs, NULL};
+	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M (required)", &size, NULL};
+	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &top, NULL};
+	opts[n++] = (struct cli_opt){"aligned", NULL, "only hierarchies with a layer boundary at every machine level", NULL, &aligned};
+	opts[n++] = (struct cli_opt){"method", "M", "auto (default), enum (list every factorization) or dp", &method, NULL};
+	opts[n++] = (struct cli_opt){"alpha", "T", "per-message startup (default: the machine's)", &alpha, NULL};
+	opts[n++] = (struct cli_opt){"pipeline", "S", "pipelining factor s (default: the machine's)", &pipeline, NULL};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("hier", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		usage(opts, n);
+		return 0;
+	}
+	if (!machine)
+		return pm_fail(err, PM_EINPUT, "missing --machine (expected a preset such as abci or a machine .csv)");
+	if (!procs)
+		return pm_fail(err, PM_EINPUT, "missing --procs (expected the number of processes, such as 512)");
+	if (!size)
+		return pm_fail(err, PM_EINPUT, "missing --size (expected the all-reduce size per process, such as 128M)");
+	if (pm_parse_int(procs, 1, 1L << 40, "process count", &P, err) ||
+	    pm_parse_int(top, 1, PM_HIER_MAX_TOP, "--top", &K, err) ||
+	    pm_parse_size(size, &q.n, err) || cli_parse_format(format, &fmt, err))
+		return PM_EINPUT;
+	if (strcmp(method, "auto") == 0)
+		q.method = PM_HIER_AUTO;
+	else if (strcmp(method, "enum") == 0)
+		q.method = PM_HIER_ENUM;
+	else if (strcmp(method, "dp") == 0)
+		q.method = PM_HIER_DP;
+	else
+		return pm_fail(err, PM_EINPUT, "invalid method '%s' (expected auto, enum or dp)", method);
+	if ((rc = pm_machine_load(machine, &m, err)))
+		return rc;
+	q.m = &m;
+	q.P = P;
+	q.top = (int)K;
+	q.aligned = aligned;
+	q.alpha_s = m.alpha_s;
+	q.s = m.pipeline_s;
+	q.enum_limit = 1e6;
+	if (alpha && pm_parse_time(alpha, &q.alpha_s, err))
+		return PM_EINPUT;
+	if (pipeline) {
+		if (pm_parse_int(pipeline, 1, 1 << 20, "pipelining factor", &s, err))
+			return PM_EINPUT;
+		q.s = (int)s;
+	}
+	if ((rc = pm_hier_search(&q, best, &nout, &st, err)))
+		return rc;
+
+	struct pm_hier flat = {.h = P > 1, .layers = {(int)P}}, rab = {.h = 0};
+	double flat_s;
+	if ((rc = pm_hier_time(&m, flat.layers, flat.h, q.n, q.alpha_s, q.s, &flat_s, NULL, err)))
+		return rc;
+	cli_table_init(&t, NH, hcols, hflags);
+	char sz[32];
+	pm_fmt_size(q.n, sz, sizeof sz);
+	cli_table_meta(&t, "perfmodel hier: %ld processes on %s, %s per process", P, m.name, sz);
+	cli_table_meta(&t, "machine: %s (%lld accelerators; %s)", m.name, m.capacity, m.description);
+	cli_table_meta(&t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (seed 001 SIV-C)",
+		       q.alpha_s * 1e6, alpha ? "" : " (", alpha ? "" : m.alpha_source, alpha ? "" : ")", q.s);
+	cli_table_meta(&t, "%.0f ordered factorizations of %ld (OEIS A074206), %d divisors; searched by %s%s",
+		       st.factorizations, P, st.divisors,
+		       st.method == PM_HIER_ENUM ? "listing every one" : "dynamic programme over divisors",
+		       aligned ? "; layer boundaries at every machine level" : "");
+	for (int i = 0; i < nout; i++) {
+		snprintf(rank, sizeof rank, "%d", i + 1);
+		extends_text(&q, &best[i], ext, sizeof ext);
+		add_rows(&t, rank, &best[i], &q, flat_s, ext, err);
+	}
+	add_rows(&t, "flat", &flat, &q, flat_s, "-", err);
+	if (P > 2 && (P & (P - 1)) == 0) {
+		for (long v = P; v > 1; v /= 2)
+			rab.layers[rab.h++] = 2;
+		add_rows(&t, "rabenseifner", &rab, &q, flat_s, "-", err);
+	}
+	cli_table_write(stdout, &t, fmt);
+	cli_table_release(&t);
+	return 0;
+}

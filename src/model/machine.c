@@ -1,0 +1,347 @@
+/* machine.c: reading machine files, the layer bandwidth rule and the
+ * hierarchical ring cost. */
+#include "model/machine.h"
+#include "model/text.h"
+#include "model/units.h"
+
+#include <csv.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PM_DATADIR
+#define PM_DATADIR "data"
+#endif
+
+const char *pm_data_dir(void)
+{
+	const char *d = getenv("PERFMODEL_DATA");
+	return d && *d ? d : PM_DATADIR;
+}
+
+enum { C_KIND, C_NAME, C_COUNT, C_INNER, C_EGRESS, C_FLOW, C_VALUE, C_SOURCE, NC };
+static const char *const cols[NC] = {"kind", "name", "count", "inner_bw",
+				     "egress_bw", "flow_bw", "value", "source"};
+
+struct mreader {
+	struct pm_machine *m;
+	const char *path;
+	int map[NC], header, row, ncell, rc;
+	char *cell[16];
+	struct pm_err *err;
+};
+
+static void on_field(void *s, size_t len, void *data)
+{
+	struct mreader *r = data;
+	if (r->ncell < 16) {
+		char *v = malloc(len + 1);
+		if (v) {
+			memcpy(v, s, len);
+			v[len] = '\0';
+		}
+		r->cell[r->ncell] = v;
+	}
+	r->ncell++;
+}
+
+static const char *get(struct mreader *r, int c)
+{
+	int i = r->map[c];
+	const char *v = i >= 0 && i < r->ncell && i < 16 ? r->cell[i] : NULL;
+	return v ? v : "";
+}
+
+static int bad(struct mreader *r, const char *what, const char *value,
+	       const char *expected)
+{
+	return r->rc = pm_fail(r->err, PM_EINPUT,
+			       "machine file '%s' row %d: invalid %s '%s' (expected %s)",
+			       r->path, r->row, what, value, expected);
+}
+
+static void opt_bw(struct mreader *r, int c, double *out)
+{
+	struct pm_err sub;
+	const char *v = get(r, c);
+	if (*v && pm_parse_bw(v, out, &sub))
+		bad(r, cols[c], v, "a bandwidth such as 9301.19MB/s or 400Gbps, or nothing");
+}
+
+static void take_level(struct mreader *r)
+{
+	struct pm_machine *m = r->m;
+	long cnt;
+	struct pm_err sub;
+
+	if (m->nlevels == PM_MACHINE_LEVELS) {
+		r->rc = pm_fail(r->err, PM_EINPUT,
+				"machine file '%s' has more than %d levels (expected at most %d)",
+				r->path, PM_MACHINE_LEVELS, PM_MACHINE_LEVELS);
+		return;
+	}
+	struct pm_level *l = &m->level[m->nlevels];
+	memset(l, 0, sizeof *l);
+	pm_strlcpy(l->name, get(r, C_NAME), sizeof l->name);
+	if (!*l->name) {
+		bad(r, "level name", "", "a name such as node or rack");
+		return;
+	}
+	if (pm_parse_int(get(r, C_COUNT), 1, 1L << 30, "count", &cnt, &sub)) {
+		bad(r, "count", get(r, C_COUNT), "a positive integer: units of the level below");
+		return;
+	}
+	l->count = cnt;
+	l->unit = (m->nlevels ? m->level[m->nlevels - 1].unit : 1) * cnt;
+	if (l->unit > (1LL << 40)) {
+		bad(r, "count", get(r, C_COUNT), "a machine of at most 2^40 accelerators");
+		return;
+	}
+	opt_bw(r, C_INNER, &l->inner_bw);
+	opt_bw(r, C_EGRESS, &l->egress_bw);
+	opt_bw(r, C_FLOW, &l->flow_bw);
+	pm_strlcpy(l->source, get(r, C_SOURCE), sizeof l->source);
+	m->nlevels++;
+}
+
+static void take_param(struct mreader *r)
+{
+	const char *name = get(r, C_NAME), *v = get(r, C_VALUE);
+	struct pm_err sub;
+	long s;
+
+	if (strcmp(name, "description") == 0) {
+		pm_strlcpy(r->m->description, v, sizeof r->m->description);
+	} else if (strcmp(name, "alpha") == 0) {
+		if (pm_parse_time(v, &r->m->alpha_s, &sub))
+			bad(r, "alpha", v, "a time such as 4.80us");
+		pm_strlcpy(r->m->alpha_source, get(r, C_SOURCE), sizeof r->m->alpha_source);
+	} else if (strcmp(name, "pipeline") == 0) {
+		if (pm_parse_int(v, 1, 1 << 20, "pipeline", &s, &sub))
+			bad(r, "pipeline", v, "a positive integer s");
+		else
+			r->m->pipeline_s = (int)s;
+	} else {
+		bad(r, "parameter", name, "description, alpha or pipeline");
+	}
+}
+
+static void on_row(int c, void *data)
+{
+	struct mreader *r = data;
+	(void)c;
+	if (!r->rc && !(r->ncell == 1 && r->cell[0] && !r->cell[0][0])) {
+		if (!r->header) {
+			for (int k = 0; k < NC; k++) {
+				r->map[k] = -1;
+				for (int i = 0; i < r->ncell && i < 16; i++)
+					if (r->cell[i] && strcmp(r->cell[i], cols[k]) == 0)
+						r->map[k] = i;
+			}
+			for (int k = 0; k < C_SOURCE; k++)
+				if (r->map[k] < 0) {
+					r->rc = pm_fail(r->err, PM_EINPUT,
+							"machine file '%s' has no '%s' column (expected the header kind,name,count,inner_bw,egress_bw,flow_bw,value,source)",
+							r->path, cols[k]);
+					break;
+				}
+			r->header = 1;
+		} else {
+			r->row++;
+			const char *kind = get(r, C_KIND);
+			if (strcmp(kind, "level") == 0)
+				take_level(r);
+			else if (strcmp(kind, "param") == 0)
+				take_param(r);
+			else
+				bad(r, "kind", kind, "level or param");
+		}
+	}
+	for (int i = 0; i < r->ncell && i < 16; i++)
+		free(r->cell[i]);
+	r->ncell = 0;
+}
+
+static int read_machine(const char *path, struct pm_machine *m, struct pm_err *err)
+{
+	struct mreader r = {.m = m, .path = path, .err = err};
+	struct csv_parser p;
+	char line[4096];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return pm_fail(err, PM_EINPUT, "cannot read machine file '%s': %s (expected a machine CSV, see docs/model.md)",
+			       path, strerror(errno));
+	csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI);
+	while (!r.rc && fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		size_t len = strlen(line);
+		if (csv_parse(&p, line, len, on_field, on_row, &r) != len)
+			r.rc = pm_fail(err, PM_EINPUT, "machine file '%s': malformed CSV (%s)",
+				       path, csv_strerror(csv_error(&p)));
+	}
+	if (!r.rc && csv_fini(&p, on_field, on_row, &r))
+		r.rc = pm_fail(err, PM_EINPUT, "machine file '%s': malformed CSV (%s)",
+			       path, csv_strerror(csv_error(&p)));
+	csv_free(&p);
+	fclose(f);
+	if (!r.rc && m->nlevels == 0)
+		r.rc = pm_fail(err, PM_EINPUT, "machine file '%s' has no level rows (expected at least one 'level' row such as level,node,4,...)",
+			       path);
+	if (!r.rc && m->level[0].inner_bw <= 0 && m->level[0].egress_bw <= 0)
+		r.rc = pm_fail(err, PM_EINPUT, "machine file '%s': level '%s' gives neither inner_bw nor egress_bw (expected the bandwidth inside or out of one %s)",
+			       path, m->level[0].name, m->level[0].name);
+	return r.rc;
+}
+
+int pm_machine_load(const char *spec, struct pm_machine *m, struct pm_err *err)
+{
+	size_t len = strlen(spec);
+	int is_path = strchr(spec, '/') || (len > 4 && strcmp(spec + len - 4, ".csv") == 0);
+
+	memset(m, 0, sizeof *m);
+	m->pipeline_s = 1;
+	if (is_path) {
+		pm_strlcpy(m->path, spec, sizeof m->path);
+	} else {
+		for (const char *c = spec; *c; c++)
+			if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
+				return pm_fail(err, PM_EINPUT, "invalid machine name '%s' (expected a preset name or a path to a .csv file)", spec);
+		snprintf(m->path, sizeof m->path, "%s/machines/%s.csv", pm_data_dir(), spec);
+		FILE *f = fopen(m->path, "r");
+		if (!f) {
+			char **names;
+			int n;
+			char list[512] = "";
+			if (pm_machine_presets(&names, &n) == PM_OK) {
+				pm_join(list, sizeof list, (const char *const *)names, n);
+				int near = pm_nearest(spec, (const char *const *)names, n);
+				int rc = near >= 0
+					? pm_fail(err, PM_EINPUT, "unknown machine '%s' (expected one of %s; did you mean '%s'?)", spec, list, names[near])
+					: pm_fail(err, PM_EINPUT, "unknown machine '%s' (expected one of %s, or a path to a .csv file)", spec, list);
+				for (int i = 0; i < n; i++)
+					free(names[i]);
+				free(names);
+				return rc;
+			}
+			return pm_fail(err, PM_EINPUT, "unknown machine '%s' (no %s; set PERFMODEL_DATA to the data directory)", spec, m->path);
+		}
+		fclose(f);
+	}
+	const char *base = strrchr(spec, '/') ? strrchr(spec, '/') + 1 : spec;
+	pm_strlcpy(m->name, base, sizeof m->name);
+	if (len > 4 && strcmp(m->name + strlen(m->name) - 4, ".csv") == 0)
+		m->name[strlen(m->name) - 4] = '\0';
+	int rc = read_machine(m->path, m, err);
+	if (rc == PM_OK)
+		m->capacity = m->level[m->nlevels - 1].unit;
+	return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pm_machine_presets(char ***names, int *n)
+{
+	char dir[600];
+	DIR *d;
+	struct dirent *e;
+	int cap = 16;
+
+	snprintf(dir, sizeof dir, "%s/machines", pm_data_dir());
+	*n = 0;
+	*names = malloc(sizeof(char *) * (size_t)cap);
+	if (!*names || !(d = opendir(dir))) {
+		free(*names);
+		*names = NULL;
+		return PM_EINPUT;
+	}
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".csv"))
+			continue;
+		if (*n == cap) {
+			char **g = realloc(*names, sizeof(char *) * (size_t)(cap *= 2));
+			if (!g)
+				break;
+			*names = g;
+		}
+		(*names)[*n] = strndup(e->d_name, l - 4);
+		if ((*names)[*n])
+			(*n)++;
+	}
+	closedir(d);
+	qsort(*names, (size_t)*n, sizeof(char *), by_name);
+	return PM_OK;
+}
+
+int pm_machine_layer(const struct pm_machine *m, long long stride, long long p,
+		     struct pm_layer_bw *out, struct pm_err *err)
+{
+	long long span = stride * p;
+	double bw = INFINITY;
+
+	out->crossed = -1;
+	out->limit = -1;
+	out->flows = 1;
+	for (int k = 0; k < m->nlevels; k++) {
+		const struct pm_level *l = &m->level[k];
+		int crossed = span > l->unit || l->unit % span != 0;
+		/* consecutive ring members inside one unit run at its inner rate */
+		if (l->inner_bw > 0 && stride < l->unit && l->inner_bw < bw) {
+			bw = l->inner_bw;
+			out->limit = k;
+			out->flows = 1;
+		}
+		if (!crossed)
+			break;
+		out->crossed = k;
+		long long f = l->unit < stride ? l->unit : stride;
+		double share = l->egress_bw > 0 ? l->egress_bw / (double)f : INFINITY;
+		double cap = l->flow_bw > 0 ? l->flow_bw : INFINITY;
+		if (cap < share)
+			share = cap;
+		if (share < bw) {
+			bw = share;
+			out->limit = k;
+			out->flows = f;
+		}
+	}
+	if (!isfinite(bw))
+		return pm_fail(err, PM_EINPUT,
+			       "machine '%s' gives no bandwidth for a ring of %lld ranks at stride %lld (expected inner_bw or egress_bw on the levels it uses)",
+			       m->name, p, stride);
+	out->bw_Bps = bw;
+	return PM_OK;
+}
+
+int pm_hier_time(const struct pm_machine *m, const int *layers, int h,
+		 double n, double alpha, int s, double *time_s,
+		 struct pm_hier_layer *out, struct pm_err *err)
+{
+	long long stride = 1;
+	double total = 0;
+
+	for (int i = 0; i < h; i++) {
+		struct pm_layer_bw w;
+		int p = layers[i];
+		int rc = pm_machine_layer(m, stride, p, &w, err);
+		if (rc)
+			return rc;
+		double msg = n / (double)stride;
+		double half = s * alpha * (p - 1) + (p - 1) * (msg / p) / w.bw_Bps;
+		if (out)
+			out[i] = (struct pm_hier_layer){p, msg, w, half, half};
+		total += 2 * half;
+		stride *= p;
+	}
+	*time_s = total;
+	return PM_OK;
+}

@@ -1,0 +1,83 @@
+/* machine.h: machines for the hierarchical all-reduce model (seed 001).
+ *
+ * A machine is a nest of levels, innermost first: a node holds `count`
+ * accelerators, a rack `count` nodes, and so on.  Each level says how fast
+ * a ring runs between members inside one of its units (inner_bw), how much
+ * bandwidth leaves one unit in all (egress_bw) and how much one flow can
+ * use of it (flow_bw).  Files live in data/machines/NAME.csv (docs/model.md
+ * gives the format); ranks fill accelerators in order.
+ */
+#ifndef PM_MACHINE_H
+#define PM_MACHINE_H
+
+#include "model/err.h"
+
+#define PM_MACHINE_LEVELS 8
+
+struct pm_level {
+	char name[32];
+	long long count;	/* units of the level below in one unit */
+	long long unit;		/* accelerators in one unit of this level */
+	double inner_bw;	/* B/s a ring gets inside one unit; 0: not given */
+	double egress_bw;	/* B/s leaving one unit in all; 0: no limit */
+	double flow_bw;		/* B/s one flow may use of it; 0: egress_bw */
+	char source[320];
+};
+
+struct pm_machine {
+	char name[64];
+	char path[512];
+	char description[320];
+	char alpha_source[320];
+	double alpha_s;		/* per-message startup */
+	int pipeline_s;		/* Ueno & Yokota's s */
+	int nlevels;
+	struct pm_level level[PM_MACHINE_LEVELS];
+	long long capacity;	/* accelerators in the whole machine */
+};
+
+/* Where the layer of stride s (the product of the layers inside it) and
+ * size p runs: its bandwidth per ring and what limits it. */
+struct pm_layer_bw {
+	double bw_Bps;
+	int crossed;		/* outermost level whose units the rings leave; -1 none */
+	int limit;		/* level that sets bw_Bps */
+	long long flows;	/* rings sharing that level's egress per unit */
+};
+
+/* NAME (a preset in the data directory) or PATH (contains '/' or ends in
+ * .csv). */
+int pm_machine_load(const char *name_or_path, struct pm_machine *m,
+		    struct pm_err *err);
+
+/* The data directory: $PERFMODEL_DATA, else the source tree's data/. */
+const char *pm_data_dir(void);
+
+/* Preset names (malloc'd array of malloc'd strings, sorted). */
+int pm_machine_presets(char ***names, int *n);
+
+/* The bandwidth rule (docs/model.md): a layer crosses level k when a block
+ * of s*p consecutive ranks does not fit evenly in one level-k unit; then
+ * min(unit, s) rings leave each unit and share its egress, each at most
+ * flow_bw; rings whose consecutive members share a unit also run at that
+ * unit's inner_bw.  The slowest of these is the layer's bandwidth. */
+int pm_machine_layer(const struct pm_machine *m, long long stride, long long p,
+		     struct pm_layer_bw *out, struct pm_err *err);
+
+/* One layer of a hierarchical ring all-reduce, priced. */
+struct pm_hier_layer {
+	int p;
+	double msg_B;		/* the part each rank holds entering the layer */
+	struct pm_layer_bw where;
+	double rs_s, ag_s;	/* reduce-scatter and all-gather halves */
+};
+
+/* Seed 001 SIV-C: layer i (stride S_i = p1...p_(i-1)) runs
+ *   rs = ag = s alpha (p_i - 1) + (p_i - 1)(n / S_i / p_i) / bw_i,
+ * so T = 2 s alpha (sum p_i - h) + 2 n sum (p_i - 1)/(S_i p_i) / bw_i.
+ * out (may be NULL) receives h layers. */
+int pm_hier_time(const struct pm_machine *m, const int *layers, int h,
+		 double n, double alpha, int s, double *time_s,
+		 struct pm_hier_layer *out, struct pm_err *err);
+
+#endif

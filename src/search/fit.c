@@ -1,0 +1,303 @@
+/* fit.c: reading measurement logs and fitting alpha and beta. */
+#include "search/fit.h"
+#include "model/text.h"
+#include "model/units.h"
+
+#include <csv.h>
+#include <ctype.h>
+#include <errno.h>
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pm_points_add(struct pm_points *pts, double size_B, double time_s)
+{
+	if (pts->n == pts->cap) {
+		int cap = pts->cap ? 2 * pts->cap : 64;
+		double *a = realloc(pts->size_B, sizeof(double) * (size_t)cap);
+		if (!a)
+			return -1;
+		pts->size_B = a;
+		double *b = realloc(pts->time_s, sizeof(double) * (size_t)cap);
+		if (!b)
+			return -1;
+		pts->time_s = b;
+		pts->cap = cap;
+	}
+	pts->size_B[pts->n] = size_B;
+	pts->time_s[pts->n] = time_s;
+	pts->n++;
+	return 0;
+}
+
+void pm_points_release(struct pm_points *pts)
+{
+	free(pts->size_B);
+	free(pts->time_s);
+	memset(pts, 0, sizeof *pts);
+}
+
+/* Split a line into at most max whitespace-separated fields, in place. */
+static int fields(char *line, char **f, int max)
+{
+	int n = 0;
+	for (char *save, *t = strtok_r(line, " \t\r\n", &save); t && n < max;
+	     t = strtok_r(NULL, " \t\r\n", &save))
+		f[n++] = t;
+	return n;
+}
+
+static int number(const char *s, double *v)
+{
+	char *end;
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || *end || !isfinite(*v) ? -1 : 0;
+}
+
+static int line_error(const char *path, int line, const char *what, struct pm_err *err)
+{
+	return pm_fail(err, PM_EINPUT, "measurement file '%s' line %d: %s", path, line, what);
+}
+
+/* OSU micro-benchmarks: "# OSU ..." headers, then "SIZE LATENCY_US [...]".
+ * Some logs prefix the size with the process count ("8,4096"); the part
+ * after the last comma is the size. */
+static int parse_osu(char *line, int lineno, const char *path,
+		     struct pm_points *pts, struct pm_err *err)
+{
+	char *f[16];
+	double size, us;
+	int n = fields(line, f, 16);
+
+	if (n == 0)
+		return PM_OK;
+	const char *sz = strrchr(f[0], ',') ? strrchr(f[0], ',') + 1 : f[0];
+	if (n < 2 || number(sz, &size) || number(f[1], &us))
+		return line_error(path, lineno, "expected SIZE and AVG_LATENCY_US (osu_allreduce or osu_latency output)", err);
+	if (size <= 0 || us <= 0)
+		return PM_OK;	/* OSU lists size 0 for some collectives: skip */
+	return pm_points_add(pts, size, us * 1e-6) ? PM_EINTERNAL : PM_OK;
+}
+
+/* nccl-tests: "size count type redop root time algbw busbw #wrong time ..."
+ * (root appears from 2.10; without it time is the 5th field).  The
+ * out-of-place time (microseconds) is used. */
+static int parse_nccl(char *line, int lineno, const char *path,
+		      struct pm_points *pts, struct pm_err *err)
+{
+	char *f[32];
+	double size, us;
+	int n = fields(line, f, 32);
+
+	if (n == 0)
+		return PM_OK;
+	if (n < 12 || number(f[0], &size) || number(f[n >= 13 ? 5 : 4], &us))
+		return line_error(path, lineno, "expected an nccl-tests result row (size count type redop [root] time algbw busbw ...)", err);
+	if (size <= 0 || us <= 0)
+		return PM_OK;
+	return pm_points_add(pts, size, us * 1e-6) ? PM_EINTERNAL : PM_OK;
+}
+
+struct creader {
+	const char *path;
+	int header, row, col_size, col_time, time_unit_us, time_unit_s, ncell, rc;
+	char *cell[16];
+	struct pm_points *pts;
+	struct pm_err *err;
+};
+
+static void c_field(void *s, size_t len, void *data)
+{
+	struct creader *r = data;
+	if (r->ncell < 16) {
+		r->cell[r->ncell] = malloc(len + 1);
+		if (r->cell[r->ncell]) {
+			memcpy(r->cell[r->ncell], s, len);
+			r->cell[r->ncell][len] = '\0';
+		}
+	}
+	r->ncell++;
+}
+
+static void c_row(int c, void *data)
+{
+	struct creader *r = data;
+	(void)c;
+	if (r->rc || (r->ncell == 1 && r->cell[0] && !*r->cell[0]))
+		goto out;
+	if (!r->header) {
+		r->col_size = r->col_time = -1;
+		for (int i = 0; i < r->ncell && i < 16; i++) {
+			const char *h = r->cell[i] ? r->cell[i] : "";
+			if (!strcmp(h, "size") || !strcmp(h, "size_B") || !strcmp(h, "bytes"))
+				r->col_size = i;
+			if (!strcmp(h, "time") || !strcmp(h, "time_us") || !strcmp(h, "time_s")) {
+				r->col_time = i;
+				r->time_unit_us = !strcmp(h, "time_us");
+				r->time_unit_s = !strcmp(h, "time_s");
+			}
+		}
+		if (r->col_size < 0 || r->col_time < 0)
+			r->rc = pm_fail(r->err, PM_EINPUT,
+					"measurement file '%s' has no %s column (expected a header with size (or size_B) and time_us, time_s or time)",
+					r->path, r->col_size < 0 ? "size" : "time");
+		r->header = 1;
+		goto out;
+	}
+	r->row++;
+	const char *sz = r->col_size < r->ncell ? r->cell[r->col_size] : NULL;
+	const char *tm = r->col_time < r->ncell ? r->cell[r->col_time] : NULL;
+	double size, t;
+	struct pm_err sub;
+	if (!sz || (number(sz, &size) && pm_parse_size(sz, &size, &sub))) {
+		r->rc = pm_fail(r->err, PM_EINPUT, "measurement file '%s' row %d: invalid size '%s' (expected bytes such as 4096 or 64M)",
+				r->path, r->row, sz ? sz : "");
+		goto out;
+	}
+	if (!tm || (r->time_unit_us || r->time_unit_s ? number(tm, &t) : pm_parse_time(tm, &t, &sub))) {
+		r->rc = pm_fail(r->err, PM_EINPUT, "measurement file '%s' row %d: invalid time '%s' (expected %s)",
+				r->path, r->row, tm ? tm : "",
+				r->time_unit_us || r->time_unit_s ? "a number" : "a time with a unit such as 31.9us");
+		goto out;
+	}
+	if (r->time_unit_us)
+		t *= 1e-6;
+	if (size <= 0 || t <= 0) {
+		r->rc = pm_fail(r->err, PM_EINPUT, "measurement file '%s' row %d: size and time must be positive (got %s, %s)",
+				r->path, r->row, sz, tm);
+		goto out;
+	}
+	if (pm_points_add(r->pts, size, t))
+		r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
+out:
+	for (int i = 0; i < r->ncell && i < 16; i++)
+		free(r->cell[i]);
+	r->ncell = 0;
+}
+
+static enum pm_points_format guess(FILE *f)
+{
+	char line[1024];
+	enum pm_points_format g = PM_POINTS_OSU;
+	int seen = 0;
+
+	while (fgets(line, sizeof line, f) && seen < 50) {
+		if (strstr(line, "OSU"))
+			return PM_POINTS_OSU;
+		if (strstr(line, "nccl") || strstr(line, "out-of-place") || strstr(line, "busbw"))
+			return PM_POINTS_NCCL;
+		if (line[0] != '#' && strchr(line, ',') && (strstr(line, "size") || strstr(line, "time")))
+			return PM_POINTS_CSV;
+		if (line[0] != '#' && line[0] != '\n')
+			seen++;
+	}
+	return g;
+}
+
+int pm_points_read(const char *path, enum pm_points_format fmt,
+		   struct pm_points *pts, struct pm_err *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	int rc = PM_OK, lineno = 0;
+
+	memset(pts, 0, sizeof *pts);
+	if (!f)
+		return pm_fail(err, PM_EINPUT, "cannot read measurement file '%s': %s (expected osu, nccl-tests or CSV output)",
+			       path, strerror(errno));
+	if (fmt == PM_POINTS_AUTO) {
+		fmt = guess(f);
+		rewind(f);
+	}
+	pts->format = fmt;
+	if (fmt == PM_POINTS_CSV) {
+		struct creader r = {.path = path, .pts = pts, .err = err};
+		struct csv_parser p;
+		csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI);
+		while (!r.rc && fgets(line, sizeof line, f)) {
+			size_t len = strlen(line);
+			if (line[0] == '#')
+				continue;
+			if (csv_parse(&p, line, len, c_field, c_row, &r) != len)
+				r.rc = pm_fail(err, PM_EINPUT, "measurement file '%s': malformed CSV (%s)",
+					       path, csv_strerror(csv_error(&p)));
+		}
+		if (!r.rc && csv_fini(&p, c_field, c_row, &r))
+			r.rc = pm_fail(err, PM_EINPUT, "measurement file '%s': malformed CSV", path);
+		csv_free(&p);
+		rc = r.rc;
+	} else {
+		while (!rc && fgets(line, sizeof line, f)) {
+			lineno++;
+			if (line[0] == '#' || strspn(line, " \t\r\n") == strlen(line))
+				continue;
+			rc = fmt == PM_POINTS_NCCL ? parse_nccl(line, lineno, path, pts, err)
+						   : parse_osu(line, lineno, path, pts, err);
+		}
+	}
+	fclose(f);
+	if (rc == PM_EINTERNAL)
+		pm_fail(err, PM_EINTERNAL, "out of memory");
+	if (rc)
+		pm_points_release(pts);
+	return rc;
+}
+
+int pm_fit_line(const struct pm_points *pts, double min_B, double max_B,
+		struct pm_fit *fit, struct pm_err *err)
+{
+	double *x = malloc(sizeof(double) * (size_t)(pts->n + 1));
+	double *y = malloc(sizeof(double) * (size_t)(pts->n + 1));
+	double c0, c1, cov00, cov01, cov11, sumsq, mean = 0, sstot = 0;
+	int n = 0, rc = PM_OK;
+
+	memset(fit, 0, sizeof *fit);
+	if (!x || !y) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < pts->n; i++)
+		if (pts->size_B[i] >= min_B && (max_B <= 0 || pts->size_B[i] <= max_B)) {
+			x[n] = pts->size_B[i];
+			y[n] = pts->time_s[i];
+			n++;
+		}
+	if (n < 3) {
+		rc = pm_fail(err, PM_EINPUT,
+			     "too few points to fit: %d in the size range (expected at least 3 (size, time) points)", n);
+		goto out;
+	}
+	fit->min_B = fit->max_B = x[0];
+	for (int i = 0; i < n; i++) {
+		fit->min_B = fmin(fit->min_B, x[i]);
+		fit->max_B = fmax(fit->max_B, x[i]);
+		mean += y[i] / n;
+	}
+	if (fit->min_B == fit->max_B) {
+		rc = pm_fail(err, PM_EINPUT, "all %d points have the same size %.0f B (expected several sizes to fit a slope)",
+			     n, fit->min_B);
+		goto out;
+	}
+	if (gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq)) {
+		rc = pm_fail(err, PM_EINTERNAL, "the least-squares fit failed");
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		sstot += (y[i] - mean) * (y[i] - mean);
+	fit->n = n;
+	fit->alpha_s = c0;
+	fit->beta_spB = c1;
+	fit->se_alpha_s = sqrt(cov00);
+	fit->se_beta_spB = sqrt(cov11);
+	fit->r2 = sstot > 0 ? 1 - sumsq / sstot : 1;
+	fit->rms_s = sqrt(sumsq / n);
+out:
+	free(x);
+	free(y);
+	return rc;
+}
