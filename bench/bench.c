@@ -1,12 +1,14 @@
 /* bench.c: the benchmark program behind the speed targets of the issues
  * (not part of the test suite: timings belong here, not in tests).
  *
- *   build/perfmodel-bench [all|allreduce|multitree]
+ *   build/perfmodel-bench [all|allreduce|multitree|hier]
  *
  * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
  * and the process's peak resident memory at the end. */
 #include "model/algo.h"
 #include "model/eval.h"
+#include "model/machine.h"
+#include "search/hier.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +107,50 @@ static void bench_multitree(const char *spec, double target_s)
 	pm_topo_free(t);
 }
 
+/* A machine large enough for millions of processes: 8-GPU nodes in pods
+ * of 1024, 1024 pods (nominal rates as data/machines/dgx-h100.csv). */
+static void big_machine(struct pm_machine *m)
+{
+	memset(m, 0, sizeof *m);
+	strcpy(m->name, "bench-8M");
+	m->nlevels = 3;
+	m->level[0] = (struct pm_level){"node", 8, 8, 450e9, 400e9, 0, ""};
+	m->level[1] = (struct pm_level){"pod", 1024, 8192, 0, 0, 0, ""};
+	m->level[2] = (struct pm_level){"world", 1024, 8388608, 0, 0, 0, ""};
+	m->capacity = 8388608;
+	m->alpha_s = 5e-6;
+	m->pipeline_s = 2;
+}
+
+static void bench_hier(const struct pm_machine *m, long long P,
+		       enum pm_hier_method method, double target_s)
+{
+	struct pm_hier_query q = {.m = m, .P = P, .n = 128.0 * 1048576,
+				  .alpha_s = m->alpha_s, .s = m->pipeline_s, .top = 5,
+				  .method = method, .enum_limit = 1e6};
+	struct pm_hier best[5];
+	struct pm_hier_stats st;
+	struct pm_err err;
+	int n;
+	double bestt = 1e30;
+	for (int r = 0; r < 3; r++) {
+		double t0 = now();
+		if (pm_hier_search(&q, best, &n, &st, &err)) {
+			printf("hier P=%lld: %s\n", P, err.msg);
+			return;
+		}
+		double dt = now() - t0;
+		if (dt < bestt)
+			bestt = dt;
+	}
+	char name[256];
+	pm_hier_name(&best[0], name, sizeof name);
+	printf("hier on %s, P = %lld, %s (%.0f factorizations, %d divisors): best %s; %.3f ms (target %.0f ms) %s\n",
+	       m->name, P, method == PM_HIER_ENUM ? "enumeration" : "dynamic programme",
+	       st.factorizations, st.divisors, name, bestt * 1e3, target_s * 1e3,
+	       bestt <= target_s ? "OK" : "MISSED");
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -117,6 +163,17 @@ int main(int argc, char **argv)
 	if (all || strcmp(what, "multitree") == 0) {
 		bench_multitree("torus:32x32", 1.0);
 		bench_multitree("torus:64x64", 60.0);
+	}
+	if (all || strcmp(what, "hier") == 0) {
+		struct pm_machine abci, big;
+		struct pm_err err;
+		if (pm_machine_load("abci", &abci, &err) == PM_OK)
+			bench_hier(&abci, 2048, PM_HIER_ENUM, 0.1);
+		else
+			printf("abci: %s\n", err.msg);
+		big_machine(&big);
+		bench_hier(&big, 720720, PM_HIER_DP, 1.0);
+		bench_hier(&big, 1LL << 20, PM_HIER_DP, 1.0);
 	}
 	printf("peak resident memory: %ld MiB\n", peak_rss_kB() / 1024);
 	return 0;

@@ -90,6 +90,37 @@ static void add_rows(struct cli_table *t, const char *rank,
 	}
 }
 
+/* --layers: "4x8x4,4x32", each a product equal to P. */
+static int add_given(struct cli_table *t, const char *list,
+		     const struct pm_hier_query *q, double flat_s, struct pm_err *err)
+{
+	char buf[1024];
+
+	if (strlen(list) >= sizeof buf)
+		return pm_fail(err, PM_EINPUT, "--layers list too long (expected at most %zu characters)", sizeof buf - 1);
+	strcpy(buf, list);
+	for (char *save, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+		struct pm_hier hr = {.h = 0};
+		long long prod = 1;
+		for (char *save2, *f = strtok_r(h, "x", &save2); f; f = strtok_r(NULL, "x", &save2)) {
+			long v;
+			if (hr.h == PM_HIER_MAX_LAYERS ||
+			    pm_parse_int(f, 2, 1L << 30, "layer size", &v, err))
+				return pm_fail(err, PM_EINPUT,
+					       "invalid hierarchy in --layers '%s' (expected factors of at least 2 joined by x, such as 4x8x4)",
+					       list);
+			hr.layers[hr.h++] = (int)v;
+			prod *= v;
+		}
+		if (prod != q->P)
+			return pm_fail(err, PM_EINPUT,
+				       "hierarchy in --layers multiplies to %lld (expected the %lld processes)",
+				       prod, q->P);
+		add_rows(t, "given", &hr, q, flat_s, "-", err);
+	}
+	return PM_OK;
+}
+
 /* Does best (for P) extend the best hierarchy for P/2? */
 static void extends_text(const struct pm_hier_query *q, const struct pm_hier *best,
 			 char *buf, size_t size)
@@ -126,6 +157,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 {
 	const char *machine = NULL, *procs = NULL, *size = NULL, *top = "5";
 	const char *alpha = NULL, *pipeline = NULL, *method = "auto", *format = "table";
+	const char *given = NULL;
 	const char *pos[1];
 	int help = 0, aligned = 0, npos, n = 0, rc, nout;
 	long P, K, s;
@@ -142,6 +174,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required)", &procs, NULL};
 	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M (required)", &size, NULL};
 	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &top, NULL};
+	opts[n++] = (struct cli_opt){"layers", "LIST", "also price these hierarchies, e.g. 4x8x4,4x32 (each must multiply to P)", &given, NULL};
 	opts[n++] = (struct cli_opt){"aligned", NULL, "only hierarchies with a layer boundary at every machine level", NULL, &aligned};
 	opts[n++] = (struct cli_opt){"method", "M", "auto (default), enum (list every factorization) or dp", &method, NULL};
 	opts[n++] = (struct cli_opt){"alpha", "T", "per-message startup (default: the machine's)", &alpha, NULL};
@@ -210,6 +243,10 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 		snprintf(rank, sizeof rank, "%d", i + 1);
 		extends_text(&q, &best[i], ext, sizeof ext);
 		add_rows(&t, rank, &best[i], &q, flat_s, ext, err);
+	}
+	if (given && (rc = add_given(&t, given, &q, flat_s, err))) {
+		cli_table_release(&t);
+		return rc;
 	}
 	add_rows(&t, "flat", &flat, &q, flat_s, "-", err);
 	if (P > 2 && (P & (P - 1)) == 0) {
