@@ -1,7 +1,7 @@
 /* bench.c: the benchmark program behind the speed targets of the issues
  * (not part of the test suite: timings belong here, not in tests).
  *
- *   build/perfmodel-bench [all|allreduce|multitree|hier]
+ *   build/perfmodel-bench [all|allreduce|multitree|hier|train]
  *
  * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
  * and the process's peak resident memory at the end. */
@@ -9,6 +9,9 @@
 #include "model/eval.h"
 #include "model/machine.h"
 #include "search/hier.h"
+#include "search/train.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +154,48 @@ static void bench_hier(const struct pm_machine *m, long long P,
 	       bestt <= target_s ? "OK" : "MISSED");
 }
 
+/* Merge planning for L layers from a seeded generator (xorshift). */
+static void bench_train(int L)
+{
+	double *bytes = malloc(sizeof(double) * (size_t)L), *tb = malloc(sizeof(double) * (size_t)L);
+	unsigned long long x = 88172645463325252ULL;
+	if (!bytes || !tb)
+		return;
+	for (int l = 0; l < L; l++) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		bytes[l] = 64 * pow(1e6, (x % 100000) / 1e5);
+		tb[l] = 1e-5 * pow(100, ((x >> 20) % 100000) / 1e5);
+	}
+	struct pm_iter it = {L, bytes, tb, 1e-2, 2e-4, 1e-9};
+	struct { const char *name; int (*f)(const struct pm_iter *, struct pm_plan *); double target; } c[] = {
+		{"MG-WFBP (O(L) pass)", pm_mgwfbp_fast, 0.05},
+		{"optimum (O(L) dynamic programme)", pm_optimal_plan, 0.05},
+		{"MG-WFBP (Algorithm 1, O(L^2))", pm_mgwfbp_alg1, 0},
+		{"optimum (O(L^2) dynamic programme)", pm_optimal_plan_quadratic, 0},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		double best = 1e30;
+		struct pm_timing tm;
+		for (int r = 0; r < 3; r++) {
+			struct pm_plan p;
+			double t0 = now();
+			c[i].f(&it, &p);
+			double dt = now() - t0;
+			pm_plan_time(&it, &p, 0, &tm);
+			pm_plan_release(&p);
+			if (dt < best)
+				best = dt;
+		}
+		if (c[i].target > 0)
+			printf("train, L = %d: %-36s %8.3f ms (target %.0f ms) %s; t_iter %.4g s\n", L, c[i].name,
+			       best * 1e3, c[i].target * 1e3, best <= c[i].target ? "OK" : "MISSED", tm.t_iter);
+		else
+			printf("train, L = %d: %-36s %8.3f ms (reference); t_iter %.4g s\n", L, c[i].name, best * 1e3, tm.t_iter);
+	}
+	free(bytes);
+	free(tb);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -175,6 +220,8 @@ int main(int argc, char **argv)
 		bench_hier(&big, 720720, PM_HIER_DP, 1.0);
 		bench_hier(&big, 1LL << 20, PM_HIER_DP, 1.0);
 	}
+	if (all || strcmp(what, "train") == 0)
+		bench_train(10000);
 	printf("peak resident memory: %ld MiB\n", peak_rss_kB() / 1024);
 	return 0;
 }

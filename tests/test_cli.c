@@ -93,6 +93,24 @@ Test(cli, bad_input_exits_2)
 		{"fit data/measurements/osu_allreduce_2nodes.log --range 1M", "invalid range '1M'"},
 		{"fit data/measurements/osu_allreduce_2nodes.log --range 1G:2G", "too few points"},
 		{"fit data/measurements/osu_allreduce_2nodes.log extra", "unexpected argument 'extra'"},
+		{"train --workers 8 --a 1us --b 1ns", "missing --model"},
+		{"train --model resnet50 --workers 8", "missing all-reduce cost"},
+		{"train --model resnet50 --workers 8 --a 1us --b 1ns --table2 ring", "more than one all-reduce cost"},
+		{"train --model resnet50 --a 1us --b 1ns", "missing --workers"},
+		{"train --model resnet5 --workers 8 --a 1us --b 1ns", "did you mean 'resnet50'"},
+		{"train --model resnet50 --workers 8 --a 1us", "give both --a and --b"},
+		{"train --model resnet50 --workers 8 --a 1us --b 1ns --policy fastest", "unknown policy 'fastest'"},
+		{"train --model resnet50 --workers 8 --a 1us --b 1ns --policy bucket:huge", "invalid bucket policy"},
+		{"train --model resnet50 --workers 8 --table2 tree --alpha 1us --link-bw 1GB/s", "unknown --table2 'tree'"},
+		{"train --model resnet50 --workers 8 --table2 ring", "--table2 needs --link-bw"},
+		{"train --model resnet50 --workers-sweep 4:64:x2 --a 1us --b 1ns", "--workers-sweep needs a cost"},
+		{"train --model resnet50 --topo torus:4x4 --workers 8 --algo ring", "does not match the 16 endpoints"},
+		{"train --model resnet50 --topo torus:4x4 --algo 2d-rign", "did you mean '2d-ring'"},
+		{"train --model resnet50 --topo fattree:4,2 --algo 2d-ring", "not applicable"},
+		{"train --model resnet50 --workers 8 --a 1us --b 1ns --bytes-per-param 0", "invalid bytes per parameter '0'"},
+		{"train --model resnet50 --workers 8 --a 1us --b 1ns --compute-scale -1", "invalid compute scale '-1'"},
+		{"train --model resnet50 --workers 8 --fit data/measurements/osu_allreduce_8nodes.log --fit-range 1:16", "negative all-reduce cost"},
+		{"models extra", "unexpected argument 'extra'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct run r = run_perfmodel(cases[i].args);
@@ -119,7 +137,7 @@ Test(cli, help_texts)
 {
 	const char *cmds[] = {"--help", "allreduce --help", "topo --help", "list --help",
 			      "help allreduce", "allreduce -h", "schedule --help", "hier --help",
-			      "fit --help"};
+			      "fit --help", "train --help", "models --help"};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		struct run r = run_perfmodel(cmds[i]);
 		cr_assert_eq(r.status, 0, "%s", cmds[i]);

@@ -13,6 +13,8 @@ static const struct cli_cmd commands[] = {
 	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
 	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},
 	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},
+	{"train", "time a training iteration under gradient-merging policies (MG-WFBP)", cmd_train},
+	{"models", "list the DNN profiles train can use", cmd_models},
 	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
 	{"list", "list the algorithms and topology kinds", cmd_list},
 };
@@ -38,6 +40,7 @@ static void usage(FILE *f)
 		"  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
 		"  perfmodel hier --machine abci --procs 512 --size 128M\n"
 		"  perfmodel fit osu_allreduce.log\n"
+		"  perfmodel train --model resnet50 --topo torus:8x8 --algo ring\n"
 		"  perfmodel topo --topo bigraph:4x8\n"
 		"  perfmodel list\n"
 		"\n"

@@ -1,0 +1,65 @@
+/* cmd_models.c: perfmodel models, the DNN profiles in data/models. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "model/machine.h"
+#include "search/train.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int cmd_models(int argc, char **argv, struct pm_err *err)
+{
+	const char *format = "table", *pos[1];
+	int help = 0, npos, n = 0, np;
+	struct cli_opt opts[4];
+	enum cli_format fmt;
+	char **names;
+
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("models", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		printf("usage: perfmodel models [--format F]\n\n"
+		       "Lists the DNN profiles perfmodel train can use (data/models/*.csv): gradient\n"
+		       "tensors, parameters, backward and forward time, and whether the times were\n"
+		       "measured or estimated (and on which device).\n\nOptions:\n");
+		cli_print_opts(stdout, opts, n);
+		return 0;
+	}
+	if (cli_parse_format(format, &fmt, err))
+		return PM_EINPUT;
+	if (pm_profile_presets(&names, &np) != PM_OK)
+		return pm_fail(err, PM_EINPUT, "cannot list %s/models (set PERFMODEL_DATA to the data directory)", pm_data_dir());
+	static const char *const cols[] = {"model", "tensors", "params", "backward_ms", "forward_ms", "kind", "batch", "device"};
+	static const unsigned flags[] = {0, COL_NUM, COL_NUM, COL_NUM, COL_NUM, 0, 0, 0};
+	struct cli_table t;
+	cli_table_init(&t, 8, cols, flags);
+	cli_table_meta(&t, "profiles in %s/models; estimated ones come from per-tensor FLOPs (scripts/make-models)", pm_data_dir());
+	for (int i = 0; i < np; i++) {
+		struct pm_profile p;
+		struct pm_err e;
+		if (pm_profile_load(names[i], &p, &e) == PM_OK) {
+			double tb = 0, params = 0;
+			for (int l = 0; l < p.L; l++) {
+				tb += p.tb_s[l];
+				params += p.params[l];
+			}
+			cli_table_row(&t);
+			cli_table_set(&t, 0, "%s", names[i]);
+			cli_table_set(&t, 1, "%d", p.L);
+			cli_table_set(&t, 2, "%.0f", params);
+			cli_table_set(&t, 3, "%.4g", tb * 1e3);
+			cli_table_set(&t, 4, "%.4g%s", p.tf_s * 1e3, p.forward_assumed ? "" : "");
+			cli_table_set(&t, 5, "%s%s", p.kind, p.forward_assumed ? " (forward assumed)" : "");
+			cli_table_set(&t, 6, "%s", p.batch);
+			cli_table_set(&t, 7, "%s", p.device);
+			pm_profile_release(&p);
+		}
+		free(names[i]);
+	}
+	free(names);
+	cli_table_write(stdout, &t, fmt);
+	cli_table_release(&t);
+	return 0;
+}

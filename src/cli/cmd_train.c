@@ -1,0 +1,476 @@
+/* cmd_train.c: perfmodel train, one training iteration of a DNN under the
+ * gradient-communication policies of seed 002 (and the frameworks'
+ * buckets), with the all-reduce cost from any source perfmodel has. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "search/cost.h"
+#include "search/train.h"
+#include "model/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { K_NAIVE, K_WFBP, K_SYNC, K_BUCKET, K_MGWFBP, K_MGWFBP_ALG1, K_OPT };
+
+struct policy_row {
+	const char *name;
+	enum kind kind;
+	double cap, first;
+	const char *summary;
+};
+
+/* The policies by name; "all" runs the first seven. */
+static const struct policy_row policies[] = {
+	{"naive", K_NAIVE, 0, 0, "layer-wise all-reduce after the whole backward pass (seed 002 eq. 3)"},
+	{"wfbp", K_WFBP, 0, 0, "each layer as soon as its gradients exist (WFBP, eqs. 6-8)"},
+	{"synceasgd", K_SYNC, 0, 0, "one all-reduce of everything after backward (SyncEASGD, eq. 9)"},
+	{"ddp", K_BUCKET, 25.0 * 1048576, 1048576, "PyTorch DDP buckets: 25 MiB, the first 1 MiB"},
+	{"horovod", K_BUCKET, 64.0 * 1048576, 64.0 * 1048576, "Horovod tensor fusion, 64 MB threshold (before v0.21); fusion cycles ignored"},
+	{"mgwfbp", K_MGWFBP, 0, 0, "MG-WFBP: merge by Theorem 1 (seed 002), the O(L) pass"},
+	{"optimal", K_OPT, 0, 0, "the fastest grouping of consecutive layers (dynamic programme)"},
+	{"horovod-0.21", K_BUCKET, 128.0 * 1048576, 128.0 * 1048576, "Horovod tensor fusion, 128 MB threshold (v0.21 on)"},
+	{"mgwfbp-alg1", K_MGWFBP_ALG1, 0, 0, "MG-WFBP as seed 002 Algorithm 1, O(L^2)"},
+};
+#define NPOL (int)(sizeof policies / sizeof policies[0])
+#define NALL 7
+
+struct policy {
+	struct policy_row row;
+	char label[64];
+};
+
+static int parse_policies(const char *list, struct policy *out, int *n,
+			  struct pm_err *err)
+{
+	char buf[512];
+
+	*n = 0;
+	if (strcmp(list, "all") == 0) {
+		for (int i = 0; i < NALL; i++) {
+			out[(*n)].row = policies[i];
+			snprintf(out[(*n)++].label, sizeof out->label, "%s", policies[i].name);
+		}
+		return PM_OK;
+	}
+	if (strlen(list) >= sizeof buf)
+		return pm_fail(err, PM_EINPUT, "policy list too long");
+	strcpy(buf, list);
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		struct policy *p = &out[*n];
+		int found = 0;
+		if (*n == 32)
+			return pm_fail(err, PM_EINPUT, "too many policies (expected at most 32)");
+		if (strncmp(t, "bucket:", 7) == 0) {
+			char *slash = strchr(t + 7, '/');
+			double cap, first;
+			if (slash)
+				*slash = '\0';
+			if (pm_parse_size(t + 7, &cap, err) || (slash && pm_parse_size(slash + 1, &first, err)))
+				return pm_fail(err, PM_EINPUT, "invalid bucket policy '%s' (expected bucket:SIZE or bucket:SIZE/FIRST such as bucket:25M/1M)", t);
+			p->row = (struct policy_row){"bucket", K_BUCKET, cap, slash ? first : cap, "buckets by size"};
+			snprintf(p->label, sizeof p->label, "%s%s%s", t, slash ? "/" : "", slash ? slash + 1 : "");
+			(*n)++;
+			continue;
+		}
+		for (int i = 0; i < NPOL && !found; i++)
+			if (strcmp(t, policies[i].name) == 0) {
+				p->row = policies[i];
+				snprintf(p->label, sizeof p->label, "%s", t);
+				found = 1;
+			}
+		if (!found)
+			return pm_fail(err, PM_EINPUT,
+				       "unknown policy '%s' (expected all, naive, wfbp, synceasgd, ddp, horovod, horovod-0.21, bucket:SIZE[/FIRST], mgwfbp, mgwfbp-alg1 or optimal)",
+				       t);
+		(*n)++;
+	}
+	return PM_OK;
+}
+
+static int make_plan(const struct policy *p, const struct pm_iter *it, struct pm_plan *plan)
+{
+	switch (p->row.kind) {
+	case K_NAIVE:
+	case K_WFBP:
+		return pm_plan_each(it->L, plan);
+	case K_SYNC:
+		return pm_plan_single(it->L, plan);
+	case K_BUCKET:
+		return pm_plan_buckets(it, p->row.cap, p->row.first, plan);
+	case K_MGWFBP:
+		return pm_mgwfbp_fast(it, plan);
+	case K_MGWFBP_ALG1:
+		return pm_mgwfbp_alg1(it, plan);
+	default:
+		return pm_optimal_plan(it, plan);
+	}
+}
+
+/* Where T(M) = a + b M comes from. */
+struct cost_src {
+	enum { C_FIXED, C_FIT, C_TABLE2, C_ALGO } kind;
+	double a, b;
+	const struct pm_table2 *t2;
+	const char *algo;
+	struct pm_params params;
+	struct pm_topo *topo;
+	int contention;
+	char desc[600];
+};
+
+static int cost_for(struct cost_src *c, int N, double lo, double hi,
+		    double *a, double *b, struct pm_err *err)
+{
+	char bw[32], al[32];
+	struct pm_inst in;
+	struct pm_fit f;
+	int rc;
+
+	switch (c->kind) {
+	case C_FIXED:
+	case C_FIT:
+		*a = c->a;
+		*b = c->b;
+		return PM_OK;
+	case C_TABLE2:
+		*a = c->t2->a(N, c->params.alpha_s);
+		*b = c->t2->b(N, 1 / c->params.link_bw_Bps, c->params.gamma_spB);
+		pm_fmt_bw(c->params.link_bw_Bps, bw, sizeof bw);
+		pm_fmt_time(c->params.alpha_s, al, sizeof al);
+		snprintf(c->desc, sizeof c->desc,
+			 "seed 002 Table 2 '%s': a = %s, b = %s with alpha %s, beta = 1/(%s), gamma %.4g ns/B",
+			 c->t2->name, c->t2->a_text, c->t2->b_text, al, bw, c->params.gamma_spB * 1e9);
+		return PM_OK;
+	default:
+		rc = pm_algo_resolve(c->algo, c->topo, N, &in, err);
+		if (rc == PM_ENOTAPPLICABLE)
+			rc = PM_EINPUT;
+		if (rc || (rc = pm_cost_fit_algo(&in, &c->params, c->contention, lo, hi, &f, err)))
+			return rc;
+		*a = f.alpha_s;
+		*b = f.beta_spB;
+		if (*a < 0)
+			*a = 0;	/* a fit may dip below zero within its error */
+		snprintf(c->desc, sizeof c->desc,
+			 "fitted to the %s of %s on %s over %.4g to %.4g bytes (33 sizes, R^2 %.6f)",
+			 c->contention ? "contention evaluator" : "closed form", in.label,
+			 c->topo ? pm_topo_spec(c->topo) : "P ranks (no network)", lo, hi, f.r2);
+		return PM_OK;
+	}
+}
+
+enum { T_WORKERS, T_POLICY, T_ITER, T_COMP, T_CNO, T_COMM, T_CALLS, T_MERGED,
+	T_SPEEDUP, T_EFF, T_A, T_B, NT };
+static const char *const tcols[NT] = {"workers", "policy", "t_iter_ms", "t_comp_ms",
+	"t_c_no_ms", "t_comm_ms", "allreduce_calls", "merged_layers", "speedup",
+	"efficiency", "a_us", "b_ns_per_B"};
+static const unsigned tflags[NT] = {COL_NUM, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM,
+	COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
+
+enum { G_POLICY, G_GROUP, G_FIRST, G_LAST, G_TENSORS, G_BYTES, G_READY, G_START, G_END, NG };
+static const char *const gcols[NG] = {"policy", "group", "first_layer", "last_layer",
+	"tensors", "bytes", "ready_ms", "start_ms", "end_ms"};
+static const unsigned gflags[NG] = {0, COL_NUM, 0, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
+
+static void group_rows(struct cli_table *t, const struct policy *p,
+		       const struct pm_profile *prof, const struct pm_iter *it,
+		       const struct pm_plan *plan)
+{
+	double *ready = malloc(sizeof(double) * (size_t)(plan->n + 1));
+	double *start = malloc(sizeof(double) * (size_t)(plan->n + 1));
+	double *end = malloc(sizeof(double) * (size_t)(plan->n + 1));
+
+	if (ready && start && end) {
+		pm_plan_detail(it, plan, p->row.kind == K_NAIVE, ready, start, end);
+		for (int g = 0, k = 0; g < plan->n; g++) {
+			double bytes = 0;
+			int first = it->L - 1 - k, n = plan->end[g] - k;
+			for (; k < plan->end[g]; k++)
+				bytes += it->bytes[it->L - 1 - k];
+			cli_table_row(t);
+			cli_table_set(t, G_POLICY, "%s", p->label);
+			cli_table_set(t, G_GROUP, "%d", g + 1);
+			cli_table_set(t, G_FIRST, "%s", prof->names[first]);
+			cli_table_set(t, G_LAST, "%s", prof->names[it->L - k]);
+			cli_table_set(t, G_TENSORS, "%d", n);
+			cli_table_set(t, G_BYTES, "%.0f", bytes);
+			cli_table_set(t, G_READY, "%.6g", ready[g] * 1e3);
+			cli_table_set(t, G_START, "%.6g", start[g] * 1e3);
+			cli_table_set(t, G_END, "%.6g", end[g] * 1e3);
+		}
+	}
+	free(ready);
+	free(start);
+	free(end);
+}
+
+static void usage(const struct cli_opt *opts, int n)
+{
+	printf("usage: perfmodel train --model M (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
+	       "Times one training iteration of a DNN on N data-parallel workers: forward,\n"
+	       "backward, and the gradient all-reduces under each policy, with the all-reduce\n"
+	       "cost T(M) = a + b M (seed 002 eq. 10).  Per policy: iteration time, compute\n"
+	       "(forward + backward), non-overlapped communication t_c^no, all communication,\n"
+	       "number of all-reduces, merged layers, speedup S(N) = N t_comp / t_iter and\n"
+	       "scaling efficiency S(N) / N (seed 002 eqs. 4-5).\n\n"
+	       "COST, one of:\n"
+	       "  --a T --b T|BW              a and b directly (b as time per byte or a rate)\n"
+	       "  --fit FILE [--fit-range R]  a and b fitted to osu, nccl-tests or CSV measurements\n"
+	       "  --topo SPEC --algo NAME     a line fitted to an algorithm's closed form on a network\n"
+	       "                              over the sizes the layers span (--cost-model contention\n"
+	       "                              fits the contention evaluator instead)\n"
+	       "  --algo NAME --workers N     the same on N ranks without a network\n"
+	       "  --table2 NAME --workers N   seed 002 Table 2 (ring, dbtree, halving-doubling,\n"
+	       "                              recursive-doubling, binary-tree) with --alpha,\n"
+	       "                              --link-bw (1/beta) and --gamma\n\n"
+	       "Policies: naive, wfbp, synceasgd, ddp, horovod, horovod-0.21, bucket:SIZE[/FIRST],\n"
+	       "mgwfbp, mgwfbp-alg1, optimal; all = the first seven.  --groups prints the\n"
+	       "merge plan (which layers each all-reduce carries) instead.  --workers-sweep\n"
+	       "4:2048:x2 repeats the table per worker count (--table2 or --algo without a\n"
+	       "network), as seed 002 SS6.4 does.\n\n"
+	       "Examples:\n"
+	       "  perfmodel train --model googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
+	       "  perfmodel train --model resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
+	       "  perfmodel train --model resnet50 --a 236us --b 0.406ns --workers 16\n\n"
+	       "Options:\n");
+	cli_print_opts(stdout, opts, n);
+	char **names;
+	int np;
+	if (pm_profile_presets(&names, &np) == PM_OK) {
+		printf("\nModels (perfmodel models):");
+		for (int i = 0; i < np; i++) {
+			printf(" %s", names[i]);
+			free(names[i]);
+		}
+		printf("\n");
+		free(names);
+	}
+}
+
+int cmd_train(int argc, char **argv, struct pm_err *err)
+{
+	struct cli_net_opts net = {0};
+	const char *model = NULL, *workers = NULL, *sweep = NULL, *a = NULL, *b = NULL;
+	const char *fit = NULL, *fit_range = NULL, *algo = NULL, *table2 = NULL;
+	const char *policy = "all", *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
+	const char *pos[1];
+	int help = 0, groups = 0, npos, n, rc = PM_OK, npol, nw = 0;
+	struct cli_opt opts[40];
+	struct policy pol[32];
+	struct pm_profile prof = {0};
+	struct cost_src cost = {0};
+	double *wl = NULL, *bytes = NULL, *tb = NULL;
+	struct cli_table t = {0};
+	enum cli_format fmt;
+
+	n = cli_net_opt_rows(&net, opts);
+	opts[n++] = (struct cli_opt){"model", "M", "DNN profile: a name from perfmodel models or a profile .csv (required)", &model, NULL};
+	opts[n++] = (struct cli_opt){"workers", "N", "data-parallel workers (with --topo: its endpoints)", &workers, NULL};
+	opts[n++] = (struct cli_opt){"workers-sweep", "RANGE", "one table per worker count, e.g. 4:2048:x2", &sweep, NULL};
+	opts[n++] = (struct cli_opt){"a", "T", "all-reduce startup a", &a, NULL};
+	opts[n++] = (struct cli_opt){"b", "T|BW", "all-reduce time per byte b (or a rate)", &b, NULL};
+	opts[n++] = (struct cli_opt){"fit", "FILE", "fit a and b to these measurements", &fit, NULL};
+	opts[n++] = (struct cli_opt){"fit-range", "MIN:MAX", "sizes the fit uses", &fit_range, NULL};
+	opts[n++] = (struct cli_opt){"algo", "NAME", "fit a and b to this algorithm's cost", &algo, NULL};
+	opts[n++] = (struct cli_opt){"cost-model", "M", "closed (default) or contention, for --algo with --topo", &cmodel, NULL};
+	opts[n++] = (struct cli_opt){"table2", "NAME", "seed 002 Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &table2, NULL};
+	opts[n++] = (struct cli_opt){"policy", "LIST", "all (default) or a comma-separated list", &policy, NULL};
+	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &bpp, NULL};
+	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &scale, NULL};
+	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &groups};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("train", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		usage(opts, n);
+		return 0;
+	}
+	if (!model)
+		return pm_fail(err, PM_EINPUT, "missing --model (expected a profile such as resnet50; see perfmodel models)");
+	if (cli_parse_format(format, &fmt, err) || parse_policies(policy, pol, &npol, err))
+		return PM_EINPUT;
+	int sources = !!(a || b) + !!fit + !!table2 + (!!algo && !table2);
+	if (sources != 1)
+		return pm_fail(err, PM_EINPUT, "%s all-reduce cost (expected exactly one of --a/--b, --fit FILE, --algo NAME or --table2 NAME)",
+			       sources ? "more than one" : "missing");
+	long bp;
+	double cs;
+	if (pm_parse_int(bpp, 1, 16, "bytes per parameter", &bp, err))
+		return PM_EINPUT;
+	char *end;
+	cs = strtod(scale, &end);
+	if (*end || !(cs > 0) || cs > 1e6)
+		return pm_fail(err, PM_EINPUT, "invalid compute scale '%s' (expected a positive factor such as 0.5)", scale);
+	if (strcmp(cmodel, "closed") && strcmp(cmodel, "contention"))
+		return pm_fail(err, PM_EINPUT, "invalid cost model '%s' (expected closed or contention)", cmodel);
+	if ((rc = cli_net_build(&net, &cost.params, &cost.topo, err)))
+		return rc;
+	/* worker counts */
+	if (sweep) {
+		if (cost.topo || a || b || fit)
+			rc = pm_fail(err, PM_EINPUT, "--workers-sweep needs a cost that depends on the worker count (expected --table2 or --algo without --topo)");
+		else if (workers)
+			rc = pm_fail(err, PM_EINPUT, "give --workers or --workers-sweep, not both");
+		else
+			rc = pm_parse_size_range(sweep, &wl, &nw, err);
+		for (int i = 0; !rc && i < nw; i++)
+			if (wl[i] != floor(wl[i]) || wl[i] < 1 || wl[i] > 1e7)
+				rc = pm_fail(err, PM_EINPUT, "invalid worker count %g in '%s' (expected whole numbers from 1 to 10^7)", wl[i], sweep);
+	} else {
+		long w;
+		nw = 1;
+		wl = malloc(sizeof(double));
+		if (cost.topo) {
+			wl[0] = pm_topo_endpoints(cost.topo);
+			if (workers && (pm_parse_int(workers, 1, 10000000, "worker count", &w, err) || w != wl[0]))
+				rc = pm_fail(err, PM_EINPUT, "--workers %s does not match the %d endpoints of %s (expected one worker per endpoint)",
+					     workers, pm_topo_endpoints(cost.topo), pm_topo_spec(cost.topo));
+		} else if (!workers) {
+			rc = pm_fail(err, PM_EINPUT, "missing --workers (expected the number of data-parallel workers, or --topo)");
+		} else if (!pm_parse_int(workers, 1, 10000000, "worker count", &w, err)) {
+			wl[0] = (double)w;
+		} else {
+			rc = PM_EINPUT;
+		}
+	}
+	if (rc)
+		goto out;
+	if ((rc = pm_profile_load(model, &prof, err)))
+		goto out;
+	bytes = malloc(sizeof(double) * (size_t)prof.L);
+	tb = malloc(sizeof(double) * (size_t)prof.L);
+	if (!bytes || !tb) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	double lo = 1e300, hi = 0;
+	for (int l = 0; l < prof.L; l++) {
+		bytes[l] = prof.params[l] * (double)bp;
+		tb[l] = prof.tb_s[l] * cs;
+		if (bytes[l] > 0 && bytes[l] < lo)
+			lo = bytes[l];
+		hi += bytes[l];
+	}
+	/* the cost source */
+	if (a || b) {
+		cost.kind = C_FIXED;
+		if (!a || !b) {
+			rc = pm_fail(err, PM_EINPUT, "give both --a and --b (expected e.g. --a 236us --b 0.406ns)");
+			goto out;
+		}
+		if (pm_parse_time(a, &cost.a, err) || pm_parse_per_byte(b, &cost.b, err)) {
+			rc = PM_EINPUT;
+			goto out;
+		}
+		snprintf(cost.desc, sizeof cost.desc, "given: a = %s, b = %s per byte", a, b);
+	} else if (fit) {
+		struct pm_points pts;
+		struct pm_fit f;
+		double flo = 0, fhi = 0;
+		cost.kind = C_FIT;
+		if (fit_range) {
+			char x[64], *colon = strchr(fit_range, ':');
+			if (!colon || (size_t)(colon - fit_range) >= sizeof x) {
+				rc = pm_fail(err, PM_EINPUT, "invalid --fit-range '%s' (expected MIN:MAX such as 64K:4M)", fit_range);
+				goto out;
+			}
+			memcpy(x, fit_range, (size_t)(colon - fit_range));
+			x[colon - fit_range] = '\0';
+			if (pm_parse_size(x, &flo, err) || pm_parse_size(colon + 1, &fhi, err)) {
+				rc = PM_EINPUT;
+				goto out;
+			}
+		}
+		if ((rc = pm_points_read(fit, PM_POINTS_AUTO, &pts, err)))
+			goto out;
+		rc = pm_fit_line(&pts, flo, fhi, &f, err);
+		pm_points_release(&pts);
+		if (rc)
+			goto out;
+		cost.a = f.alpha_s;
+		cost.b = f.beta_spB;
+		snprintf(cost.desc, sizeof cost.desc, "fitted to %s (%d points, %.4g to %.4g bytes, R^2 %.4f)",
+			 fit, f.n, f.min_B, f.max_B, f.r2);
+	} else if (table2) {
+		cost.kind = C_TABLE2;
+		if (!(cost.t2 = pm_table2_find(table2))) {
+			rc = pm_fail(err, PM_EINPUT, "unknown --table2 '%s' (expected ring, dbtree, halving-doubling, recursive-doubling or binary-tree)", table2);
+			goto out;
+		}
+		if (!net.link_bw) {
+			rc = pm_fail(err, PM_EINPUT, "--table2 needs --link-bw (expected 1/beta, such as 0.888GB/s for 10GbE)");
+			goto out;
+		}
+	} else {
+		cost.kind = C_ALGO;
+		cost.algo = algo;
+		cost.contention = strcmp(cmodel, "contention") == 0;
+	}
+	if (cost.kind <= C_FIT && (cost.a < 0 || cost.b < 0)) {
+		rc = pm_fail(err, PM_EINPUT, "negative all-reduce cost (a = %g s, b = %g s/B; expected non-negative values, try --fit-range)",
+			     cost.a, cost.b);
+		goto out;
+	}
+	cli_table_init(&t, groups ? NG : NT, groups ? gcols : tcols, groups ? gflags : tflags);
+	double tbsum = 0, psum = 0;
+	for (int l = 0; l < prof.L; l++) {
+		tbsum += tb[l];
+		psum += prof.params[l];
+	}
+	cli_table_meta(&t, "perfmodel train: model %s, %d gradient tensors, %.0f parameters, %ld bytes each (%.4g MB of gradients)",
+		       prof.name, prof.L, psum, bp, hi / 1e6);
+	cli_table_meta(&t, "compute %s: %s; batch %s; backward %.4g ms, forward %.4g ms%s%s",
+		       prof.kind, prof.device[0] ? prof.device : "device not stated", prof.batch[0] ? prof.batch : "?",
+		       tbsum * 1e3, prof.tf_s * cs * 1e3,
+		       prof.forward_assumed ? " (forward not in the profile: assumed half the backward)" : "",
+		       cs != 1 ? " (compute scaled)" : "");
+	for (int w = 0; w < nw && !rc; w++) {
+		struct pm_iter it = {prof.L, bytes, tb, prof.tf_s * cs, 0, 0};
+		int N = (int)wl[w];
+		if ((rc = cost_for(&cost, N, lo, hi, &it.a, &it.b, err)))
+			break;
+		if (w == 0 || nw == 1)
+			cli_table_meta(&t, "all-reduce cost T(M) = a + b M: %s%s", cost.desc,
+				       nw > 1 ? " (a and b per worker count in the a_us, b_ns_per_B columns)" : "");
+		for (int k = 0; k < npol && !rc; k++) {
+			struct pm_plan plan;
+			struct pm_timing tm;
+			if ((rc = make_plan(&pol[k], &it, &plan)))
+				break;
+			if (groups) {
+				group_rows(&t, &pol[k], &prof, &it, &plan);
+				pm_plan_release(&plan);
+				continue;
+			}
+			pm_plan_time(&it, &plan, pol[k].row.kind == K_NAIVE, &tm);
+			double speedup = N * tm.t_comp / tm.t_iter;
+			cli_table_row(&t);
+			cli_table_set(&t, T_WORKERS, "%d", N);
+			cli_table_set(&t, T_POLICY, "%s", pol[k].label);
+			cli_table_set(&t, T_ITER, "%.6g", tm.t_iter * 1e3);
+			cli_table_set(&t, T_COMP, "%.6g", tm.t_comp * 1e3);
+			cli_table_set(&t, T_CNO, "%.6g", tm.t_c_no * 1e3);
+			cli_table_set(&t, T_COMM, "%.6g", tm.t_comm * 1e3);
+			cli_table_set(&t, T_CALLS, "%d", tm.calls);
+			cli_table_set(&t, T_MERGED, "%d", prof.L - tm.calls);
+			cli_table_set(&t, T_SPEEDUP, "%.5g", speedup);
+			cli_table_set(&t, T_EFF, "%.4g", speedup / N);
+			cli_table_set(&t, T_A, "%.6g", it.a * 1e6);
+			cli_table_set(&t, T_B, "%.6g", it.b * 1e9);
+			pm_plan_release(&plan);
+		}
+	}
+	if (!rc)
+		cli_table_write(stdout, &t, fmt);
+out:
+	cli_table_release(&t);
+	pm_profile_release(&prof);
+	pm_topo_free(cost.topo);
+	free(wl);
+	free(bytes);
+	free(tb);
+	return rc;
+}

@@ -1,0 +1,570 @@
+/* train.c: DNN profiles, the WFBP timeline and the merge policies of seed
+ * 002 (eqs. 3-9, Theorem 1, Algorithm 1) and the optimum. */
+#include "search/train.h"
+#include "model/machine.h"
+#include "model/text.h"
+
+#include <csv.h>
+#include <ctype.h>
+#include <stddef.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- profiles -------------------------------------------------------- */
+
+struct preader {
+	struct pm_profile *p;
+	const char *path;
+	int header, row, ncell, rc, cname, cparams, ctb, ctf;
+	char *cell[16];
+	int cap;
+	double tf_sum;
+	struct pm_err *err;
+};
+
+static void p_field(void *s, size_t len, void *data)
+{
+	struct preader *r = data;
+	if (r->ncell < 16) {
+		r->cell[r->ncell] = malloc(len + 1);
+		if (r->cell[r->ncell]) {
+			memcpy(r->cell[r->ncell], s, len);
+			r->cell[r->ncell][len] = '\0';
+		}
+	}
+	r->ncell++;
+}
+
+static int num(const char *s, double *v)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || *end || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+static void p_row(int c, void *data)
+{
+	struct preader *r = data;
+	struct pm_profile *p = r->p;
+	(void)c;
+	if (r->rc || (r->ncell == 1 && r->cell[0] && !*r->cell[0]))
+		goto out;
+	if (!r->header) {
+		r->cname = r->cparams = r->ctb = r->ctf = -1;
+		for (int i = 0; i < r->ncell && i < 16; i++) {
+			const char *h = r->cell[i] ? r->cell[i] : "";
+			if (!strcmp(h, "name"))
+				r->cname = i;
+			else if (!strcmp(h, "params"))
+				r->cparams = i;
+			else if (!strcmp(h, "backward_us"))
+				r->ctb = i;
+			else if (!strcmp(h, "forward_us"))
+				r->ctf = i;
+		}
+		if (r->cname < 0 || r->cparams < 0 || r->ctb < 0)
+			r->rc = pm_fail(r->err, PM_EINPUT,
+					"model file '%s' has no '%s' column (expected the header name,params,backward_us[,forward_us])",
+					r->path, r->cname < 0 ? "name" : r->cparams < 0 ? "params" : "backward_us");
+		r->header = 1;
+		goto out;
+	}
+	r->row++;
+	double params, tb, tf = 0;
+	const char *sp = r->cparams < r->ncell ? r->cell[r->cparams] : NULL;
+	const char *stb = r->ctb < r->ncell ? r->cell[r->ctb] : NULL;
+	const char *stf = r->ctf >= 0 && r->ctf < r->ncell ? r->cell[r->ctf] : NULL;
+	if (num(sp, &params) || num(stb, &tb) || (r->ctf >= 0 && num(stf, &tf))) {
+		r->rc = pm_fail(r->err, PM_EINPUT,
+				"model file '%s' row %d: invalid numbers '%s', '%s' (expected non-negative params and microseconds)",
+				r->path, r->row, sp ? sp : "", stb ? stb : "");
+		goto out;
+	}
+	if (p->L == r->cap) {
+		int cap = r->cap ? 2 * r->cap : 64;
+		char **n = realloc(p->names, sizeof(char *) * (size_t)cap);
+		if (n)
+			p->names = n;
+		double *a = n ? realloc(p->params, sizeof(double) * (size_t)cap) : NULL;
+		if (a)
+			p->params = a;
+		double *b = a ? realloc(p->tb_s, sizeof(double) * (size_t)cap) : NULL;
+		if (!b) {
+			r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
+			goto out;
+		}
+		p->tb_s = b;
+		r->cap = cap;
+	}
+	p->names[p->L] = strdup(r->cname < r->ncell && r->cell[r->cname] ? r->cell[r->cname] : "");
+	p->params[p->L] = params;
+	p->tb_s[p->L] = tb * 1e-6;
+	p->L++;
+	r->tf_sum += tf * 1e-6;
+out:
+	for (int i = 0; i < r->ncell && i < 16; i++)
+		free(r->cell[i]);
+	r->ncell = 0;
+}
+
+/* "# key: value" lines carry the profile's provenance. */
+static void meta(struct pm_profile *p, const char *line)
+{
+	static const struct { const char *key; size_t off, size; } keys[] = {
+		{"kind", offsetof(struct pm_profile, kind), sizeof ((struct pm_profile *)0)->kind},
+		{"device", offsetof(struct pm_profile, device), sizeof ((struct pm_profile *)0)->device},
+		{"batch", offsetof(struct pm_profile, batch), sizeof ((struct pm_profile *)0)->batch},
+		{"method", offsetof(struct pm_profile, method), sizeof ((struct pm_profile *)0)->method},
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		size_t k = strlen(keys[i].key);
+		if (strncmp(line + 2, keys[i].key, k) == 0 && line[2 + k] == ':') {
+			char *dst = (char *)p + keys[i].off;
+			const char *v = line + 3 + k;
+			while (*v == ' ')
+				v++;
+			pm_strlcpy(dst, v, keys[i].size);
+			dst[strcspn(dst, "\r\n")] = '\0';
+		}
+	}
+}
+
+int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
+{
+	struct preader r = {.p = p, .err = err};
+	struct csv_parser cp;
+	char line[8192];
+	size_t len = strlen(spec);
+	FILE *f;
+
+	memset(p, 0, sizeof *p);
+	if (strchr(spec, '/') || (len > 4 && !strcmp(spec + len - 4, ".csv")))
+		pm_strlcpy(p->path, spec, sizeof p->path);
+	else
+		snprintf(p->path, sizeof p->path, "%s/models/%s.csv", pm_data_dir(), spec);
+	r.path = p->path;
+	if (!(f = fopen(p->path, "r"))) {
+		char **names;
+		int n;
+		char list[512] = "";
+		if (!strchr(spec, '/') && pm_profile_presets(&names, &n) == PM_OK) {
+			pm_join(list, sizeof list, (const char *const *)names, n);
+			int near = pm_nearest(spec, (const char *const *)names, n);
+			int rc = near >= 0
+				? pm_fail(err, PM_EINPUT, "unknown model '%s' (expected one of %s; did you mean '%s'?)", spec, list, names[near])
+				: pm_fail(err, PM_EINPUT, "unknown model '%s' (expected one of %s, or a path to a profile .csv)", spec, list);
+			for (int i = 0; i < n; i++)
+				free(names[i]);
+			free(names);
+			return rc;
+		}
+		return pm_fail(err, PM_EINPUT, "cannot read model file '%s': %s (expected a profile CSV, see docs/model.md)",
+			       p->path, strerror(errno));
+	}
+	const char *base = strrchr(spec, '/') ? strrchr(spec, '/') + 1 : spec;
+	pm_strlcpy(p->name, base, sizeof p->name);
+	if (strlen(p->name) > 4 && !strcmp(p->name + strlen(p->name) - 4, ".csv"))
+		p->name[strlen(p->name) - 4] = '\0';
+	csv_init(&cp, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI);
+	while (!r.rc && fgets(line, sizeof line, f)) {
+		if (line[0] == '#') {
+			meta(p, line);
+			continue;
+		}
+		size_t n = strlen(line);
+		if (csv_parse(&cp, line, n, p_field, p_row, &r) != n)
+			r.rc = pm_fail(err, PM_EINPUT, "model file '%s': malformed CSV (%s)", p->path,
+				       csv_strerror(csv_error(&cp)));
+	}
+	if (!r.rc && csv_fini(&cp, p_field, p_row, &r))
+		r.rc = pm_fail(err, PM_EINPUT, "model file '%s': malformed CSV", p->path);
+	csv_free(&cp);
+	fclose(f);
+	if (!r.rc && p->L == 0)
+		r.rc = pm_fail(err, PM_EINPUT, "model file '%s' has no layers (expected one row per gradient tensor)", p->path);
+	if (r.rc) {
+		pm_profile_release(p);
+		return r.rc;
+	}
+	double tb = 0;
+	for (int l = 0; l < p->L; l++)
+		tb += p->tb_s[l];
+	p->forward_assumed = r.ctf < 0;
+	p->tf_s = p->forward_assumed ? tb / 2 : r.tf_sum;
+	if (!p->kind[0])
+		strcpy(p->kind, "unstated");
+	return PM_OK;
+}
+
+void pm_profile_release(struct pm_profile *p)
+{
+	for (int l = 0; l < p->L; l++)
+		free(p->names[l]);
+	free(p->names);
+	free(p->params);
+	free(p->tb_s);
+	memset(p, 0, sizeof *p);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pm_profile_presets(char ***names, int *n)
+{
+	char dir[600];
+	DIR *d;
+	struct dirent *e;
+	int cap = 32;
+
+	snprintf(dir, sizeof dir, "%s/models", pm_data_dir());
+	*n = 0;
+	if (!(*names = malloc(sizeof(char *) * (size_t)cap)) || !(d = opendir(dir))) {
+		free(*names);
+		*names = NULL;
+		return PM_EINPUT;
+	}
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".csv") || *n == cap)
+			continue;
+		if (((*names)[*n] = strndup(e->d_name, l - 4)))
+			(*n)++;
+	}
+	closedir(d);
+	qsort(*names, (size_t)*n, sizeof(char *), by_name);
+	return PM_OK;
+}
+
+/* ---- plans and the timeline ------------------------------------------ */
+
+void pm_plan_release(struct pm_plan *p)
+{
+	free(p->end);
+	p->end = NULL;
+	p->n = 0;
+}
+
+static int plan_alloc(struct pm_plan *p, int L)
+{
+	p->n = 0;
+	p->end = malloc(sizeof(int) * (size_t)(L > 0 ? L : 1));
+	return p->end ? 0 : -1;
+}
+
+int pm_plan_each(int L, struct pm_plan *p)
+{
+	if (plan_alloc(p, L))
+		return PM_EINTERNAL;
+	for (int k = 1; k <= L; k++)
+		p->end[p->n++] = k;
+	return PM_OK;
+}
+
+int pm_plan_single(int L, struct pm_plan *p)
+{
+	if (plan_alloc(p, L))
+		return PM_EINTERNAL;
+	if (L > 0)
+		p->end[p->n++] = L;
+	return PM_OK;
+}
+
+int pm_plan_buckets(const struct pm_iter *it, double cap, double first_cap,
+		    struct pm_plan *p)
+{
+	double fill = 0;
+
+	if (plan_alloc(p, it->L))
+		return PM_EINTERNAL;
+	for (int k = 0; k < it->L; k++) {
+		fill += it->bytes[it->L - 1 - k];
+		if (fill >= (p->n == 0 ? first_cap : cap) || k == it->L - 1) {
+			p->end[p->n++] = k + 1;
+			fill = 0;
+		}
+	}
+	return PM_OK;
+}
+
+void pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
+		    int after_backward, double *ready_g, double *start_g, double *end_g)
+{
+	double ready = it->tf, comp = it->tf, free_at = 0;
+	int k = 0;
+
+	for (int l = 0; l < it->L; l++)
+		comp += it->tb[l];
+	for (int g = 0; g < plan->n; g++) {
+		double bytes = 0;
+		for (; k < plan->end[g]; k++) {
+			ready += it->tb[it->L - 1 - k];
+			bytes += it->bytes[it->L - 1 - k];
+		}
+		double start = fmax(after_backward ? comp : ready, free_at);
+		free_at = start + it->a + it->b * bytes;
+		if (ready_g)
+			ready_g[g] = ready;
+		if (start_g)
+			start_g[g] = start;
+		if (end_g)
+			end_g[g] = free_at;
+	}
+}
+
+int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
+		 int after_backward, struct pm_timing *out)
+{
+	double comp = it->tf, comm = 0, end = 0;
+	double *e = malloc(sizeof(double) * (size_t)(plan->n + 1));
+
+	if (!e)
+		return PM_EINTERNAL;
+	for (int l = 0; l < it->L; l++)
+		comp += it->tb[l];
+	pm_plan_detail(it, plan, after_backward, NULL, NULL, e);
+	for (int g = 0, k = 0; g < plan->n; g++) {
+		double bytes = 0;
+		for (; k < plan->end[g]; k++)
+			bytes += it->bytes[it->L - 1 - k];
+		comm += it->a + it->b * bytes;
+		end = e[g];
+	}
+	free(e);
+	out->t_comp = comp;
+	out->t_iter = fmax(comp, end);
+	out->t_c_no = out->t_iter - comp;
+	out->t_comm = comm;
+	out->calls = plan->n;
+	return PM_OK;
+}
+
+/* ---- MG-WFBP ---------------------------------------------------------- */
+
+/* Merge flags (merged[l]: layer l's gradients go with layer l-1's, forward
+ * order) to groups in backward order. */
+static int plan_from_merges(int L, const char *merged, struct pm_plan *p)
+{
+	if (plan_alloc(p, L))
+		return PM_EINTERNAL;
+	for (int k = 0; k < L; k++) {
+		int l = L - 1 - k;
+		if (!merged[l])
+			p->end[p->n++] = k + 1;
+	}
+	return PM_OK;
+}
+
+/* Algorithm 1 of seed 002, line by line (1-based arrays, tau_b[L] = 0). */
+int pm_mgwfbp_alg1(const struct pm_iter *it, struct pm_plan *plan)
+{
+	int L = it->L, rc;
+	double *tc = calloc((size_t)L + 2, sizeof(double));
+	double *taub = calloc((size_t)L + 2, sizeof(double));
+	double *tauc = calloc((size_t)L + 2, sizeof(double));
+	double *p = calloc((size_t)L + 2, sizeof(double));
+	double *tb = calloc((size_t)L + 2, sizeof(double));
+	char *m = calloc((size_t)L + 2, 1);
+
+	if (!tc || !taub || !tauc || !p || !tb || !m) {
+		rc = PM_EINTERNAL;
+		goto out;
+	}
+	for (int l = 1; l <= L; l++) {
+		p[l] = it->bytes[l - 1];
+		tb[l] = it->tb[l - 1];
+		tc[l] = it->a + it->b * p[l];	/* line 5 */
+	}
+	taub[L] = 0;	/* lines 6-8 */
+	for (int l = L - 1; l >= 1; l--)
+		taub[l] = taub[l + 1] + tb[l + 1];
+	for (int l = L; l >= 2; l--) {	/* lines 9-14 */
+		/* CALCULATECOMMSTART (lines 20-25), recomputed every turn */
+		tauc[L] = taub[L] + tb[L];
+		for (int j = L - 1; j >= 1; j--)
+			tauc[j] = fmax(tauc[j + 1] + tc[j + 1], taub[j] + tb[j]);
+		if (taub[l - 1] + tb[l - 1] - tauc[l] < it->a) {	/* Eq. (38) */
+			tc[l] = 0;	/* MERGE, lines 16-19 */
+			p[l - 1] += p[l];
+			tc[l - 1] = it->a + it->b * p[l - 1];
+			m[l] = 1;
+		}
+	}
+	char *merged = malloc((size_t)L + 1);
+	if (!merged) {
+		rc = PM_EINTERNAL;
+		goto out;
+	}
+	for (int l = 0; l < L; l++)
+		merged[l] = m[l + 1];
+	rc = plan_from_merges(L, merged, plan);
+	free(merged);
+out:
+	free(tc);
+	free(taub);
+	free(tauc);
+	free(p);
+	free(tb);
+	free(m);
+	return rc;
+}
+
+/* The same decisions in one pass: whether layer l merges depends only on
+ * tau_c[l], which depends only on the layers above l and their (already
+ * final) decisions; a merge changes layers below l only. */
+int pm_mgwfbp_fast(const struct pm_iter *it, struct pm_plan *plan)
+{
+	int L = it->L, rc;
+	char *merged = calloc((size_t)L + 1, 1);
+	double ready, tauc, pending;
+
+	if (!merged)
+		return PM_EINTERNAL;
+	if (L > 0) {
+		ready = it->tb[L - 1];	/* end of layer L's backward (tau_b[L] = 0) */
+		tauc = ready;
+		pending = it->bytes[L - 1];	/* bytes of the group layer L is in */
+		for (int l = L - 1; l >= 1; l--) {	/* 0-based: decide layer l */
+			double ready_below = ready + it->tb[l - 1];
+			double tcl;
+			if (ready_below - tauc < it->a) {
+				merged[l] = 1;
+				tcl = 0;
+				pending += it->bytes[l - 1];
+			} else {
+				tcl = it->a + it->b * pending;
+				pending = it->bytes[l - 1];
+			}
+			tauc = fmax(tauc + tcl, ready_below);
+			ready = ready_below;
+		}
+	}
+	rc = plan_from_merges(L, merged, plan);
+	free(merged);
+	return rc;
+}
+
+/* ---- the optimum ------------------------------------------------------ */
+
+/* Prefix sums in backward order: ready[k] after k layers, bytes S[k]. */
+static int prefixes(const struct pm_iter *it, double **ready, double **S)
+{
+	*ready = malloc(sizeof(double) * ((size_t)it->L + 1));
+	*S = malloc(sizeof(double) * ((size_t)it->L + 1));
+	if (!*ready || !*S) {
+		free(*ready);
+		free(*S);
+		return -1;
+	}
+	(*ready)[0] = it->tf;
+	(*S)[0] = 0;
+	for (int k = 1; k <= it->L; k++) {
+		(*ready)[k] = (*ready)[k - 1] + it->tb[it->L - k];
+		(*S)[k] = (*S)[k - 1] + it->bytes[it->L - k];
+	}
+	return 0;
+}
+
+static int plan_from_pred(int L, const int *pred, struct pm_plan *p)
+{
+	int n = 0;
+	if (plan_alloc(p, L))
+		return PM_EINTERNAL;
+	for (int j = L; j > 0; j = pred[j])
+		n++;
+	p->n = n;
+	for (int j = L; j > 0; j = pred[j])
+		p->end[--n] = j;
+	return PM_OK;
+}
+
+/* E[j] = a + min_i max(E[i], ready_j) + b (S_j - S_i), E[0] = 0. */
+int pm_optimal_plan_quadratic(const struct pm_iter *it, struct pm_plan *p)
+{
+	int L = it->L, rc;
+	double *ready, *S, *E = malloc(sizeof(double) * ((size_t)L + 1));
+	int *pred = malloc(sizeof(int) * ((size_t)L + 1));
+
+	if (!E || !pred || prefixes(it, &ready, &S)) {
+		free(E);
+		free(pred);
+		return PM_EINTERNAL;
+	}
+	E[0] = 0;
+	for (int j = 1; j <= L; j++) {
+		E[j] = INFINITY;
+		for (int i = j - 1; i >= 0; i--) {
+			double v = fmax(E[i], ready[j]) + it->b * (S[j] - S[i]);
+			if (v < E[j]) {
+				E[j] = v;
+				pred[j] = i;
+			}
+		}
+		E[j] += it->a;
+	}
+	rc = plan_from_pred(L, pred, p);
+	free(E);
+	free(pred);
+	free(ready);
+	free(S);
+	return rc;
+}
+
+/* E is non-decreasing and ready_j too, so the i with E[i] <= ready_j form
+ * a prefix [0, i*] whose best member is i* (largest S_i), and the rest
+ * (i*, j-1] is a window sliding right over which E[i] - b S_i is
+ * minimised with a monotone deque: O(L) in all. */
+int pm_optimal_plan(const struct pm_iter *it, struct pm_plan *p)
+{
+	int L = it->L, rc, head = 0, tail = 0, istar = 0;
+	double *ready, *S, *E = malloc(sizeof(double) * ((size_t)L + 1));
+	int *pred = malloc(sizeof(int) * ((size_t)L + 1));
+	int *dq = malloc(sizeof(int) * ((size_t)L + 1));
+
+	if (!E || !pred || !dq || prefixes(it, &ready, &S)) {
+		free(E);
+		free(pred);
+		free(dq);
+		return PM_EINTERNAL;
+	}
+	E[0] = 0;
+	for (int j = 1; j <= L; j++) {
+		/* window gains i = j-1 */
+		int i = j - 1;
+		double vi = E[i] - it->b * S[i];
+		while (tail > head && E[dq[tail - 1]] - it->b * S[dq[tail - 1]] >= vi)
+			tail--;
+		dq[tail++] = i;
+		/* i* = last i with E[i] <= ready_j; those leave the window */
+		while (istar + 1 < j && E[istar + 1] <= ready[j])
+			istar++;
+		while (tail > head && dq[head] <= istar)
+			head++;
+		double best = ready[j] + it->b * (S[j] - S[istar]);
+		pred[j] = istar;
+		if (tail > head) {
+			int w = dq[head];
+			double v = E[w] + it->b * (S[j] - S[w]);
+			if (v < best) {
+				best = v;
+				pred[j] = w;
+			}
+		}
+		E[j] = best + it->a;
+	}
+	rc = plan_from_pred(L, pred, p);
+	free(E);
+	free(pred);
+	free(dq);
+	free(ready);
+	free(S);
+	return rc;
+}

@@ -1,0 +1,93 @@
+/* train.h: the training iteration and gradient merging (seed 002).
+ *
+ * A DNN profile lists its gradient tensors ("layers") in forward order
+ * with parameter counts and backward times.  Backward runs from the last
+ * layer to the first; each layer's gradients can be all-reduced once they
+ * exist, one all-reduce at a time, and an all-reduce of M bytes costs
+ * T(M) = a + b M (seed 002 eq. 10).  A plan groups consecutive layers (in
+ * backward order) into one all-reduce each; every policy is a plan:
+ * WFBP one layer per group, SyncEASGD one group, buckets by size, MG-WFBP
+ * by Theorem 1, and the optimum over all groupings.
+ */
+#ifndef PM_TRAIN_H
+#define PM_TRAIN_H
+
+#include "model/err.h"
+
+struct pm_profile {
+	char name[64];
+	char path[512];
+	char kind[32];		/* measured / estimated */
+	char device[320];
+	char batch[32];
+	char method[512];
+	int L;
+	char **names;		/* forward order */
+	double *params;
+	double *tb_s;		/* backward time of each layer */
+	double tf_s;		/* forward time of the iteration */
+	int forward_assumed;	/* no forward column: tf = tb / 2 */
+};
+
+int pm_profile_load(const char *name_or_path, struct pm_profile *p,
+		    struct pm_err *err);
+void pm_profile_release(struct pm_profile *p);
+int pm_profile_presets(char ***names, int *n);
+
+/* Inputs of a timeline.  Layer l (forward order, 0-based) carries
+ * bytes[l] of gradients and takes tb[l] of backward. */
+struct pm_iter {
+	int L;
+	const double *bytes;
+	const double *tb;
+	double tf;		/* forward */
+	double a, b;		/* T(M) = a + b M */
+};
+
+/* Groups in backward order: group g covers backward positions
+ * [end[g-1], end[g]) (end[-1] = 0); position k is layer L-1-k. */
+struct pm_plan {
+	int n;
+	int *end;
+};
+
+struct pm_timing {
+	double t_iter;		/* forward + backward + what communication adds */
+	double t_comp;		/* forward + backward */
+	double t_c_no;		/* non-overlapped communication = t_iter - t_comp */
+	double t_comm;		/* all communication, overlapped or not */
+	int calls;		/* all-reduce operations */
+};
+
+/* The timeline of a plan (seed 002 eqs. 6-8 generalised to groups): group
+ * g starts at max(its last layer's gradients ready, group g-1 done).
+ * after_backward: every group waits for the whole backward (naive S-SGD,
+ * eq. 3). */
+int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
+		 int after_backward, struct pm_timing *out);
+
+/* Per group: when its gradients are all ready, when its all-reduce starts
+ * and when it ends (arrays of plan->n). */
+void pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
+		    int after_backward, double *ready, double *start, double *end);
+
+void pm_plan_release(struct pm_plan *p);
+int pm_plan_each(int L, struct pm_plan *p);	/* WFBP: one layer per group */
+int pm_plan_single(int L, struct pm_plan *p);	/* SyncEASGD */
+/* Buckets filled in backward order and closed once they reach cap bytes
+ * (the first bucket first_cap), as PyTorch DDP assigns them. */
+int pm_plan_buckets(const struct pm_iter *it, double cap, double first_cap,
+		    struct pm_plan *p);
+
+/* MG-WFBP: seed 002 Algorithm 1 as written (O(L^2)), and one O(L) pass
+ * that makes the same decisions. */
+int pm_mgwfbp_alg1(const struct pm_iter *it, struct pm_plan *p);
+int pm_mgwfbp_fast(const struct pm_iter *it, struct pm_plan *p);
+
+/* The fastest grouping of consecutive layers: a dynamic programme over
+ * prefixes (the end time of the best prefix never decreases, so a sliding
+ * window minimum makes it O(L)), and the plain O(L^2) form. */
+int pm_optimal_plan(const struct pm_iter *it, struct pm_plan *p);
+int pm_optimal_plan_quadratic(const struct pm_iter *it, struct pm_plan *p);
+
+#endif
