@@ -4,7 +4,7 @@
 #include "model/text.h"
 #include "model/units.h"
 
-#include <csv.h>
+#include "model/csvread.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -30,85 +30,65 @@ static const char *const cols[NC] = {"kind", "name", "count", "inner_bw",
 struct mreader {
 	struct pm_machine *m;
 	const char *path;
-	int map[NC], header, row, ncell, rc;
-	char *cell[16];
-	struct pm_err *err;
+	int map[NC];
+	int row, n;
+	char *const *cells;
 };
 
-static void on_field(void *s, size_t len, void *data)
-{
-	struct mreader *r = data;
-	if (r->ncell < 16) {
-		char *v = malloc(len + 1);
-		if (v) {
-			memcpy(v, s, len);
-			v[len] = '\0';
-		}
-		r->cell[r->ncell] = v;
-	}
-	r->ncell++;
-}
-
-static const char *get(struct mreader *r, int c)
+static const char *get(const struct mreader *r, int c)
 {
 	int i = r->map[c];
-	const char *v = i >= 0 && i < r->ncell && i < 16 ? r->cell[i] : NULL;
-	return v ? v : "";
+	return i >= 0 && i < r->n ? r->cells[i] : "";
 }
 
-static int bad(struct mreader *r, const char *what, const char *value,
-	       const char *expected)
+static int bad(const struct mreader *r, const char *what, const char *value,
+	       const char *expected, struct pm_err *err)
 {
-	return r->rc = pm_fail(r->err, PM_EINPUT,
-			       "machine file '%s' row %d: invalid %s '%s' (expected %s)",
-			       r->path, r->row, what, value, expected);
+	return pm_fail(err, PM_EINPUT, "machine file '%s' row %d: invalid %s '%s' (expected %s)",
+		       r->path, r->row, what, value, expected);
 }
 
-static void opt_bw(struct mreader *r, int c, double *out)
+static int opt_bw(const struct mreader *r, int c, double *out, struct pm_err *err)
 {
 	struct pm_err sub;
 	const char *v = get(r, c);
 	if (*v && pm_parse_bw(v, out, &sub))
-		bad(r, cols[c], v, "a bandwidth such as 9301.19MB/s or 400Gbps, or nothing");
+		return bad(r, cols[c], v, "a bandwidth such as 9301.19MB/s or 400Gbps, or nothing", err);
+	return PM_OK;
 }
 
-static void take_level(struct mreader *r)
+static int take_level(const struct mreader *r, struct pm_err *err)
 {
 	struct pm_machine *m = r->m;
 	long cnt;
 	struct pm_err sub;
 
-	if (m->nlevels == PM_MACHINE_LEVELS) {
-		r->rc = pm_fail(r->err, PM_EINPUT,
-				"machine file '%s' has more than %d levels (expected at most %d)",
-				r->path, PM_MACHINE_LEVELS, PM_MACHINE_LEVELS);
-		return;
-	}
+	if (m->nlevels == PM_MACHINE_LEVELS)
+		return pm_fail(err, PM_EINPUT, "machine file '%s' has more than %d levels (expected at most %d)",
+			       r->path, PM_MACHINE_LEVELS, PM_MACHINE_LEVELS);
 	struct pm_level *l = &m->level[m->nlevels];
 	memset(l, 0, sizeof *l);
 	pm_strlcpy(l->name, get(r, C_NAME), sizeof l->name);
-	if (!*l->name) {
-		bad(r, "level name", "", "a name such as node or rack");
-		return;
-	}
-	if (pm_parse_int(get(r, C_COUNT), 1, 1L << 30, "count", &cnt, &sub)) {
-		bad(r, "count", get(r, C_COUNT), "a positive integer: units of the level below");
-		return;
-	}
+	if (!*l->name)
+		return bad(r, "level name", "", "a name such as node or rack", err);
+	if (pm_parse_int(get(r, C_COUNT), 1, 1L << 30, "count", &cnt, &sub))
+		return bad(r, "count", get(r, C_COUNT), "a positive integer: units of the level below", err);
 	l->count = cnt;
 	l->unit = (m->nlevels ? m->level[m->nlevels - 1].unit : 1) * cnt;
-	if (l->unit > (1LL << 40)) {
-		bad(r, "count", get(r, C_COUNT), "a machine of at most 2^40 accelerators");
-		return;
-	}
-	opt_bw(r, C_INNER, &l->inner_bw);
-	opt_bw(r, C_EGRESS, &l->egress_bw);
-	opt_bw(r, C_FLOW, &l->flow_bw);
+	if (l->unit > (1LL << 40))
+		return bad(r, "count", get(r, C_COUNT), "a machine of at most 2^40 accelerators", err);
+	int rc = opt_bw(r, C_INNER, &l->inner_bw, err);
+	if (!rc)
+		rc = opt_bw(r, C_EGRESS, &l->egress_bw, err);
+	if (!rc)
+		rc = opt_bw(r, C_FLOW, &l->flow_bw, err);
 	pm_strlcpy(l->source, get(r, C_SOURCE), sizeof l->source);
-	m->nlevels++;
+	if (!rc)
+		m->nlevels++;
+	return rc;
 }
 
-static void take_param(struct mreader *r)
+static int take_param(const struct mreader *r, struct pm_err *err)
 {
 	const char *name = get(r, C_NAME), *v = get(r, C_VALUE);
 	struct pm_err sub;
@@ -118,85 +98,55 @@ static void take_param(struct mreader *r)
 		pm_strlcpy(r->m->description, v, sizeof r->m->description);
 	} else if (strcmp(name, "alpha") == 0) {
 		if (pm_parse_time(v, &r->m->alpha_s, &sub))
-			bad(r, "alpha", v, "a time such as 4.80us");
+			return bad(r, "alpha", v, "a time such as 4.80us", err);
 		pm_strlcpy(r->m->alpha_source, get(r, C_SOURCE), sizeof r->m->alpha_source);
 	} else if (strcmp(name, "pipeline") == 0) {
 		if (pm_parse_int(v, 1, 1 << 20, "pipeline", &s, &sub))
-			bad(r, "pipeline", v, "a positive integer s");
-		else
-			r->m->pipeline_s = (int)s;
+			return bad(r, "pipeline", v, "a positive integer s", err);
+		r->m->pipeline_s = (int)s;
 	} else {
-		bad(r, "parameter", name, "description, alpha or pipeline");
+		return bad(r, "parameter", name, "description, alpha or pipeline", err);
 	}
+	return PM_OK;
 }
 
-static void on_row(int c, void *data)
+static int on_row(void *ctx, int row, char *const *cells, int n, struct pm_err *err)
 {
-	struct mreader *r = data;
-	(void)c;
-	if (!r->rc && !(r->ncell == 1 && r->cell[0] && !r->cell[0][0])) {
-		if (!r->header) {
-			for (int k = 0; k < NC; k++) {
-				r->map[k] = -1;
-				for (int i = 0; i < r->ncell && i < 16; i++)
-					if (r->cell[i] && strcmp(r->cell[i], cols[k]) == 0)
-						r->map[k] = i;
-			}
-			for (int k = 0; k < C_SOURCE; k++)
-				if (r->map[k] < 0) {
-					r->rc = pm_fail(r->err, PM_EINPUT,
-							"machine file '%s' has no '%s' column (expected the header kind,name,count,inner_bw,egress_bw,flow_bw,value,source)",
-							r->path, cols[k]);
-					break;
-				}
-			r->header = 1;
-		} else {
-			r->row++;
-			const char *kind = get(r, C_KIND);
-			if (strcmp(kind, "level") == 0)
-				take_level(r);
-			else if (strcmp(kind, "param") == 0)
-				take_param(r);
-			else
-				bad(r, "kind", kind, "level or param");
+	struct mreader *r = ctx;
+
+	r->row = row;
+	r->cells = cells;
+	r->n = n;
+	if (row == 0) {
+		for (int k = 0; k < NC; k++) {
+			r->map[k] = pm_csv_column(cells, n, cols[k]);
+			if (r->map[k] < 0 && k < C_SOURCE)
+				return pm_fail(err, PM_EINPUT,
+					       "machine file '%s' has no '%s' column (expected the header kind,name,count,inner_bw,egress_bw,flow_bw,value,source)",
+					       r->path, cols[k]);
 		}
+		return PM_OK;
 	}
-	for (int i = 0; i < r->ncell && i < 16; i++)
-		free(r->cell[i]);
-	r->ncell = 0;
+	const char *kind = get(r, C_KIND);
+	if (strcmp(kind, "level") == 0)
+		return take_level(r, err);
+	if (strcmp(kind, "param") == 0)
+		return take_param(r, err);
+	return bad(r, "kind", kind, "level or param", err);
 }
 
 static int read_machine(const char *path, struct pm_machine *m, struct pm_err *err)
 {
-	struct mreader r = {.m = m, .path = path, .err = err};
-	struct csv_parser p;
-	char line[4096];
-	FILE *f = fopen(path, "r");
+	struct mreader r = {.m = m, .path = path};
+	int rc = pm_csv_read(path, "machine file", on_row, NULL, &r, err);
 
-	if (!f)
-		return pm_fail(err, PM_EINPUT, "cannot read machine file '%s': %s (expected a machine CSV, see docs/model.md)",
-			       path, strerror(errno));
-	csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI);
-	while (!r.rc && fgets(line, sizeof line, f)) {
-		if (line[0] == '#')
-			continue;
-		size_t len = strlen(line);
-		if (csv_parse(&p, line, len, on_field, on_row, &r) != len)
-			r.rc = pm_fail(err, PM_EINPUT, "machine file '%s': malformed CSV (%s)",
-				       path, csv_strerror(csv_error(&p)));
-	}
-	if (!r.rc && csv_fini(&p, on_field, on_row, &r))
-		r.rc = pm_fail(err, PM_EINPUT, "machine file '%s': malformed CSV (%s)",
-			       path, csv_strerror(csv_error(&p)));
-	csv_free(&p);
-	fclose(f);
-	if (!r.rc && m->nlevels == 0)
-		r.rc = pm_fail(err, PM_EINPUT, "machine file '%s' has no level rows (expected at least one 'level' row such as level,node,4,...)",
-			       path);
-	if (!r.rc && m->level[0].inner_bw <= 0 && m->level[0].egress_bw <= 0)
-		r.rc = pm_fail(err, PM_EINPUT, "machine file '%s': level '%s' gives neither inner_bw nor egress_bw (expected the bandwidth inside or out of one %s)",
-			       path, m->level[0].name, m->level[0].name);
-	return r.rc;
+	if (!rc && m->nlevels == 0)
+		rc = pm_fail(err, PM_EINPUT, "machine file '%s' has no level rows (expected at least one 'level' row such as level,node,4,...)",
+			     path);
+	if (!rc && m->level[0].inner_bw <= 0 && m->level[0].egress_bw <= 0)
+		rc = pm_fail(err, PM_EINPUT, "machine file '%s': level '%s' gives neither inner_bw nor egress_bw (expected the bandwidth inside or out of one %s)",
+			     path, m->level[0].name, m->level[0].name);
+	return rc;
 }
 
 int pm_machine_load(const char *spec, struct pm_machine *m, struct pm_err *err)

@@ -12,13 +12,12 @@
 #include "model/text.h"
 #include "model/units.h"
 
-#include <csv.h>
+#include "model/csvread.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 enum { COL_SRC, COL_DST, COL_BW, COL_LAT, COL_DIR, NCOLS };
 static const char *const col_names[NCOLS] = {"src", "dst", "bandwidth",
@@ -33,210 +32,113 @@ struct edge {
 struct reader {
 	const char *path;
 	const struct pm_link_defaults *ld;
-	int row;		/* data row number, 1-based */
-	int col;		/* field index within the row */
 	int map[NCOLS];		/* header position of each column, -1 */
-	int header_done;
-	char *cell[8];		/* this row's fields by header position */
-	int ncell;
 	char **names;		/* vertex names in order of first use */
 	int nnames, capnames;
 	struct edge *edges;
 	int nedges, capedges;
-	int rc;
-	struct pm_err *err;
 };
 
-static int name_index(struct reader *r, const char *s)
+static int name_index(struct reader *r, const char *s, struct pm_err *err)
 {
 	for (int i = 0; i < r->nnames; i++)
 		if (strcmp(r->names[i], s) == 0)
 			return i;
-	if (r->nnames >= PM_TOPO_MAX_FILE_VERTICES) {
-		r->rc = pm_fail(r->err, PM_EINPUT,
+	if (r->nnames >= PM_TOPO_MAX_FILE_VERTICES)
+		return -pm_fail(err, PM_EINPUT,
 				"topology file '%s' has more than %d vertices (expected at most %d)",
-				r->path, PM_TOPO_MAX_FILE_VERTICES,
-				PM_TOPO_MAX_FILE_VERTICES);
-		return -1;
-	}
+				r->path, PM_TOPO_MAX_FILE_VERTICES, PM_TOPO_MAX_FILE_VERTICES);
 	if (r->nnames == r->capnames) {
 		int cap = r->capnames ? 2 * r->capnames : 64;
 		char **n = realloc(r->names, sizeof *n * (size_t)cap);
 		if (!n)
-			return -1;
+			return -pm_fail(err, PM_EINTERNAL, "out of memory");
 		r->names = n;
 		r->capnames = cap;
 	}
-	r->names[r->nnames] = strdup(s);
-	if (!r->names[r->nnames])
-		return -1;
+	if (!(r->names[r->nnames] = strdup(s)))
+		return -pm_fail(err, PM_EINTERNAL, "out of memory");
 	return r->nnames++;
 }
 
-static void on_field(void *s, size_t len, void *data)
+static int row_error(struct reader *r, int row, const char *what,
+		     const char *value, const char *expected, struct pm_err *err)
 {
-	struct reader *r = data;
-	char *v;
-
-	if (r->rc || r->ncell >= 8) {
-		r->ncell++;
-		return;
-	}
-	v = malloc(len + 1);
-	if (!v) {
-		r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
-		return;
-	}
-	memcpy(v, s, len);
-	v[len] = '\0';
-	while (len && isspace((unsigned char)v[len - 1]))	/* trim */
-		v[--len] = '\0';
-	char *start = v;
-	while (isspace((unsigned char)*start))
-		start++;
-	memmove(v, start, strlen(start) + 1);
-	r->cell[r->ncell++] = v;
+	return pm_fail(err, PM_EINPUT, "topology file '%s' row %d: invalid %s '%s' (expected %s)",
+		       r->path, row, what, value, expected);
 }
 
-static int row_error(struct reader *r, const char *what, const char *value,
-		     const char *expected)
-{
-	return r->rc = pm_fail(r->err, PM_EINPUT,
-			       "topology file '%s' row %d: invalid %s '%s' (expected %s)",
-			       r->path, r->row, what, value, expected);
-}
-
-static void take_header(struct reader *r)
-{
-	for (int c = 0; c < NCOLS; c++)
-		r->map[c] = -1;
-	for (int i = 0; i < r->ncell && i < 8; i++)
-		for (int c = 0; c < NCOLS; c++)
-			if (strcasecmp(r->cell[i], col_names[c]) == 0)
-				r->map[c] = i;
-	for (int c = 0; c < COL_DIR; c++)
-		if (r->map[c] < 0) {
-			r->rc = pm_fail(r->err, PM_EINPUT,
-					"topology file '%s' has no '%s' column (expected a header row src,dst,bandwidth,latency[,direction])",
-					r->path, col_names[c]);
-			return;
-		}
-	r->header_done = 1;
-}
-
-static const char *cell(struct reader *r, int c)
+static const char *cell(const struct reader *r, char *const *cells, int n, int c)
 {
 	int i = r->map[c];
-	return i >= 0 && i < r->ncell && i < 8 ? r->cell[i] : NULL;
+	return i >= 0 && i < n ? cells[i] : NULL;
 }
 
-static void take_row(struct reader *r)
+static int take_row(struct reader *r, int row, char *const *cells, int n,
+		    struct pm_err *err)
 {
 	struct edge e = {0, 0, r->ld->bw_Bps, r->ld->lat_s, 1};
-	const char *s = cell(r, COL_SRC), *d = cell(r, COL_DST);
-	const char *bw = cell(r, COL_BW), *lat = cell(r, COL_LAT);
-	const char *dir = cell(r, COL_DIR);
+	const char *s = cell(r, cells, n, COL_SRC), *d = cell(r, cells, n, COL_DST);
+	const char *bw = cell(r, cells, n, COL_BW), *lat = cell(r, cells, n, COL_LAT);
+	const char *dir = cell(r, cells, n, COL_DIR);
 	struct pm_err sub;
 
-	r->row++;
-	if (!s || !d || !*s || !*d) {
-		r->rc = pm_fail(r->err, PM_EINPUT,
-				"topology file '%s' row %d: missing src or dst (expected a vertex name in each)",
-				r->path, r->row);
-		return;
-	}
-	if (strcmp(s, d) == 0) {
-		row_error(r, "link", s, "two different vertices");
-		return;
-	}
-	if (bw && *bw && pm_parse_bw(bw, &e.bw, &sub)) {
-		row_error(r, "bandwidth", bw, "a rate such as 16GB/s or 100Gbps");
-		return;
-	}
-	if (lat && *lat && pm_parse_time(lat, &e.lat, &sub)) {
-		row_error(r, "latency", lat, "a duration such as 150ns");
-		return;
-	}
+	if (!s || !d || !*s || !*d)
+		return pm_fail(err, PM_EINPUT,
+			       "topology file '%s' row %d: missing src or dst (expected a vertex name in each)",
+			       r->path, row);
+	if (strcmp(s, d) == 0)
+		return row_error(r, row, "link", s, "two different vertices", err);
+	if (bw && *bw && pm_parse_bw(bw, &e.bw, &sub))
+		return row_error(r, row, "bandwidth", bw, "a rate such as 16GB/s or 100Gbps", err);
+	if (lat && *lat && pm_parse_time(lat, &e.lat, &sub))
+		return row_error(r, row, "latency", lat, "a duration such as 150ns", err);
 	if (dir && *dir) {
 		if (strcmp(dir, "one") == 0)
 			e.both = 0;
-		else if (strcmp(dir, "both") != 0) {
-			row_error(r, "direction", dir, "both or one");
-			return;
-		}
+		else if (strcmp(dir, "both") != 0)
+			return row_error(r, row, "direction", dir, "both or one", err);
 	}
-	e.a = name_index(r, s);
-	e.b = name_index(r, d);
-	if (e.a < 0 || e.b < 0) {
-		if (!r->rc)
-			r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
-		return;
-	}
+	if ((e.a = name_index(r, s, err)) < 0)
+		return -e.a;
+	if ((e.b = name_index(r, d, err)) < 0)
+		return -e.b;
 	if (r->nedges == r->capedges) {
 		int cap = r->capedges ? 2 * r->capedges : 64;
-		struct edge *n = realloc(r->edges, sizeof *n * (size_t)cap);
-		if (!n) {
-			r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
-			return;
-		}
-		r->edges = n;
+		struct edge *m = realloc(r->edges, sizeof *m * (size_t)cap);
+		if (!m)
+			return pm_fail(err, PM_EINTERNAL, "out of memory");
+		r->edges = m;
 		r->capedges = cap;
 	}
 	r->edges[r->nedges++] = e;
+	return PM_OK;
 }
 
-static void on_row(int c, void *data)
+static int on_row(void *ctx, int row, char *const *cells, int n, struct pm_err *err)
 {
-	struct reader *r = data;
-	(void)c;
-	if (!r->rc) {
-		if (!r->header_done)
-			take_header(r);
-		else if (!(r->ncell == 1 && r->cell[0][0] == '\0'))
-			take_row(r);
+	struct reader *r = ctx;
+
+	if (row > 0)
+		return take_row(r, row, cells, n, err);
+	for (int c = 0; c < NCOLS; c++) {
+		r->map[c] = pm_csv_column(cells, n, col_names[c]);
+		if (r->map[c] < 0 && c < COL_DIR)
+			return pm_fail(err, PM_EINPUT,
+				       "topology file '%s' has no '%s' column (expected a header row src,dst,bandwidth,latency[,direction])",
+				       r->path, col_names[c]);
 	}
-	for (int i = 0; i < r->ncell && i < 8; i++)
-		free(r->cell[i]);
-	r->ncell = 0;
+	return PM_OK;
 }
 
-static int read_file(struct reader *r)
+static int read_file(struct reader *r, struct pm_err *err)
 {
-	FILE *f = fopen(r->path, "r");
-	struct csv_parser p;
-	char line[4096];
-
-	if (!f)
-		return pm_fail(r->err, PM_EINPUT,
-			       "cannot read topology file '%s': %s (expected a readable CSV edge list)",
-			       r->path, strerror(errno));
-	if (csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI) != 0) {
-		fclose(f);
-		return pm_fail(r->err, PM_EINTERNAL, "cannot start the CSV parser");
-	}
-	while (!r->rc && fgets(line, sizeof line, f)) {
-		if (line[0] == '#')
-			continue;
-		if (csv_parse(&p, line, strlen(line), on_field, on_row, r) != strlen(line))
-			r->rc = pm_fail(r->err, PM_EINPUT,
-					"topology file '%s': malformed CSV (%s)",
-					r->path, csv_strerror(csv_error(&p)));
-	}
-	if (!r->rc && csv_fini(&p, on_field, on_row, r) != 0)
-		r->rc = pm_fail(r->err, PM_EINPUT,
-				"topology file '%s': malformed CSV (%s)", r->path,
-				csv_strerror(csv_error(&p)));
-	csv_free(&p);
-	fclose(f);
-	if (!r->rc && !r->header_done)
-		r->rc = pm_fail(r->err, PM_EINPUT,
-				"topology file '%s' is empty (expected a header row src,dst,bandwidth,latency and one row per link)",
-				r->path);
-	if (!r->rc && r->nedges == 0)
-		r->rc = pm_fail(r->err, PM_EINPUT,
-				"topology file '%s' has no links (expected one row per link after the header)",
-				r->path);
-	return r->rc;
+	int rc = pm_csv_read(r->path, "topology file", on_row, NULL, r, err);
+	if (!rc && r->nedges == 0)
+		rc = pm_fail(err, PM_EINPUT,
+			     "topology file '%s' has no links (expected one row per link after the header)",
+			     r->path);
+	return rc;
 }
 
 /* Endpoint number of a name, or -1 for a switch name. */
@@ -333,8 +235,8 @@ out:
 static int build(struct pm_topo *t, const char *args,
 		 const struct pm_link_defaults *ld, struct pm_err *err)
 {
-	struct reader r = {.path = args, .ld = ld, .err = err};
-	int rc = read_file(&r), nend = 0, nsw = 0;
+	struct reader r = {.path = args, .ld = ld};
+	int rc = read_file(&r, err), nend = 0, nsw = 0;
 	int *vid = NULL;
 	long *epid = NULL;
 

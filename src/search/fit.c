@@ -1,9 +1,9 @@
 /* fit.c: reading measurement logs and fitting alpha and beta. */
 #include "search/fit.h"
+#include "model/csvread.h"
 #include "model/text.h"
 #include "model/units.h"
 
-#include <csv.h>
 #include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_fit.h>
@@ -105,79 +105,55 @@ static int parse_nccl(char *line, int lineno, const char *path,
 
 struct creader {
 	const char *path;
-	int header, row, col_size, col_time, time_unit_us, time_unit_s, ncell, rc;
-	char *cell[16];
+	int col_size, col_time, time_unit_us, time_unit_s;
 	struct pm_points *pts;
-	struct pm_err *err;
 };
 
-static void c_field(void *s, size_t len, void *data)
+static int csv_header(struct creader *r, char *const *cell, int n, struct pm_err *err)
 {
-	struct creader *r = data;
-	if (r->ncell < 16) {
-		r->cell[r->ncell] = malloc(len + 1);
-		if (r->cell[r->ncell]) {
-			memcpy(r->cell[r->ncell], s, len);
-			r->cell[r->ncell][len] = '\0';
-		}
+	static const char *size_names[] = {"size", "size_B", "bytes"};
+	static const char *time_names[] = {"time", "time_us", "time_s"};
+
+	r->col_size = r->col_time = -1;
+	for (int k = 0; k < 3 && r->col_size < 0; k++)
+		r->col_size = pm_csv_column(cell, n, size_names[k]);
+	for (int k = 0; k < 3 && r->col_time < 0; k++) {
+		r->col_time = pm_csv_column(cell, n, time_names[k]);
+		r->time_unit_us = k == 1;
+		r->time_unit_s = k == 2;
 	}
-	r->ncell++;
+	if (r->col_size < 0 || r->col_time < 0)
+		return pm_fail(err, PM_EINPUT,
+			       "measurement file '%s' has no %s column (expected a header with size (or size_B) and time_us, time_s or time)",
+			       r->path, r->col_size < 0 ? "size" : "time");
+	return PM_OK;
 }
 
-static void c_row(int c, void *data)
+static int csv_row(void *ctx, int row, char *const *cell, int n, struct pm_err *err)
 {
-	struct creader *r = data;
-	(void)c;
-	if (r->rc || (r->ncell == 1 && r->cell[0] && !*r->cell[0]))
-		goto out;
-	if (!r->header) {
-		r->col_size = r->col_time = -1;
-		for (int i = 0; i < r->ncell && i < 16; i++) {
-			const char *h = r->cell[i] ? r->cell[i] : "";
-			if (!strcmp(h, "size") || !strcmp(h, "size_B") || !strcmp(h, "bytes"))
-				r->col_size = i;
-			if (!strcmp(h, "time") || !strcmp(h, "time_us") || !strcmp(h, "time_s")) {
-				r->col_time = i;
-				r->time_unit_us = !strcmp(h, "time_us");
-				r->time_unit_s = !strcmp(h, "time_s");
-			}
-		}
-		if (r->col_size < 0 || r->col_time < 0)
-			r->rc = pm_fail(r->err, PM_EINPUT,
-					"measurement file '%s' has no %s column (expected a header with size (or size_B) and time_us, time_s or time)",
-					r->path, r->col_size < 0 ? "size" : "time");
-		r->header = 1;
-		goto out;
-	}
-	r->row++;
-	const char *sz = r->col_size < r->ncell ? r->cell[r->col_size] : NULL;
-	const char *tm = r->col_time < r->ncell ? r->cell[r->col_time] : NULL;
-	double size, t;
+	struct creader *r = ctx;
 	struct pm_err sub;
-	if (!sz || (number(sz, &size) && pm_parse_size(sz, &size, &sub))) {
-		r->rc = pm_fail(r->err, PM_EINPUT, "measurement file '%s' row %d: invalid size '%s' (expected bytes such as 4096 or 64M)",
-				r->path, r->row, sz ? sz : "");
-		goto out;
-	}
-	if (!tm || (r->time_unit_us || r->time_unit_s ? number(tm, &t) : pm_parse_time(tm, &t, &sub))) {
-		r->rc = pm_fail(r->err, PM_EINPUT, "measurement file '%s' row %d: invalid time '%s' (expected %s)",
-				r->path, r->row, tm ? tm : "",
-				r->time_unit_us || r->time_unit_s ? "a number" : "a time with a unit such as 31.9us");
-		goto out;
-	}
+	double size, t;
+
+	if (row == 0)
+		return csv_header(r, cell, n, err);
+	const char *sz = r->col_size < n ? cell[r->col_size] : "";
+	const char *tm = r->col_time < n ? cell[r->col_time] : "";
+	int plain = r->time_unit_us || r->time_unit_s;
+	if (number(sz, &size) && pm_parse_size(sz, &size, &sub))
+		return pm_fail(err, PM_EINPUT, "measurement file '%s' row %d: invalid size '%s' (expected bytes such as 4096 or 64M)",
+			       r->path, row, sz);
+	if (plain ? number(tm, &t) : pm_parse_time(tm, &t, &sub))
+		return pm_fail(err, PM_EINPUT, "measurement file '%s' row %d: invalid time '%s' (expected %s)",
+			       r->path, row, tm, plain ? "a number" : "a time with a unit such as 31.9us");
 	if (r->time_unit_us)
 		t *= 1e-6;
-	if (size <= 0 || t <= 0) {
-		r->rc = pm_fail(r->err, PM_EINPUT, "measurement file '%s' row %d: size and time must be positive (got %s, %s)",
-				r->path, r->row, sz, tm);
-		goto out;
-	}
+	if (size <= 0 || t <= 0)
+		return pm_fail(err, PM_EINPUT, "measurement file '%s' row %d: size and time must be positive (got %s, %s)",
+			       r->path, row, sz, tm);
 	if (pm_points_add(r->pts, size, t))
-		r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
-out:
-	for (int i = 0; i < r->ncell && i < 16; i++)
-		free(r->cell[i]);
-	r->ncell = 0;
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	return PM_OK;
 }
 
 static enum pm_points_format guess(FILE *f)
@@ -216,21 +192,8 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 	}
 	pts->format = fmt;
 	if (fmt == PM_POINTS_CSV) {
-		struct creader r = {.path = path, .pts = pts, .err = err};
-		struct csv_parser p;
-		csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI);
-		while (!r.rc && fgets(line, sizeof line, f)) {
-			size_t len = strlen(line);
-			if (line[0] == '#')
-				continue;
-			if (csv_parse(&p, line, len, c_field, c_row, &r) != len)
-				r.rc = pm_fail(err, PM_EINPUT, "measurement file '%s': malformed CSV (%s)",
-					       path, csv_strerror(csv_error(&p)));
-		}
-		if (!r.rc && csv_fini(&p, c_field, c_row, &r))
-			r.rc = pm_fail(err, PM_EINPUT, "measurement file '%s': malformed CSV", path);
-		csv_free(&p);
-		rc = r.rc;
+		struct creader r = {.path = path, .pts = pts};
+		rc = pm_csv_read(path, "measurement file", csv_row, NULL, &r, err);
 	} else {
 		while (!rc && fgets(line, sizeof line, f)) {
 			lineno++;

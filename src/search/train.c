@@ -1,10 +1,10 @@
 /* train.c: DNN profiles, the WFBP timeline and the merge policies of seed
  * 002 (eqs. 3-9, Theorem 1, Algorithm 1) and the optimum. */
 #include "search/train.h"
+#include "model/csvread.h"
 #include "model/machine.h"
 #include "model/text.h"
 
-#include <csv.h>
 #include <ctype.h>
 #include <stddef.h>
 #include <dirent.h>
@@ -18,26 +18,9 @@
 
 struct preader {
 	struct pm_profile *p;
-	const char *path;
-	int header, row, ncell, rc, cname, cparams, ctb, ctf;
-	char *cell[16];
-	int cap;
+	int cname, cparams, ctb, ctf, cap;
 	double tf_sum;
-	struct pm_err *err;
 };
-
-static void p_field(void *s, size_t len, void *data)
-{
-	struct preader *r = data;
-	if (r->ncell < 16) {
-		r->cell[r->ncell] = malloc(len + 1);
-		if (r->cell[r->ncell]) {
-			memcpy(r->cell[r->ncell], s, len);
-			r->cell[r->ncell][len] = '\0';
-		}
-	}
-	r->ncell++;
-}
 
 static int num(const char *s, double *v)
 {
@@ -49,69 +32,57 @@ static int num(const char *s, double *v)
 	return errno || *end || !isfinite(*v) || *v < 0 ? -1 : 0;
 }
 
-static void p_row(int c, void *data)
+static int grow(struct preader *r, struct pm_err *err)
 {
-	struct preader *r = data;
 	struct pm_profile *p = r->p;
-	(void)c;
-	if (r->rc || (r->ncell == 1 && r->cell[0] && !*r->cell[0]))
-		goto out;
-	if (!r->header) {
-		r->cname = r->cparams = r->ctb = r->ctf = -1;
-		for (int i = 0; i < r->ncell && i < 16; i++) {
-			const char *h = r->cell[i] ? r->cell[i] : "";
-			if (!strcmp(h, "name"))
-				r->cname = i;
-			else if (!strcmp(h, "params"))
-				r->cparams = i;
-			else if (!strcmp(h, "backward_us"))
-				r->ctb = i;
-			else if (!strcmp(h, "forward_us"))
-				r->ctf = i;
-		}
-		if (r->cname < 0 || r->cparams < 0 || r->ctb < 0)
-			r->rc = pm_fail(r->err, PM_EINPUT,
-					"model file '%s' has no '%s' column (expected the header name,params,backward_us[,forward_us])",
-					r->path, r->cname < 0 ? "name" : r->cparams < 0 ? "params" : "backward_us");
-		r->header = 1;
-		goto out;
-	}
-	r->row++;
+	int cap = r->cap ? 2 * r->cap : 64;
+	char **n = realloc(p->names, sizeof(char *) * (size_t)cap);
+	if (n)
+		p->names = n;
+	double *a = n ? realloc(p->params, sizeof(double) * (size_t)cap) : NULL;
+	if (a)
+		p->params = a;
+	double *b = a ? realloc(p->tb_s, sizeof(double) * (size_t)cap) : NULL;
+	if (!b)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	p->tb_s = b;
+	r->cap = cap;
+	return PM_OK;
+}
+
+static int profile_row(void *ctx, int row, char *const *cell, int n, struct pm_err *err)
+{
+	struct preader *r = ctx;
+	struct pm_profile *p = r->p;
 	double params, tb, tf = 0;
-	const char *sp = r->cparams < r->ncell ? r->cell[r->cparams] : NULL;
-	const char *stb = r->ctb < r->ncell ? r->cell[r->ctb] : NULL;
-	const char *stf = r->ctf >= 0 && r->ctf < r->ncell ? r->cell[r->ctf] : NULL;
-	if (num(sp, &params) || num(stb, &tb) || (r->ctf >= 0 && num(stf, &tf))) {
-		r->rc = pm_fail(r->err, PM_EINPUT,
-				"model file '%s' row %d: invalid numbers '%s', '%s' (expected non-negative params and microseconds)",
-				r->path, r->row, sp ? sp : "", stb ? stb : "");
-		goto out;
+
+	if (row == 0) {
+		r->cname = pm_csv_column(cell, n, "name");
+		r->cparams = pm_csv_column(cell, n, "params");
+		r->ctb = pm_csv_column(cell, n, "backward_us");
+		r->ctf = pm_csv_column(cell, n, "forward_us");
+		if (r->cname < 0 || r->cparams < 0 || r->ctb < 0)
+			return pm_fail(err, PM_EINPUT,
+				       "model file '%s' has no '%s' column (expected the header name,params,backward_us[,forward_us])",
+				       p->path, r->cname < 0 ? "name" : r->cparams < 0 ? "params" : "backward_us");
+		return PM_OK;
 	}
-	if (p->L == r->cap) {
-		int cap = r->cap ? 2 * r->cap : 64;
-		char **n = realloc(p->names, sizeof(char *) * (size_t)cap);
-		if (n)
-			p->names = n;
-		double *a = n ? realloc(p->params, sizeof(double) * (size_t)cap) : NULL;
-		if (a)
-			p->params = a;
-		double *b = a ? realloc(p->tb_s, sizeof(double) * (size_t)cap) : NULL;
-		if (!b) {
-			r->rc = pm_fail(r->err, PM_EINTERNAL, "out of memory");
-			goto out;
-		}
-		p->tb_s = b;
-		r->cap = cap;
-	}
-	p->names[p->L] = strdup(r->cname < r->ncell && r->cell[r->cname] ? r->cell[r->cname] : "");
+	const char *sp = r->cparams < n ? cell[r->cparams] : "";
+	const char *stb = r->ctb < n ? cell[r->ctb] : "";
+	const char *stf = r->ctf >= 0 && r->ctf < n ? cell[r->ctf] : "";
+	if (num(sp, &params) || num(stb, &tb) || (r->ctf >= 0 && num(stf, &tf)))
+		return pm_fail(err, PM_EINPUT,
+			       "model file '%s' row %d: invalid numbers '%s', '%s' (expected non-negative params and microseconds)",
+			       p->path, row, sp, stb);
+	if (p->L == r->cap && grow(r, err))
+		return PM_EINTERNAL;
+	if (!(p->names[p->L] = strdup(r->cname < n ? cell[r->cname] : "")))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	p->params[p->L] = params;
 	p->tb_s[p->L] = tb * 1e-6;
 	p->L++;
 	r->tf_sum += tf * 1e-6;
-out:
-	for (int i = 0; i < r->ncell && i < 16; i++)
-		free(r->cell[i]);
-	r->ncell = 0;
+	return PM_OK;
 }
 
 /* "# key: value" lines carry the profile's provenance. */
@@ -136,11 +107,14 @@ static void meta(struct pm_profile *p, const char *line)
 	}
 }
 
+static void profile_comment(void *ctx, const char *line)
+{
+	meta(((struct preader *)ctx)->p, line);
+}
+
 int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
 {
-	struct preader r = {.p = p, .err = err};
-	struct csv_parser cp;
-	char line[8192];
+	struct preader r = {.p = p};
 	size_t len = strlen(spec);
 	FILE *f;
 
@@ -149,7 +123,6 @@ int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
 		pm_strlcpy(p->path, spec, sizeof p->path);
 	else
 		snprintf(p->path, sizeof p->path, "%s/models/%s.csv", pm_data_dir(), spec);
-	r.path = p->path;
 	if (!(f = fopen(p->path, "r"))) {
 		char **names;
 		int n;
@@ -172,26 +145,13 @@ int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
 	pm_strlcpy(p->name, base, sizeof p->name);
 	if (strlen(p->name) > 4 && !strcmp(p->name + strlen(p->name) - 4, ".csv"))
 		p->name[strlen(p->name) - 4] = '\0';
-	csv_init(&cp, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI);
-	while (!r.rc && fgets(line, sizeof line, f)) {
-		if (line[0] == '#') {
-			meta(p, line);
-			continue;
-		}
-		size_t n = strlen(line);
-		if (csv_parse(&cp, line, n, p_field, p_row, &r) != n)
-			r.rc = pm_fail(err, PM_EINPUT, "model file '%s': malformed CSV (%s)", p->path,
-				       csv_strerror(csv_error(&cp)));
-	}
-	if (!r.rc && csv_fini(&cp, p_field, p_row, &r))
-		r.rc = pm_fail(err, PM_EINPUT, "model file '%s': malformed CSV", p->path);
-	csv_free(&cp);
 	fclose(f);
-	if (!r.rc && p->L == 0)
-		r.rc = pm_fail(err, PM_EINPUT, "model file '%s' has no layers (expected one row per gradient tensor)", p->path);
-	if (r.rc) {
+	int rc = pm_csv_read(p->path, "model file", profile_row, profile_comment, &r, err);
+	if (!rc && p->L == 0)
+		rc = pm_fail(err, PM_EINPUT, "model file '%s' has no layers (expected one row per gradient tensor)", p->path);
+	if (rc) {
 		pm_profile_release(p);
-		return r.rc;
+		return rc;
 	}
 	double tb = 0;
 	for (int l = 0; l < p->L; l++)

@@ -1,0 +1,104 @@
+/* csvread.c: the shared CSV reader (see csvread.h). */
+#include "model/csvread.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct state {
+	const char *path, *what;
+	pm_csv_row_fn on_row;
+	void *ctx;
+	char *cell[PM_CSV_MAX_CELLS];
+	int ncell, row, rc;
+	struct pm_err *err;
+};
+
+static void on_field(void *s, size_t len, void *data)
+{
+	struct state *st = data;
+	char *v;
+
+	if (st->ncell >= PM_CSV_MAX_CELLS) {
+		st->ncell++;
+		return;
+	}
+	v = malloc(len + 1);
+	if (v) {
+		memcpy(v, s, len);
+		v[len] = '\0';
+		/* trim surrounding blanks */
+		while (len && (v[len - 1] == ' ' || v[len - 1] == '\t' || v[len - 1] == '\r'))
+			v[--len] = '\0';
+		size_t lead = strspn(v, " \t");
+		memmove(v, v + lead, strlen(v + lead) + 1);
+	} else if (!st->rc) {
+		st->rc = pm_fail(st->err, PM_EINTERNAL, "out of memory reading '%s'", st->path);
+	}
+	st->cell[st->ncell++] = v;
+}
+
+static void on_row(int c, void *data)
+{
+	struct state *st = data;
+	int n = st->ncell < PM_CSV_MAX_CELLS ? st->ncell : PM_CSV_MAX_CELLS;
+	(void)c;
+	if (!st->rc && !(n == 1 && st->cell[0] && !st->cell[0][0])) {
+		int all = 1;
+		for (int i = 0; i < n; i++)
+			all &= st->cell[i] != NULL;
+		if (all)
+			st->rc = st->on_row(st->ctx, st->row++, st->cell, n, st->err);
+	}
+	for (int i = 0; i < n; i++)
+		free(st->cell[i]);
+	st->ncell = 0;
+}
+
+int pm_csv_read(const char *path, const char *what, pm_csv_row_fn row_fn,
+		pm_csv_comment_fn comment_fn, void *ctx, struct pm_err *err)
+{
+	struct state st = {.path = path, .what = what, .on_row = row_fn, .ctx = ctx, .err = err};
+	struct csv_parser p;
+	char line[8192];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable CSV file)",
+			       what, path, strerror(errno));
+	if (csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI) != 0) {
+		fclose(f);
+		return pm_fail(err, PM_EINTERNAL, "cannot start the CSV parser");
+	}
+	while (!st.rc && fgets(line, sizeof line, f)) {
+		size_t len = strlen(line);
+		if (line[0] == '#') {
+			if (comment_fn)
+				comment_fn(ctx, line);
+			continue;
+		}
+		if (csv_parse(&p, line, len, on_field, on_row, &st) != len)
+			st.rc = pm_fail(err, PM_EINPUT, "%s '%s': malformed CSV (%s)", what, path,
+					csv_strerror(csv_error(&p)));
+	}
+	if (!st.rc && csv_fini(&p, on_field, on_row, &st) != 0)
+		st.rc = pm_fail(err, PM_EINPUT, "%s '%s': malformed CSV (%s)", what, path,
+				csv_strerror(csv_error(&p)));
+	csv_free(&p);
+	fclose(f);
+	if (!st.rc && st.row == 0)
+		st.rc = pm_fail(err, PM_EINPUT, "%s '%s' is empty (expected a header row and data rows)",
+				what, path);
+	return st.rc;
+}
+
+int pm_csv_column(char *const *header, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcasecmp(header[i], name) == 0)
+			return i;
+	return -1;
+}

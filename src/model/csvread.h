@@ -1,0 +1,24 @@
+/* csvread.h: one way to read the project's CSV files (topologies, machines,
+ * measurements, DNN profiles) with libcsv.  Lines starting with '#' are
+ * comments and go to on_comment; every other row goes to on_row with its
+ * cells, numbered from 0 (the header).  Blank rows are skipped. */
+#ifndef PM_CSVREAD_H
+#define PM_CSVREAD_H
+
+#include "model/err.h"
+
+#define PM_CSV_MAX_CELLS 32
+
+/* Return PM_OK to go on, anything else to stop (the reader returns it). */
+typedef int (*pm_csv_row_fn)(void *ctx, int row, char *const *cells, int n,
+			     struct pm_err *err);
+typedef void (*pm_csv_comment_fn)(void *ctx, const char *line);
+
+/* what names the kind of file in messages ("topology file"). */
+int pm_csv_read(const char *path, const char *what, pm_csv_row_fn on_row,
+		pm_csv_comment_fn on_comment, void *ctx, struct pm_err *err);
+
+/* The column named name in a header row, or -1. */
+int pm_csv_column(char *const *header, int n, const char *name);
+
+#endif
