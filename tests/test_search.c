@@ -5,6 +5,7 @@
  * computed here from scratch. */
 #include "helpers.h"
 #include "model/machine.h"
+#include "model/preset.h"
 #include "search/fit.h"
 #include "search/hier.h"
 
@@ -288,7 +289,7 @@ Test(machine, presets)
 {
 	char **names;
 	int n;
-	cr_assert_eq(pm_machine_presets(&names, &n), PM_OK);
+	cr_assert_eq(pm_preset_names("machines", &names, &n), PM_OK);
 	cr_assert_geq(n, 3);
 	for (int i = 0; i < n; i++) {
 		struct pm_machine m;
@@ -297,9 +298,8 @@ Test(machine, presets)
 		cr_assert(m.description[0], "%s has no description", names[i]);
 		for (int k = 0; k < m.nlevels; k++)
 			cr_assert(m.level[k].source[0], "%s level %s has no source", names[i], m.level[k].name);
-		free(names[i]);
 	}
-	free(names);
+	pm_preset_free(names, n);
 }
 
 /* Ordinary least squares from the normal equations, written out here

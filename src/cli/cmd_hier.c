@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "search/hier.h"
+#include "model/preset.h"
 #include "model/units.h"
 
 #include <stdio.h>
@@ -41,14 +42,13 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_opts(stdout, opts, n);
 	char **names;
 	int np;
-	if (pm_machine_presets(&names, &np) == PM_OK) {
+	if (pm_preset_names("machines", &names, &np) == PM_OK) {
 		printf("\nMachines in %s/machines:", pm_data_dir());
 		for (int i = 0; i < np; i++) {
 			printf(" %s", names[i]);
-			free(names[i]);
 		}
 		printf("\n");
-		free(names);
+		pm_preset_free(names, np);
 	}
 }
 

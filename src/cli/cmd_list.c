@@ -4,6 +4,7 @@
 #include "cli/args.h"
 #include "model/algo.h"
 #include "model/machine.h"
+#include "model/preset.h"
 #include "model/topo.h"
 
 #include <stdlib.h>
@@ -51,16 +52,15 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 	for (int i = 0; i < n; i++)
 		printf("  %-18s %s\n", k[i]->syntax, k[i]->summary);
 	char **names;
-	if (pm_machine_presets(&names, &n) == PM_OK) {
+	if (pm_preset_names("machines", &names, &n) == PM_OK) {
 		printf("\nMachines (perfmodel hier --machine NAME; files in data/machines):\n");
 		for (int i = 0; i < n; i++) {
 			struct pm_machine m;
 			struct pm_err e;
 			if (pm_machine_load(names[i], &m, &e) == PM_OK)
 				printf("  %-18s %s\n", names[i], m.description);
-			free(names[i]);
 		}
-		free(names);
+		pm_preset_free(names, n);
 	}
 	return 0;
 }

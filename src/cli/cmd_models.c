@@ -1,7 +1,7 @@
 /* cmd_models.c: perfmodel models, the DNN profiles in data/models. */
 #include "cli/cli.h"
 #include "cli/common.h"
-#include "model/machine.h"
+#include "model/preset.h"
 #include "search/train.h"
 
 #include <stdio.h>
@@ -29,7 +29,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 	}
 	if (cli_parse_format(format, &fmt, err))
 		return PM_EINPUT;
-	if (pm_profile_presets(&names, &np) != PM_OK)
+	if (pm_preset_names("models", &names, &np) != PM_OK)
 		return pm_fail(err, PM_EINPUT, "cannot list %s/models (set PERFMODEL_DATA to the data directory)", pm_data_dir());
 	static const char *const cols[] = {"model", "tensors", "params", "backward_ms", "forward_ms", "kind", "batch", "device"};
 	static const unsigned flags[] = {0, COL_NUM, COL_NUM, COL_NUM, COL_NUM, 0, 0, 0};
@@ -56,9 +56,8 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 			cli_table_set(&t, 7, "%s", p.device);
 			pm_profile_release(&p);
 		}
-		free(names[i]);
 	}
-	free(names);
+	pm_preset_free(names, np);
 	cli_table_write(stdout, &t, fmt);
 	cli_table_release(&t);
 	return 0;

@@ -5,6 +5,7 @@
 #include "cli/common.h"
 #include "search/cost.h"
 #include "search/train.h"
+#include "model/preset.h"
 #include "model/units.h"
 
 #include <math.h>
@@ -238,14 +239,13 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_opts(stdout, opts, n);
 	char **names;
 	int np;
-	if (pm_profile_presets(&names, &np) == PM_OK) {
+	if (pm_preset_names("models", &names, &np) == PM_OK) {
 		printf("\nModels (perfmodel models):");
 		for (int i = 0; i < np; i++) {
 			printf(" %s", names[i]);
-			free(names[i]);
 		}
 		printf("\n");
-		free(names);
+		pm_preset_free(names, np);
 	}
 }
 

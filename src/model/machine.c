@@ -1,27 +1,17 @@
 /* machine.c: reading machine files, the layer bandwidth rule and the
  * hierarchical ring cost. */
 #include "model/machine.h"
+#include "model/preset.h"
 #include "model/text.h"
 #include "model/units.h"
 
 #include "model/csvread.h"
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef PM_DATADIR
-#define PM_DATADIR "data"
-#endif
-
-const char *pm_data_dir(void)
-{
-	const char *d = getenv("PERFMODEL_DATA");
-	return d && *d ? d : PM_DATADIR;
-}
 
 enum { C_KIND, C_NAME, C_COUNT, C_INNER, C_EGRESS, C_FLOW, C_VALUE, C_SOURCE, NC };
 static const char *const cols[NC] = {"kind", "name", "count", "inner_bw",
@@ -151,85 +141,15 @@ static int read_machine(const char *path, struct pm_machine *m, struct pm_err *e
 
 int pm_machine_load(const char *spec, struct pm_machine *m, struct pm_err *err)
 {
-	size_t len = strlen(spec);
-	int is_path = strchr(spec, '/') || (len > 4 && strcmp(spec + len - 4, ".csv") == 0);
-
 	memset(m, 0, sizeof *m);
 	m->pipeline_s = 1;
-	if (is_path) {
-		pm_strlcpy(m->path, spec, sizeof m->path);
-	} else {
-		for (const char *c = spec; *c; c++)
-			if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
-				return pm_fail(err, PM_EINPUT, "invalid machine name '%s' (expected a preset name or a path to a .csv file)", spec);
-		snprintf(m->path, sizeof m->path, "%s/machines/%s.csv", pm_data_dir(), spec);
-		FILE *f = fopen(m->path, "r");
-		if (!f) {
-			char **names;
-			int n;
-			char list[512] = "";
-			if (pm_machine_presets(&names, &n) == PM_OK) {
-				pm_join(list, sizeof list, (const char *const *)names, n);
-				int near = pm_nearest(spec, (const char *const *)names, n);
-				int rc = near >= 0
-					? pm_fail(err, PM_EINPUT, "unknown machine '%s' (expected one of %s; did you mean '%s'?)", spec, list, names[near])
-					: pm_fail(err, PM_EINPUT, "unknown machine '%s' (expected one of %s, or a path to a .csv file)", spec, list);
-				for (int i = 0; i < n; i++)
-					free(names[i]);
-				free(names);
-				return rc;
-			}
-			return pm_fail(err, PM_EINPUT, "unknown machine '%s' (no %s; set PERFMODEL_DATA to the data directory)", spec, m->path);
-		}
-		fclose(f);
-	}
-	const char *base = strrchr(spec, '/') ? strrchr(spec, '/') + 1 : spec;
-	pm_strlcpy(m->name, base, sizeof m->name);
-	if (len > 4 && strcmp(m->name + strlen(m->name) - 4, ".csv") == 0)
-		m->name[strlen(m->name) - 4] = '\0';
+	if (pm_preset_find(spec, "machines", "machine", m->path, sizeof m->path,
+			   m->name, sizeof m->name, err))
+		return PM_EINPUT;
 	int rc = read_machine(m->path, m, err);
 	if (rc == PM_OK)
 		m->capacity = m->level[m->nlevels - 1].unit;
 	return rc;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int pm_machine_presets(char ***names, int *n)
-{
-	char dir[600];
-	DIR *d;
-	struct dirent *e;
-	int cap = 16;
-
-	snprintf(dir, sizeof dir, "%s/machines", pm_data_dir());
-	*n = 0;
-	*names = malloc(sizeof(char *) * (size_t)cap);
-	if (!*names || !(d = opendir(dir))) {
-		free(*names);
-		*names = NULL;
-		return PM_EINPUT;
-	}
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (l < 5 || strcmp(e->d_name + l - 4, ".csv"))
-			continue;
-		if (*n == cap) {
-			char **g = realloc(*names, sizeof(char *) * (size_t)(cap *= 2));
-			if (!g)
-				break;
-			*names = g;
-		}
-		(*names)[*n] = strndup(e->d_name, l - 4);
-		if ((*names)[*n])
-			(*n)++;
-	}
-	closedir(d);
-	qsort(*names, (size_t)*n, sizeof(char *), by_name);
-	return PM_OK;
 }
 
 int pm_machine_layer(const struct pm_machine *m, long long stride, long long p,

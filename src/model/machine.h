@@ -50,12 +50,6 @@ struct pm_layer_bw {
 int pm_machine_load(const char *name_or_path, struct pm_machine *m,
 		    struct pm_err *err);
 
-/* The data directory: $PERFMODEL_DATA, else the source tree's data/. */
-const char *pm_data_dir(void);
-
-/* Preset names (malloc'd array of malloc'd strings, sorted). */
-int pm_machine_presets(char ***names, int *n);
-
 /* The bandwidth rule (docs/model.md): a layer crosses level k when a block
  * of s*p consecutive ranks does not fit evenly in one level-k unit; then
  * min(unit, s) rings leave each unit and share its egress, each at most

@@ -2,12 +2,11 @@
  * 002 (eqs. 3-9, Theorem 1, Algorithm 1) and the optimum. */
 #include "search/train.h"
 #include "model/csvread.h"
-#include "model/machine.h"
+#include "model/preset.h"
 #include "model/text.h"
 
 #include <ctype.h>
 #include <stddef.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -115,37 +114,11 @@ static void profile_comment(void *ctx, const char *line)
 int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
 {
 	struct preader r = {.p = p};
-	size_t len = strlen(spec);
-	FILE *f;
 
 	memset(p, 0, sizeof *p);
-	if (strchr(spec, '/') || (len > 4 && !strcmp(spec + len - 4, ".csv")))
-		pm_strlcpy(p->path, spec, sizeof p->path);
-	else
-		snprintf(p->path, sizeof p->path, "%s/models/%s.csv", pm_data_dir(), spec);
-	if (!(f = fopen(p->path, "r"))) {
-		char **names;
-		int n;
-		char list[512] = "";
-		if (!strchr(spec, '/') && pm_profile_presets(&names, &n) == PM_OK) {
-			pm_join(list, sizeof list, (const char *const *)names, n);
-			int near = pm_nearest(spec, (const char *const *)names, n);
-			int rc = near >= 0
-				? pm_fail(err, PM_EINPUT, "unknown model '%s' (expected one of %s; did you mean '%s'?)", spec, list, names[near])
-				: pm_fail(err, PM_EINPUT, "unknown model '%s' (expected one of %s, or a path to a profile .csv)", spec, list);
-			for (int i = 0; i < n; i++)
-				free(names[i]);
-			free(names);
-			return rc;
-		}
-		return pm_fail(err, PM_EINPUT, "cannot read model file '%s': %s (expected a profile CSV, see docs/model.md)",
-			       p->path, strerror(errno));
-	}
-	const char *base = strrchr(spec, '/') ? strrchr(spec, '/') + 1 : spec;
-	pm_strlcpy(p->name, base, sizeof p->name);
-	if (strlen(p->name) > 4 && !strcmp(p->name + strlen(p->name) - 4, ".csv"))
-		p->name[strlen(p->name) - 4] = '\0';
-	fclose(f);
+	if (pm_preset_find(spec, "models", "model", p->path, sizeof p->path,
+			   p->name, sizeof p->name, err))
+		return PM_EINPUT;
 	int rc = pm_csv_read(p->path, "model file", profile_row, profile_comment, &r, err);
 	if (!rc && p->L == 0)
 		rc = pm_fail(err, PM_EINPUT, "model file '%s' has no layers (expected one row per gradient tensor)", p->path);
@@ -171,37 +144,6 @@ void pm_profile_release(struct pm_profile *p)
 	free(p->params);
 	free(p->tb_s);
 	memset(p, 0, sizeof *p);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int pm_profile_presets(char ***names, int *n)
-{
-	char dir[600];
-	DIR *d;
-	struct dirent *e;
-	int cap = 32;
-
-	snprintf(dir, sizeof dir, "%s/models", pm_data_dir());
-	*n = 0;
-	if (!(*names = malloc(sizeof(char *) * (size_t)cap)) || !(d = opendir(dir))) {
-		free(*names);
-		*names = NULL;
-		return PM_EINPUT;
-	}
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (l < 5 || strcmp(e->d_name + l - 4, ".csv") || *n == cap)
-			continue;
-		if (((*names)[*n] = strndup(e->d_name, l - 4)))
-			(*n)++;
-	}
-	closedir(d);
-	qsort(*names, (size_t)*n, sizeof(char *), by_name);
-	return PM_OK;
 }
 
 /* ---- plans and the timeline ------------------------------------------ */

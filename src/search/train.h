@@ -32,7 +32,6 @@ struct pm_profile {
 int pm_profile_load(const char *name_or_path, struct pm_profile *p,
 		    struct pm_err *err);
 void pm_profile_release(struct pm_profile *p);
-int pm_profile_presets(char ***names, int *n);
 
 /* Inputs of a timeline.  Layer l (forward order, 0-based) carries
  * bytes[l] of gradients and takes tb[l] of backward. */

@@ -1,0 +1,111 @@
+/* preset.c: the data directory and its presets (see preset.h). */
+#include "model/preset.h"
+#include "model/text.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PM_DATADIR
+#define PM_DATADIR "data"
+#endif
+
+const char *pm_data_dir(void)
+{
+	const char *d = getenv("PERFMODEL_DATA");
+	return d && *d ? d : PM_DATADIR;
+}
+
+static int ends_csv(const char *s)
+{
+	size_t l = strlen(s);
+	return l > 4 && strcmp(s + l - 4, ".csv") == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void pm_preset_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int pm_preset_names(const char *kind, char ***names, int *n)
+{
+	char dir[600];
+	struct dirent *e;
+	int cap = 16;
+	DIR *d;
+
+	snprintf(dir, sizeof dir, "%s/%s", pm_data_dir(), kind);
+	*n = 0;
+	if (!(*names = malloc(sizeof(char *) * (size_t)cap)) || !(d = opendir(dir))) {
+		free(*names);
+		*names = NULL;
+		return PM_EINPUT;
+	}
+	while ((e = readdir(d))) {
+		if (!ends_csv(e->d_name))
+			continue;
+		if (*n == cap) {
+			char **g = realloc(*names, sizeof(char *) * (size_t)(cap *= 2));
+			if (!g)
+				break;
+			*names = g;
+		}
+		if (((*names)[*n] = strndup(e->d_name, strlen(e->d_name) - 4)))
+			(*n)++;
+	}
+	closedir(d);
+	qsort(*names, (size_t)*n, sizeof(char *), by_name);
+	return PM_OK;
+}
+
+static int unknown(const char *spec, const char *kind, const char *what,
+		   const char *path, struct pm_err *err)
+{
+	char **names, list[512] = "";
+	int n, rc;
+
+	if (pm_preset_names(kind, &names, &n) != PM_OK)
+		return pm_fail(err, PM_EINPUT, "unknown %s '%s' (no %s; set PERFMODEL_DATA to the data directory)",
+			       what, spec, path);
+	pm_join(list, sizeof list, (const char *const *)names, n);
+	int near = pm_nearest(spec, (const char *const *)names, n);
+	rc = near >= 0
+		? pm_fail(err, PM_EINPUT, "unknown %s '%s' (expected one of %s; did you mean '%s'?)",
+			  what, spec, list, names[near])
+		: pm_fail(err, PM_EINPUT, "unknown %s '%s' (expected one of %s, or a path to a .csv file)",
+			  what, spec, list);
+	pm_preset_free(names, n);
+	return rc;
+}
+
+int pm_preset_find(const char *spec, const char *kind, const char *what,
+		   char *path, size_t path_size, char *stem, size_t stem_size,
+		   struct pm_err *err)
+{
+	if (strchr(spec, '/') || ends_csv(spec)) {
+		pm_strlcpy(path, spec, path_size);
+	} else {
+		for (const char *c = spec; *c; c++)
+			if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
+				return pm_fail(err, PM_EINPUT, "invalid %s name '%s' (expected a preset name or a path to a .csv file)",
+					       what, spec);
+		snprintf(path, path_size, "%s/%s/%s.csv", pm_data_dir(), kind, spec);
+		if (access(path, R_OK) != 0)
+			return unknown(spec, kind, what, path, err);
+	}
+	const char *base = strrchr(spec, '/') ? strrchr(spec, '/') + 1 : spec;
+	pm_strlcpy(stem, base, stem_size);
+	if (ends_csv(stem))
+		stem[strlen(stem) - 4] = '\0';
+	return PM_OK;
+}
