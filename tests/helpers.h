@@ -41,7 +41,7 @@ static inline struct pm_topo *topo_with(const char *spec, double bw, double lat)
 {
 	struct pm_topo *t = NULL;
 	struct pm_err err;
-	struct pm_link_defaults ld = {bw, lat};
+	struct pm_link_defaults ld = {.bw_Bps = bw, .lat_s = lat};
 	int rc = pm_topo_parse(spec, &ld, &t, &err);
 	cr_assert_eq(rc, PM_OK, "%s: %s", spec, err.msg);
 	return t;

@@ -139,6 +139,7 @@ static const char *const nets[] = {
 	"full:1", "full:2", "full:3", "full:5", "full:6", "full:8", "full:9",
 	"full:12", "full:16", "torus:4x4", "torus:3x5", "mesh:3x3", "mesh:4x2",
 	"ring:7", "fattree:4,2", "bigraph:4x8", "switch:6", "torus:2x2x2",
+	"torus:4x3x2", "torus:8",
 };
 #define NNETS (sizeof nets / sizeof nets[0])
 
@@ -732,4 +733,108 @@ Test(hdrm, not_applicable_elsewhere)
 	expect_na("hdrm", "torus:4x4", "needs a BiGraph network such as bigraph:4x8 (got torus:4x4)");
 	expect_na("hdrm", "bigraph:3x8", "needs a power-of-two number of endpoints (got 24)");
 	expect_na("multitree", "torus:65x65", "at most 4096 endpoints (got 4225)");
+}
+
+/* ---- multiphase (seed 004) ------------------------------------------ */
+
+static struct pm_topo *ace_torus(const char *spec)
+{
+	struct pm_link_defaults ld = {.bw_Bps = 16e9, .lat_s = 150e-9, .ndim_bw = 3, .ndim_lat = 3,
+				      .dim_bw_Bps = {200e9, 25e9, 25e9},
+				      .dim_lat_s = {72e-9, 402e-9, 402e-9}};
+	struct pm_topo *t = NULL;
+	struct pm_err err;
+	ld.ndim_bw = ld.ndim_lat = 1 + (int)(strchr(spec, 'x') != NULL) + (int)(strrchr(spec, 'x') != strchr(spec, 'x'));
+	cr_assert_eq(pm_topo_parse(spec, &ld, &t, &err), PM_OK, "%s", err.msg);
+	return t;
+}
+
+/* Seed 004 §VI-A on the 4x4x4 platform: of every N bytes an NPU holds it
+ * sends 3/4 N in the local reduce-scatter, 6/16 N in each of the vertical
+ * and horizontal all-reduces and 3/4 N in the local all-gather: 2.25 N.
+ * 18 steps: 2 x 3 local, 6 vertical, 6 horizontal.
+ *
+ * Time on Table V's links (X 200 GB/s 72 ns, Y and Z 25 GB/s 402 ns) with
+ * alpha 1 us, gamma 0.0731 ns/B, no flow-control overhead, n = 3e6 B:
+ *   X: 6 steps of 1 + 0.072 + (n/8 = 375,000 B)/200 GB/s = 1.875 -> 2.947 us
+ *      = 17.682 us;
+ *   Y: 6 steps of 1 + 0.402 + (n/32 = 93,750 B)/25 GB/s = 3.75 -> 5.152 us
+ *      = 30.912 us; Z the same;
+ *   gamma: (3/4 n + 2 x 3/4 n/4) = 3.375e6 B x 0.0731 ns = 246.7125 us.
+ *   Total 326.2185 us.  Each step drives one link per direction of one
+ * dimension, so the contention evaluator must give the same. */
+Test(multiphase, seed004_platform_by_hand)
+{
+	struct pm_topo *t = ace_torus("torus:4x4x4");
+	struct pm_params p = plain_params(1e-6, 0, 16e9, GAMMA);
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c, e;
+	struct pm_err err;
+
+	resolve_or_die("multiphase", t, 0, &in);
+	pm_algo_closed(&in, NB, &p, &c);
+	assert_rel(c.time_s, 326.2185e-6, 1e-9);
+	assert_rel(c.sent_B, 2.25 * NB, 1e-12);
+	cr_assert_eq(c.steps, 18);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(pm_algo_contention(&in, &s, NB, &p, &e, NULL, &err), PM_OK);
+	assert_rel(e.time_s, 326.2185e-6, 1e-9);
+	assert_rel(e.sent_B, 2.25 * NB, 1e-12);
+	/* 2 of 6 ports per node busy in every step, every link used once */
+	assert_rel(e.util_avg, 1.0 / 3, 1e-9);
+	assert_rel(e.links_used, 1.0, 1e-12);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Closed form equals the contention evaluator on other shapes too,
+ * including size-2 dimensions (two distinct links join the pair) and a
+ * 2-D torus, with packet flow control on. */
+Test(multiphase, contention_equals_closed)
+{
+	const char *shapes[] = {"torus:4x4x4", "torus:2x3x4", "torus:5x2x3", "torus:4x6", "torus:3x3"};
+	struct pm_params p = plain_params(ALPHA, 0, 16e9, GAMMA);
+	p.flow = PM_FLOW_PACKET;
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct pm_topo *t = ace_torus(shapes[i]);
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost c, e;
+		struct pm_err err;
+		resolve_or_die("multiphase", t, 0, &in);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s: %s", shapes[i], err.msg);
+		pm_algo_closed(&in, 64.0 * 1048576, &p, &c);
+		cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &e, NULL, &err), PM_OK);
+		cr_assert(rel_close(c.time_s, e.time_s, 1e-9), "%s: closed %.9g contention %.9g",
+			  shapes[i], c.time_s, e.time_s);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
+/* On a 1-D torus the four phases collapse to the local reduce-scatter and
+ * all-gather, both directions: the bidirectional ring, step for step. */
+Test(multiphase, one_dimension_is_the_bidirectional_ring)
+{
+	struct pm_topo *t = topo_with("torus:7", BW, DELTA);
+	struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+	struct pm_inst a, b;
+	struct pm_cost ca, cb;
+
+	resolve_or_die("multiphase", t, 0, &a);
+	resolve_or_die("bidir-ring", t, 0, &b);
+	pm_algo_closed(&a, NB, &p, &ca);
+	pm_algo_closed(&b, NB, &p, &cb);
+	assert_rel(ca.time_s, cb.time_s, 1e-12);
+	cr_assert_eq(ca.steps, cb.steps);
+	pm_topo_free(t);
+}
+
+Test(multiphase, needs_a_torus)
+{
+	expect_na("multiphase", "mesh:4x4", "needs a torus");
+	expect_na("multiphase", "fattree:4,2", "needs a torus");
+	expect_na("multiphase", "ring:8", "needs a torus");
 }

@@ -353,3 +353,44 @@ Test(topo, link_defaults_apply)
 	cr_assert_float_eq(pm_topo_link(t, 0)->lat_s, 90e-9, 1e-18);
 	pm_topo_free(t);
 }
+
+/* Per-dimension links (seed 004 Table V: 200 GB/s local ring, 25 GB/s
+ * vertical and horizontal rings).  On torus:4x4x4 every X link is fast and
+ * every Y and Z link slow; the cheapest bisection cuts across Y (or Z):
+ * 16 endpoints per plane x 2 cuts (wrap-around) x 25 GB/s = 800 GB/s,
+ * where the cut across X would cross 16 x 2 x 200 = 6400 GB/s. */
+Test(topo, per_dimension_links)
+{
+	struct pm_link_defaults ld = {.bw_Bps = 16e9, .lat_s = 150e-9, .ndim_bw = 3, .ndim_lat = 2,
+				      .dim_bw_Bps = {200e9, 25e9, 25e9}, .dim_lat_s = {72e-9, 402e-9}};
+	struct pm_topo *t = NULL;
+	struct pm_topo_info info;
+	struct pm_err err;
+	int dims[3], wrap, fast = 0, slow = 0;
+
+	cr_assert_eq(pm_topo_parse("torus:4x4x4", &ld, &t, &err), PM_OK, "%s", err.msg);
+	pm_topo_grid(t, dims, &wrap);
+	for (int l = 0; l < pm_topo_nlinks(t); l++) {
+		const struct pm_link *k = pm_topo_link(t, l);
+		int dx = (k->src % 4) != (k->dst % 4);	/* X coordinate changes */
+		int dz = k->src / 16 != k->dst / 16;
+		cr_assert_eq(k->bw_Bps, dx ? 200e9 : 25e9, "link %d -> %d", k->src, k->dst);
+		/* latency given for X and Y only: Z keeps the default */
+		cr_assert_float_eq(k->lat_s, dx ? 72e-9 : dz ? 150e-9 : 402e-9, 1e-18);
+		fast += dx;
+		slow += !dx;
+	}
+	cr_assert_eq(fast, 128);	/* 64 nodes x 2 X links */
+	cr_assert_eq(slow, 256);
+	pm_topo_describe(t, &info);
+	cr_assert_float_eq(info.bisection_Bps, 800e9, 1);
+	pm_topo_free(t);
+
+	/* more values than dimensions, or a network without dimensions */
+	ld.ndim_lat = 0;
+	cr_assert_eq(pm_topo_parse("torus:4x4", &ld, &t, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "has 2 dimensions but 3 per-dimension bandwidths"), "%s", err.msg);
+	ld.ndim_bw = 1;
+	cr_assert_eq(pm_topo_parse("fattree:4,2", &ld, &t, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "expected a ring, torus or mesh"), "%s", err.msg);
+}

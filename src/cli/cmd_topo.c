@@ -18,16 +18,18 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 	struct pm_topo_info info;
 
 	cli_net_opt_rows(&net, opts);
-	n = 3;	/* of the shared rows, only topo, link-bw and link-lat apply */
+	n = 5;	/* of the shared rows: topo, link-bw, link-lat, dim-bw, dim-lat */
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("topo", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		printf("usage: perfmodel topo --topo SPEC [--link-bw BW] [--link-lat T] [--format F]\n\n"
+		printf("usage: perfmodel topo --topo SPEC [--link-bw BW] [--link-lat T] [--dim-bw LIST] [--dim-lat LIST] [--format F]\n\n"
 		       "Describes a network: endpoints, switches, directed links, degree, diameter,\n"
 		       "bisection bandwidth, how routes are chosen and the rank order of rings.\n\n"
-		       "Example:\n  perfmodel topo --topo torus:4x4\n\nOptions:\n");
+		       "Examples:\n  perfmodel topo --topo torus:4x4\n"
+		       "  perfmodel topo --topo torus:4x4x4 --dim-bw 200GB/s,25GB/s,25GB/s --dim-lat 72ns,402ns,402ns\n"
+		       "    (seed 004's L x V x H platform: a fast package ring in X, slower rings in Y and Z)\n\nOptions:\n");
 		cli_print_opts(stdout, opts, n);
 		return 0;
 	}
@@ -58,6 +60,9 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 		cli_table_kv(&tab, "bisection_GBps", "%s", "not computed");
 	}
 	cli_table_kv(&tab, "bisection_cut", "%s", info.bisection_cut);
+	char per[256];
+	if (cli_dim_links(t, &p, per, sizeof per))
+		cli_table_kv(&tab, "links_per_dimension", "%s", per);
 	cli_table_kv(&tab, "routing", "%s", info.routing);
 	cli_table_kv(&tab, "ring_order", "%s", info.ring_order);
 	cli_table_write(stdout, &tab, fmt);

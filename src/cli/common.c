@@ -1,5 +1,6 @@
 /* common.c: shared network and parameter options. */
 #include "cli/common.h"
+#include "model/text.h"
 #include "model/units.h"
 
 #include <stdio.h>
@@ -19,6 +20,8 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows)
 		{"topo", "SPEC", "network, e.g. torus:8x8, fattree:8,2, bigraph:4x8, file:net.csv (see perfmodel list)", &o->topo, NULL},
 		{"link-bw", "BW", "bandwidth of every generated link (default 16GB/s, seed 000 Table III)", &o->link_bw, NULL},
 		{"link-lat", "T", "latency delta of every generated link (default 150ns, seed 000 Table III)", &o->link_lat, NULL},
+		{"dim-bw", "BW,BW[,BW]", "per-dimension link bandwidth on ring/torus/mesh, X first (seed 004 Table V: 200GB/s,25GB/s,25GB/s)", &o->dim_bw, NULL},
+		{"dim-lat", "T,T[,T]", "per-dimension link latency on ring/torus/mesh, X first", &o->dim_lat, NULL},
 		{"inj-bw", "BW", "endpoint injection/ejection bandwidth (default: only the links limit)", &o->inj_bw, NULL},
 		{"alpha", "T", "per-message startup alpha (default 0: hardware-issued messages; ~5us for MPI/NCCL)", &o->alpha, NULL},
 		{"gamma", "T|BW", "reduction cost per byte, e.g. 0.05ns or a rate such as 20GB/s (default 0)", &o->gamma, NULL},
@@ -29,10 +32,45 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows)
 	return (int)(sizeof r / sizeof r[0]);
 }
 
+/* "A,B[,C]": one value per grid dimension, X first. */
+static int parse_dim_list(const char *opt, const char *s, int (*one)(const char *, double *, struct pm_err *),
+			  double out[3], int *n, struct pm_err *err)
+{
+	char buf[128];
+	char *save, *tok;
+
+	*n = 0;
+	pm_strlcpy(buf, s, sizeof buf);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == 3)
+			return pm_fail(err, PM_EINPUT, "too many values in --%s '%s' (expected at most 3, one per dimension, X first)",
+				       opt, s);
+		if (one(tok, &out[(*n)++], err))
+			return PM_EINPUT;
+	}
+	if (*n == 0 || s[strlen(s) - 1] == ',' || s[0] == ',')
+		return pm_fail(err, PM_EINPUT, "invalid --%s '%s' (expected one value per dimension, X first, such as 200GB/s,25GB/s,25GB/s)",
+			       opt, s);
+	return PM_OK;
+}
+
+/* Topology-blind closed forms see one link: the slowest and the longest
+ * of the network, which is what a ring through every dimension meets. */
+static void slowest_link(const struct pm_topo *t, struct pm_params *p)
+{
+	const struct pm_link *l = pm_topo_links(t);
+	for (int i = 0; i < pm_topo_nlinks(t); i++) {
+		if (i == 0 || l[i].bw_Bps < p->link_bw_Bps)
+			p->link_bw_Bps = l[i].bw_Bps;
+		if (i == 0 || l[i].lat_s > p->link_lat_s)
+			p->link_lat_s = l[i].lat_s;
+	}
+}
+
 int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		  struct pm_topo **topo, struct pm_err *err)
 {
-	struct pm_link_defaults ld = {PM_DEFAULT_LINK_BW, PM_DEFAULT_LINK_LAT};
+	struct pm_link_defaults ld = {.bw_Bps = PM_DEFAULT_LINK_BW, .lat_s = PM_DEFAULT_LINK_LAT};
 	long s;
 
 	pm_params_default(p);
@@ -40,6 +78,13 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		return PM_EINPUT;
 	if (o->link_lat && pm_parse_time(o->link_lat, &ld.lat_s, err))
 		return PM_EINPUT;
+	if (o->dim_bw && parse_dim_list("dim-bw", o->dim_bw, pm_parse_bw, ld.dim_bw_Bps, &ld.ndim_bw, err))
+		return PM_EINPUT;
+	if (o->dim_lat && parse_dim_list("dim-lat", o->dim_lat, pm_parse_time, ld.dim_lat_s, &ld.ndim_lat, err))
+		return PM_EINPUT;
+	if ((o->dim_bw || o->dim_lat) && !(topo && o->topo))
+		return pm_fail(err, PM_EINPUT, "--%s needs a network (expected --topo ring:N, torus:... or mesh:...)",
+			       o->dim_bw ? "dim-bw" : "dim-lat");
 	if (o->inj_bw && pm_parse_bw(o->inj_bw, &p->inj_bw_Bps, err))
 		return PM_EINPUT;
 	if (o->alpha && pm_parse_time(o->alpha, &p->alpha_s, err))
@@ -55,9 +100,35 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 	}
 	p->link_bw_Bps = ld.bw_Bps;
 	p->link_lat_s = ld.lat_s;
-	if (topo && o->topo)
-		return pm_topo_parse(o->topo, &ld, topo, err);
+	if (!(topo && o->topo))
+		return PM_OK;
+	if (pm_topo_parse(o->topo, &ld, topo, err))
+		return PM_EINPUT;
+	if (ld.ndim_bw || ld.ndim_lat)
+		slowest_link(*topo, p);
 	return PM_OK;
+}
+
+int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
+		  char *buf, size_t size)
+{
+	int dims[3], wrap, nd = pm_topo_grid(topo, dims, &wrap), differ = 0;
+	char one[96];
+
+	buf[0] = '\0';
+	for (int d = 0; d < nd; d++) {
+		double dbw, dlat;
+		char b[32], l[32];
+		pm_topo_dim_link(topo, d, &dbw, &dlat);
+		if (dbw <= 0)
+			continue;
+		differ |= dbw != p->link_bw_Bps || dlat != p->link_lat_s;
+		pm_fmt_bw(dbw, b, sizeof b);
+		pm_fmt_time(dlat, l, sizeof l);
+		snprintf(one, sizeof one, "%s%c %s %s", buf[0] ? ", " : "", "XYZ"[d], b, l);
+		strncat(buf, one, size - strlen(buf) - 1);
+	}
+	return differ;
 }
 
 void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
@@ -78,7 +149,12 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 			       pm_topo_spec(topo), pm_topo_endpoints(topo),
 			       pm_topo_vertices(topo) - pm_topo_endpoints(topo),
 			       pm_topo_nlinks(topo));
-	cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
+	char per[256];
+	if (topo && cli_dim_links(topo, p, per, sizeof per))
+		cli_table_meta(t, "links per dimension: %s; closed forms that see one link use the slowest: %s, delta %s; injection: %s",
+			       per, bw, lat, inj);
+	else
+		cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
 	cli_table_meta(t, "alpha %s per message; gamma %.4g ns/B; flow control %s; pipelining s = %d",
 		       alpha, p->gamma_spB * 1e9, flow, p->pipeline_s);
 }

@@ -9,7 +9,7 @@
 #include "model/topo.h"
 
 struct cli_net_opts {
-	const char *topo, *link_bw, *link_lat, *inj_bw;
+	const char *topo, *link_bw, *link_lat, *inj_bw, *dim_bw, *dim_lat;
 	const char *alpha, *gamma, *flow, *pipeline;
 };
 
@@ -19,6 +19,11 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows);
 /* Parse the parameters, then the topology if o->topo is set. */
 int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		  struct pm_topo **topo, struct pm_err *err);
+
+/* "X 200 GB/s 72ns, Y ..." for a grid network into buf; returns whether
+ * any dimension differs from the single link of p. */
+int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
+		  char *buf, size_t size);
 
 /* Meta lines stating the network and parameters behind the numbers. */
 void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,

@@ -82,6 +82,11 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: needs a 2-D torus or mesh (got %s)",
 			       t ? pm_topo_spec(t) : "no network");
+	if ((a->flags & PM_ALGO_TORUS) &&
+	    (!t || strcmp(pm_topo_kind_name(t), "torus") != 0))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: needs a torus such as torus:4x4x4 (got %s)",
+			       t ? pm_topo_spec(t) : "no network");
 	if ((a->flags & PM_ALGO_BIGRAPH) && (!t || !pm_topo_bigraph(t, &m, &sw)))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: needs a BiGraph network such as bigraph:4x8 (got %s)",

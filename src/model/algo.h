@@ -22,6 +22,7 @@ enum pm_algo_flags {
 	PM_ALGO_GRID2D = 1 << 1,	/* needs a 2-D torus or mesh */
 	PM_ALGO_BIGRAPH = 1 << 2,	/* needs a BiGraph network */
 	PM_ALGO_NEEDS_TOPO = 1 << 3,	/* needs a network, not just P */
+	PM_ALGO_TORUS = 1 << 4,		/* needs a torus (every grid line a ring) */
 };
 
 struct pm_algo;

@@ -119,7 +119,7 @@ int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
 	int n, rc;
 	const struct pm_topo_kind *const *kinds = pm_topo_kinds(&n);
 	const struct pm_topo_kind *kind = NULL;
-	struct pm_link_defaults def = {PM_DEFAULT_LINK_BW, PM_DEFAULT_LINK_LAT};
+	struct pm_link_defaults def = {.bw_Bps = PM_DEFAULT_LINK_BW, .lat_s = PM_DEFAULT_LINK_LAT};
 
 	if (!spec || !*spec)
 		return pm_fail(err, PM_EINPUT,
@@ -143,7 +143,13 @@ int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	pm_strlcpy(t->spec, spec, sizeof t->spec);
 	t->kind = kind;
-	rc = kind->build(t, colon + 1, ld ? ld : &def, err);
+	if (!ld)
+		ld = &def;
+	rc = kind->build(t, colon + 1, ld, err);
+	if (rc == PM_OK && (ld->ndim_bw || ld->ndim_lat) && t->ndims == 0)
+		rc = pm_fail(err, PM_EINPUT,
+			     "per-dimension links given for '%s' (expected a ring, torus or mesh; use --link-bw and --link-lat for other networks)",
+			     spec);
 	if (rc == PM_OK)
 		rc = pm_topo_finish(t, err);
 	if (rc != PM_OK) {
@@ -245,6 +251,14 @@ int pm_topo_grid(const struct pm_topo *t, int dims[3], int *wrap)
 	if (wrap)
 		*wrap = t->wrap;
 	return t->ndims;
+}
+
+void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps,
+		      double *lat_s)
+{
+	int l = d < t->ndims && t->dims[d] > 1 ? pm_port_link(t, 0, 2 * d) : -1;
+	*bw_Bps = l >= 0 ? t->links[l].bw_Bps : 0;
+	*lat_s = l >= 0 ? t->links[l].lat_s : 0;
 }
 
 int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches)

@@ -19,10 +19,15 @@
 struct pm_topo;
 
 /* Bandwidth and latency given to every generated link; the defaults are
- * seed 000 Table III (16 GB/s, 150 ns). */
+ * seed 000 Table III (16 GB/s, 150 ns).  Rings, tori and meshes may give
+ * each dimension its own links (dimension 0 = X, the first size of the
+ * spec), as the L x V x H platform of seed 004 Table V does: the first
+ * ndim_bw (ndim_lat) dimensions take dim_bw_Bps[d] (dim_lat_s[d]). */
 struct pm_link_defaults {
 	double bw_Bps;
 	double lat_s;
+	int ndim_bw, ndim_lat;
+	double dim_bw_Bps[3], dim_lat_s[3];
 };
 #define PM_DEFAULT_LINK_BW 16e9
 #define PM_DEFAULT_LINK_LAT 150e-9
@@ -99,6 +104,9 @@ void pm_topo_describe(const struct pm_topo *t, struct pm_topo_info *info);
 
 /* Grid shape of torus, mesh and ring (ndims 0 otherwise). */
 int pm_topo_grid(const struct pm_topo *t, int dims[3], int *wrap);
+/* Bandwidth and latency of the links along grid dimension d. */
+void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps,
+		      double *lat_s);
 /* BiGraph shape: endpoints per switch and switches (0 if not BiGraph). */
 int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches);
 /* Fat-tree shape: arity K and levels L (0 if not a fat tree). */

@@ -84,6 +84,12 @@ static int build_grid(struct pm_topo *t, const struct pm_link_defaults *ld,
 
 	for (int d = 0; d < t->ndims; d++)
 		n *= t->dims[d];
+	if (ld->ndim_bw > t->ndims || ld->ndim_lat > t->ndims)
+		return pm_fail(err, PM_EINPUT,
+			       "'%s' has %d dimension%s but %d per-dimension %s given (expected at most %d)",
+			       t->spec, t->ndims, t->ndims > 1 ? "s" : "",
+			       ld->ndim_bw > t->ndims ? ld->ndim_bw : ld->ndim_lat,
+			       ld->ndim_bw > t->ndims ? "bandwidths" : "latencies", t->ndims);
 	for (int d = 0; d < t->ndims; d++) {
 		long long k = t->dims[d];
 		if (k > 1)
@@ -107,8 +113,9 @@ static int build_grid(struct pm_topo *t, const struct pm_link_defaults *ld,
 					continue;
 				int nc[3] = {c[0], c[1], c[2]};
 				nc[d] = (x + k) % k;
-				if (pm_topo_add(t, v, node_at(t, nc), ld->bw_Bps,
-						ld->lat_s, 2 * d + dir) < 0)
+				double bw = d < ld->ndim_bw ? ld->dim_bw_Bps[d] : ld->bw_Bps;
+				double lat = d < ld->ndim_lat ? ld->dim_lat_s[d] : ld->lat_s;
+				if (pm_topo_add(t, v, node_at(t, nc), bw, lat, 2 * d + dir) < 0)
 					return pm_fail(err, PM_EINTERNAL, "out of memory");
 			}
 		}
@@ -269,12 +276,19 @@ static int neighbors_grid(const struct pm_topo *t, int v, int *links)
 
 static void describe_grid(const struct pm_topo *t, struct pm_topo_info *info)
 {
-	int dmax = 0;
-	double bw = t->n_links ? t->links[0].bw_Bps : 0;
+	double best = 0;
 
-	for (int d = 0; d < t->ndims; d++)
-		if (t->dims[d] > dmax)
-			dmax = t->dims[d];
+	/* the cheapest cut into halves across one dimension: with equal links
+	 * the largest dimension, else whichever crosses the least bandwidth */
+	for (int d = 0; d < t->ndims; d++) {
+		double bw, lat;
+		if (t->dims[d] < 2)
+			continue;
+		pm_topo_dim_link(t, d, &bw, &lat);
+		double cut = (double)(t->n_end / t->dims[d]) * (t->wrap ? 2.0 : 1.0) * bw;
+		if (best == 0 || cut < best)
+			best = cut;
+	}
 	info->routing = t->wrap
 		? "dimension order X, Y, Z; each ring the short way, ties in the + direction"
 		: "dimension order X, Y, Z";
@@ -282,10 +296,9 @@ static void describe_grid(const struct pm_topo *t, struct pm_topo_info *info)
 		? "identity: rank i on endpoint i"
 		: t->wrap ? "boustrophedon (snake) rows, one link between ring neighbours"
 			  : "Hamiltonian cycle through column 0 when a dimension is even, else snake";
-	if (dmax >= 2) {
-		info->bisection_Bps = (double)(t->n_end / dmax) *
-				      (t->wrap ? 2.0 : 1.0) * bw;
-		info->bisection_cut = "halves across the largest dimension";
+	if (best > 0) {
+		info->bisection_Bps = best;
+		info->bisection_cut = "halves across one dimension, the cheapest cut";
 	} else {
 		info->bisection_Bps = 0;
 		info->bisection_cut = "single endpoint";
