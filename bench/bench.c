@@ -1,7 +1,7 @@
 /* bench.c: the benchmark program behind the speed targets of the issues
  * (not part of the test suite: timings belong here, not in tests).
  *
- *   build/perfmodel-bench [all|allreduce|multitree|hier|train]
+ *   build/perfmodel-bench [all|allreduce|multitree|hier|train|sim]
  *
  * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
  * and the process's peak resident memory at the end. */
@@ -10,6 +10,7 @@
 #include "model/machine.h"
 #include "search/hier.h"
 #include "search/train.h"
+#include "sim/psim.h"
 
 #include <math.h>
 
@@ -107,6 +108,37 @@ static void bench_multitree(const char *spec, double target_s)
 	else
 		printf("multitree construction on %s: %d trees, %d steps per phase, %.3f s (target %.0f s) %s\n",
 		       spec, in.P, in.steps, dt, target_s, dt <= target_s ? "OK" : "MISSED");
+	pm_topo_free(t);
+}
+
+/* The packet simulator on one schedule: lockstep and dataflow, with the
+ * rate of simulated link traversals (no target in the issues; quoted so
+ * the cost of the third evaluator is known). */
+static void bench_sim(const char *spec, const char *algo, double n)
+{
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_params p;
+	struct pm_err err;
+
+	pm_params_default(&p);
+	if (pm_topo_parse(spec, NULL, &t, &err) || pm_algo_resolve(algo, t, 0, &in, &err) ||
+	    pm_algo_schedule(&in, &s, &err)) {
+		printf("%s on %s: %s\n", algo, spec, err.msg);
+		return;
+	}
+	for (int dataflow = 0; dataflow < 2; dataflow++) {
+		struct pm_sim_opts o = {.dataflow = dataflow};
+		struct pm_sim_result r;
+		double t0 = now();
+		pm_sim_run(t, &s, n, &p, &o, &r, &err);
+		double dt = now() - t0;
+		printf("sim %s %s on %s, %.0f MiB: %.3g traversals in %.3f s (%.3g per s), simulated %.6g us\n",
+		       dataflow ? "dataflow" : "lockstep", algo, spec, n / 1048576, r.events, dt,
+		       r.events / dt, r.time_s * 1e6);
+	}
+	pm_sched_release(&s);
 	pm_topo_free(t);
 }
 
@@ -222,6 +254,11 @@ int main(int argc, char **argv)
 	}
 	if (all || strcmp(what, "train") == 0)
 		bench_train(10000);
+	if (all || strcmp(what, "sim") == 0) {
+		bench_sim("torus:8x8", "multitree", 64.0 * 1048576);
+		bench_sim("torus:4x4x4", "multiphase", 64.0 * 1048576);
+		bench_sim("fattree:8,2", "dbtree", 64.0 * 1048576);
+	}
 	printf("peak resident memory: %ld MiB\n", peak_rss_kB() / 1024);
 	return 0;
 }

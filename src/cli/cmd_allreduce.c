@@ -3,7 +3,9 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "model/algo.h"
+#include "model/text.h"
 #include "model/units.h"
+#include "sim/psim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,38 @@ static const char *const col_names[NCOL] = {
 	"bandwidth_us", "reduction_us", "note",
 };
 
+/* The evaluators, in the order their rows appear. */
+enum model { M_CLOSED, M_CONTENTION, M_SIM, M_DATAFLOW, NMODEL };
+static const char *const model_names[NMODEL] = {"closed", "contention", "sim", "dataflow"};
+
+/* "both" (closed and contention, the default), "all", or a comma list. */
+static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
+{
+	char buf[128];
+	int any = 0;
+
+	memset(on, 0, sizeof(int) * NMODEL);
+	if (strcmp(s, "both") == 0 || strcmp(s, "all") == 0) {
+		for (int m = 0; m < NMODEL; m++)
+			on[m] = m < M_SIM || s[0] == 'a';
+		return PM_OK;
+	}
+	pm_strlcpy(buf, s, sizeof buf);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int m = 0;
+		while (m < NMODEL && strcmp(tok, model_names[m]))
+			m++;
+		if (m == NMODEL)
+			return pm_fail(err, PM_EINPUT,
+				       "invalid model '%s' (expected closed, contention, sim, dataflow, a comma list of them, both or all)",
+				       tok);
+		on[m] = any = 1;
+	}
+	if (!any)
+		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed, contention, sim, dataflow, both or all)", s);
+	return PM_OK;
+}
+
 static void usage(const struct cli_opt *opts, int n)
 {
 	printf("usage: perfmodel allreduce --topo SPEC --size SIZE [options]\n"
@@ -42,7 +76,12 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  closed      the algorithm's alpha-beta-gamma formula (perfmodel list shows it);\n"
 	       "  contention  the algorithm's schedule routed over the network, each step priced\n"
 	       "              by alpha + longest route latency + busiest link load / bandwidth\n"
-	       "              + gamma x most bytes one rank reduces, steps summed.\n"
+	       "              + gamma x most bytes one rank reduces, steps summed;\n"
+	       "  sim         the same schedule in the packet simulator: packets cross links one\n"
+	       "              after another, links serve them first come first served, steps\n"
+	       "              in lockstep (util_avg_pct: time-weighted share of links busy);\n"
+	       "  dataflow    the packet simulator without step barriers: a transfer starts as\n"
+	       "              soon as its source holds the chunks it sends.\n"
 	       "Bandwidths follow nccl-tests: algbw = size / time, busbw = algbw x 2(P-1)/P.\n"
 	       "links_used_pct is the share of directed links that ever carry data;\n"
 	       "util_avg_pct the time-weighted share busy in each step.\n"
@@ -52,6 +91,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel allreduce --topo torus:4x4 --size 32K:64M:x2 --algo ring,2d-ring --format csv\n"
 	       "  perfmodel allreduce --topo full:16 --size 1M --alpha 5us --gamma 20GB/s --model closed\n"
 	       "  perfmodel allreduce --topo fattree:8,2 --size 16M --algo hring:8x8,dbtree:2\n"
+	       "  perfmodel allreduce --topo fattree:8,2 --size 4M --algo multitree,ring --model contention,sim\n"
 	       "\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
@@ -131,18 +171,45 @@ static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, i
 	cli_table_set(tab, C_RED, "%.6g", c->red_s * 1e6);
 }
 
+/* A packet-simulator row: time, bandwidths, steps, link busy share. */
+static int put_sim(struct cli_table *tab, const struct job *j, double n,
+		   const struct pm_topo *t, const struct pm_params *p,
+		   int dataflow, int segments, struct pm_err *err)
+{
+	struct pm_sim_opts o = {.dataflow = dataflow, .max_segments = segments};
+	struct pm_params q = pm_inst_params(&j->in, p);
+	struct pm_sim_result r;
+	struct pm_err e;
+	int rc = pm_sim_run(t, &j->sched, n, &q, &o, &r, &e);
+
+	if (rc == PM_EINPUT) {
+		cli_table_set(tab, C_NOTE, "no %s row: %s", model_names[dataflow ? M_DATAFLOW : M_SIM], e.msg);
+		return PM_OK;
+	}
+	if (rc) {
+		*err = e;
+		return rc;
+	}
+	cli_table_set(tab, C_TIME, "%.6g", r.time_s * 1e6);
+	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, r.time_s) / 1e9);
+	cli_table_set(tab, C_BUSBW, "%.6g", pm_busbw(n, r.time_s, pm_topo_endpoints(t)) / 1e9);
+	cli_table_set(tab, C_STEPS, "%d", j->sched.nsteps);
+	cli_table_set(tab, C_UTIL, "%.4g", 100 * r.link_busy);
+	return PM_OK;
+}
+
 static int add_rows(struct cli_table *tab, struct job *j, double n,
 		    const struct pm_topo *t, const struct pm_params *p,
-		    int closed, int contention, struct pm_err *err)
+		    const int on[NMODEL], int segments, struct pm_err *err)
 {
 	char size[32];
-	int P = pm_topo_endpoints(t);
+	int P = pm_topo_endpoints(t), closed = on[M_CLOSED];
 
 	pm_fmt_size(n, size, sizeof size);
-	for (int m = 0; m < 2; m++) {
-		if ((m == 0 && !closed) || (m == 1 && !contention))
+	for (int m = 0; m < NMODEL; m++) {
+		if (!on[m])
 			continue;
-		if (m == 1 && j->status == PM_OK && !j->have_sched && closed)
+		if (m > M_CLOSED && j->status == PM_OK && !j->have_sched && closed)
 			continue;	/* the closed row carries the note */
 		if (cli_table_row(tab))
 			return pm_fail(err, PM_EINTERNAL, "out of memory");
@@ -153,22 +220,26 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 			cli_table_set(tab, C_NOTE, "%s", j->note);
 			return PM_OK;
 		}
-		cli_table_set(tab, C_MODEL, "%s", m == 0 ? "closed" : "contention");
+		cli_table_set(tab, C_MODEL, "%s", model_names[m]);
 		struct pm_cost c;
-		if (m == 0) {
+		if (m == M_CLOSED) {
 			pm_algo_closed(&j->in, n, p, &c);
-			if (!j->have_sched && contention)
+			if (!j->have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]))
 				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
-		} else {
-			if (!j->have_sched) {
-				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
-				continue;
-			}
-			int rc = pm_algo_contention(&j->in, &j->sched, n, p, &c, NULL, err);
-			if (rc)
-				return rc;
+			put_cost(tab, &c, n, P);
+			continue;
 		}
-		put_cost(tab, &c, n, P);
+		if (!j->have_sched) {
+			cli_table_set(tab, C_NOTE, "%s", j->sched_note);
+			continue;
+		}
+		int rc = m == M_CONTENTION
+			? pm_algo_contention(&j->in, &j->sched, n, p, &c, NULL, err)
+			: put_sim(tab, j, n, t, p, m == M_DATAFLOW, segments, err);
+		if (rc)
+			return rc;
+		if (m == M_CONTENTION)
+			put_cost(tab, &c, n, P);
 	}
 	return PM_OK;
 }
@@ -185,9 +256,10 @@ static void explain(struct cli_table *tab, const struct job *jobs, int njobs)
 int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
-	const char *size = NULL, *algo = "all", *model = "both", *format = "table";
+	const char *size = NULL, *algo = "all", *model = "both", *format = "table", *segs = NULL;
 	const char *pos[1];
-	int help = 0, explain_flag = 0, npos, n, rc, nsizes = 0, njobs = 0;
+	int help = 0, explain_flag = 0, npos, n, rc, nsizes = 0, njobs = 0, on[NMODEL];
+	long segments = PM_SIM_DEFAULT_SEGMENTS;
 	struct cli_opt opts[24];
 	enum cli_format fmt;
 	struct pm_params p;
@@ -200,7 +272,8 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	n = cli_net_opt_rows(&net, opts);
 	opts[n++] = (struct cli_opt){"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &size, NULL};
 	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument", &algo, NULL};
-	opts[n++] = (struct cli_opt){"model", "M", "closed, contention or both (default both)", &model, NULL};
+	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &model, NULL};
+	opts[n++] = (struct cli_opt){"sim-segments", "N", "packet simulator: most segments one message is cut into (default 64; more = finer pipelining, slower)", &segs, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &explain_flag};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
@@ -216,10 +289,11 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "missing --size (expected a message size such as 64M or a range such as 32K:64M:x2)");
 	if (cli_parse_format(format, &fmt, err))
 		return PM_EINPUT;
-	int closed = strcmp(model, "closed") == 0 || strcmp(model, "both") == 0;
-	int contention = strcmp(model, "contention") == 0 || strcmp(model, "both") == 0;
-	if (!closed && !contention)
-		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed, contention or both)", model);
+	if (parse_models(model, on, err))
+		return PM_EINPUT;
+	if (segs && pm_parse_int(segs, 1, 1 << 20, "segment count", &segments, err))
+		return PM_EINPUT;
+	int need_sched = on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW];
 	if ((rc = pm_parse_size_range(size, &sizes, &nsizes, err)))
 		return rc;
 	if ((rc = cli_net_build(&net, &p, &t, err)))
@@ -230,7 +304,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	}
 	if ((rc = resolve_algos(algo, t, jobs, &njobs, err)))
 		goto out;
-	for (int i = 0; contention && i < njobs; i++) {
+	for (int i = 0; need_sched && i < njobs; i++) {
 		struct job *j = &jobs[i];
 		struct pm_err e;
 		if (j->status != PM_OK)
@@ -266,7 +340,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		explain(&tab, jobs, njobs);
 	for (int s = 0; s < nsizes && !rc; s++)
 		for (int i = 0; i < njobs && !rc; i++)
-			rc = add_rows(&tab, &jobs[i], sizes[s], t, &p, closed, contention, err);
+			rc = add_rows(&tab, &jobs[i], sizes[s], t, &p, on, (int)segments, err);
 	if (!rc)
 		cli_table_write(stdout, &tab, fmt);
 out:

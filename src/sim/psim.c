@@ -1,0 +1,380 @@
+/* psim.c: the packet simulator (see psim.h). */
+#include "sim/psim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+struct ev {
+	double t;
+	uint64_t seq;		/* ties: first pushed, first served */
+	uint32_t x, hop;
+};
+
+struct sim {
+	const struct pm_topo *t;
+	const struct pm_sched *s;
+	const struct pm_params *p;
+	double unit;		/* bytes per chunk unit */
+	int maxseg, inj;	/* inj: endpoint links present */
+	int nnet, nlinks;	/* network links; all links with endpoint ones */
+	double *bw, *lat, *free_at, *busy;
+	size_t *roff;		/* route of transfer i: route[roff[i] .. roff[i+1]) */
+	int32_t *route;
+	uint32_t *rem;		/* segments of transfer i still travelling */
+	double *red_free;	/* per rank: when its reducer is idle */
+	struct ev *heap;
+	size_t nheap, capheap;
+	uint64_t seq;
+	double end, events, segments;
+	/* dataflow */
+	uint32_t *pending;	/* unfinished writers of transfer i's chunks */
+	double *ready;
+	size_t *doff;		/* readers of transfer i: dep[doff[i] .. doff[i+1]) */
+	uint32_t *dep;
+	int failed;
+};
+
+static int before(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void push(struct sim *m, double t, uint32_t x, uint32_t hop)
+{
+	if (m->nheap == m->capheap) {
+		size_t cap = m->capheap ? 2 * m->capheap : 1024;
+		struct ev *a = realloc(m->heap, sizeof *a * cap);
+		if (!a) {
+			m->failed = 1;
+			return;
+		}
+		m->heap = a;
+		m->capheap = cap;
+	}
+	struct ev e = {t, m->seq++, x, hop};
+	size_t i = m->nheap++;
+	while (i > 0 && before(&e, &m->heap[(i - 1) / 2])) {
+		m->heap[i] = m->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	m->heap[i] = e;
+}
+
+static struct ev pop(struct sim *m)
+{
+	struct ev top = m->heap[0], last = m->heap[--m->nheap];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= m->nheap)
+			break;
+		if (c + 1 < m->nheap && before(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!before(&m->heap[c], &last))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->nheap)
+		m->heap[i] = last;
+	return top;
+}
+
+/* Segments of an m-byte message and the wire bytes of each. */
+static uint32_t segments(const struct pm_params *p, int maxseg, double m,
+			 double *seg_wire)
+{
+	double payload = p->payload_B > 0 ? p->payload_B : 256;
+	double packets = ceil(m / payload - 1e-9);
+	uint32_t n = packets < 1 ? 1 : packets > maxseg ? (uint32_t)maxseg : (uint32_t)packets;
+	*seg_wire = pm_wire_bytes(p, m) / n;
+	return n;
+}
+
+/* The links transfer i crosses: endpoint injection, the route, ejection. */
+static int route_of(const struct pm_topo *t, const struct pm_sched *s,
+		    size_t i, int inj, int *buf)
+{
+	const struct pm_xfer *x = &s->x[i];
+	int a = s->map[x->src], b = s->map[x->dst], h = 0, E = pm_topo_endpoints(t);
+	int L = pm_topo_nlinks(t);
+
+	if (inj)
+		buf[h++] = L + a;
+	if (s->route_off) {
+		for (uint32_t k = s->route_off[i]; k < s->route_off[i + 1]; k++)
+			buf[h++] = s->route[k];
+	} else {
+		h += pm_topo_route(t, a, b, buf + h);
+	}
+	if (inj)
+		buf[h++] = L + E + b;
+	return h;
+}
+
+double pm_sim_events(const struct pm_topo *t, const struct pm_sched *s,
+		     double n, const struct pm_params *p,
+		     const struct pm_sim_opts *o)
+{
+	int maxseg = o->max_segments > 0 ? o->max_segments : PM_SIM_DEFAULT_SEGMENTS;
+	int *buf = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(t) + 3));
+	double ev = 0, w;
+
+	if (!buf)
+		return INFINITY;
+	for (size_t i = 0; i < s->nx; i++)
+		ev += (double)segments(p, maxseg, n / s->nchunks * s->x[i].cnt, &w) *
+		      route_of(t, s, i, p->inj_bw_Bps > 0, buf);
+	free(buf);
+	return ev;
+}
+
+static void inject(struct sim *m, uint32_t x, double t)
+{
+	double w;
+	uint32_t n = segments(m->p, m->maxseg, m->unit * m->s->x[x].cnt, &w);
+	m->rem[x] = n;
+	m->segments += n;
+	for (uint32_t k = 0; k < n; k++)
+		push(m, t, x, 0);
+}
+
+static void complete(struct sim *m, uint32_t x, double t)
+{
+	if (t > m->end)
+		m->end = t;
+	if (!m->pending)
+		return;
+	for (size_t k = m->doff[x]; k < m->doff[x + 1]; k++) {
+		uint32_t d = m->dep[k];
+		if (t > m->ready[d])
+			m->ready[d] = t;
+		if (--m->pending[d] == 0)
+			inject(m, d, m->ready[d] + m->p->alpha_s);
+	}
+}
+
+static void deliver(struct sim *m, uint32_t x, double t)
+{
+	const struct pm_xfer *xf = &m->s->x[x];
+	if (--m->rem[x])
+		return;
+	if (xf->op == PM_REDUCE && m->p->gamma_spB > 0) {
+		double *r = &m->red_free[xf->dst];
+		*r = (t > *r ? t : *r) + m->unit * xf->cnt * m->p->gamma_spB;
+		t = *r;
+	}
+	complete(m, x, t);
+}
+
+/* Move every queued segment to its destination. */
+static void run(struct sim *m)
+{
+	while (m->nheap && !m->failed) {
+		struct ev e = pop(m);
+		size_t first = m->roff[e.x];
+		uint32_t hops = (uint32_t)(m->roff[e.x + 1] - first);
+		if (hops == 0) {
+			deliver(m, e.x, e.t);
+			continue;
+		}
+		int l = m->route[first + e.hop];
+		double w;
+		segments(m->p, m->maxseg, m->unit * m->s->x[e.x].cnt, &w);
+		double start = e.t > m->free_at[l] ? e.t : m->free_at[l];
+		double done = start + w / m->bw[l];
+		m->free_at[l] = done;
+		m->busy[l] += done - start;
+		m->events += 1;
+		if (e.hop + 1 == hops)
+			deliver(m, e.x, done + m->lat[l]);
+		else
+			push(m, done + m->lat[l], e.x, e.hop + 1);
+	}
+}
+
+/* Readers of each transfer: i depends on the last earlier-step transfer
+ * that wrote each chunk it sends into its source. */
+static int build_deps(struct sim *m)
+{
+	const struct pm_sched *s = m->s;
+	size_t cells = (size_t)s->nranks * s->nchunks, ne = 0, cap = s->nx + 16;
+	uint32_t *lw = malloc(sizeof(uint32_t) * cells);
+	uint32_t *ew = malloc(sizeof(uint32_t) * cap), *er = malloc(sizeof(uint32_t) * cap);
+	int ok = lw && ew && er;
+
+	m->pending = calloc(s->nx + 1, sizeof(uint32_t));
+	m->ready = calloc(s->nx + 1, sizeof(double));
+	m->doff = calloc(s->nx + 2, sizeof(size_t));
+	ok = ok && m->pending && m->ready && m->doff;
+	for (size_t c = 0; ok && c < cells; c++)
+		lw[c] = NONE;
+	for (int k = 0; ok && k < s->nsteps; k++) {
+		for (size_t i = s->step_off[k]; ok && i < s->step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s->x[i];
+			uint32_t last = NONE;
+			for (uint32_t c = x->lo; ok && c < x->lo + x->cnt; c++) {
+				uint32_t w = lw[(size_t)x->src * s->nchunks + c];
+				if (w == NONE || w == last)
+					continue;
+				if (ne == cap) {
+					cap *= 2;
+					uint32_t *a = realloc(ew, sizeof(uint32_t) * cap);
+					ew = a ? a : ew;
+					uint32_t *b = a ? realloc(er, sizeof(uint32_t) * cap) : NULL;
+					er = b ? b : er;
+					ok = a && b;
+					if (!ok)
+						break;
+				}
+				ew[ne] = w;
+				er[ne++] = (uint32_t)i;
+				m->pending[i]++;
+				m->doff[w + 1]++;
+				last = w;
+			}
+		}
+		for (size_t i = s->step_off[k]; ok && i < s->step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s->x[i];
+			for (uint32_t c = x->lo; c < x->lo + x->cnt; c++)
+				lw[(size_t)x->dst * s->nchunks + c] = (uint32_t)i;
+		}
+	}
+	if (ok) {
+		for (size_t i = 0; i < s->nx; i++)
+			m->doff[i + 1] += m->doff[i];
+		m->dep = malloc(sizeof(uint32_t) * (ne + 1));
+		ok = m->dep != NULL;
+	}
+	if (ok) {
+		size_t *fill = malloc(sizeof(size_t) * (s->nx + 1));
+		ok = fill != NULL;
+		if (ok) {
+			memcpy(fill, m->doff, sizeof(size_t) * (s->nx + 1));
+			for (size_t e = 0; e < ne; e++)
+				m->dep[fill[ew[e]]++] = er[e];
+			free(fill);
+		}
+	}
+	free(lw);
+	free(ew);
+	free(er);
+	return ok ? PM_OK : PM_EINTERNAL;
+}
+
+static void sim_free(struct sim *m)
+{
+	free(m->bw);
+	free(m->lat);
+	free(m->free_at);
+	free(m->busy);
+	free(m->roff);
+	free(m->route);
+	free(m->rem);
+	free(m->red_free);
+	free(m->heap);
+	free(m->pending);
+	free(m->ready);
+	free(m->doff);
+	free(m->dep);
+}
+
+static int sim_init(struct sim *m, const struct pm_topo *t,
+		    const struct pm_sched *s, double n,
+		    const struct pm_params *p, const struct pm_sim_opts *o)
+{
+	const struct pm_link *links = pm_topo_links(t);
+	int E = pm_topo_endpoints(t);
+	int *buf = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(t) + 3));
+	size_t total = 0;
+
+	memset(m, 0, sizeof *m);
+	m->t = t;
+	m->s = s;
+	m->p = p;
+	m->unit = n / s->nchunks;
+	m->maxseg = o->max_segments > 0 ? o->max_segments : PM_SIM_DEFAULT_SEGMENTS;
+	m->inj = p->inj_bw_Bps > 0;
+	m->nnet = pm_topo_nlinks(t);
+	m->nlinks = m->nnet + (m->inj ? 2 * E : 0);
+	m->bw = malloc(sizeof(double) * (size_t)m->nlinks);
+	m->lat = malloc(sizeof(double) * (size_t)m->nlinks);
+	m->free_at = calloc((size_t)m->nlinks, sizeof(double));
+	m->busy = calloc((size_t)m->nlinks, sizeof(double));
+	m->roff = malloc(sizeof(size_t) * (s->nx + 1));
+	m->rem = calloc(s->nx + 1, sizeof(uint32_t));
+	m->red_free = calloc((size_t)s->nranks + 1, sizeof(double));
+	if (!buf || !m->bw || !m->lat || !m->free_at || !m->busy || !m->roff ||
+	    !m->rem || !m->red_free) {
+		free(buf);
+		return PM_EINTERNAL;
+	}
+	for (int l = 0; l < m->nlinks; l++) {
+		m->bw[l] = l < m->nnet ? links[l].bw_Bps : p->inj_bw_Bps;
+		m->lat[l] = l < m->nnet ? links[l].lat_s : 0;
+	}
+	for (size_t i = 0; i < s->nx; i++)
+		total += (size_t)route_of(t, s, i, m->inj, buf);
+	m->route = malloc(sizeof(int32_t) * (total + 1));
+	if (!m->route) {
+		free(buf);
+		return PM_EINTERNAL;
+	}
+	total = 0;
+	for (size_t i = 0; i < s->nx; i++) {
+		int h = route_of(t, s, i, m->inj, buf);
+		m->roff[i] = total;
+		for (int k = 0; k < h; k++)
+			m->route[total++] = buf[k];
+	}
+	m->roff[s->nx] = total;
+	free(buf);
+	return o->dataflow ? build_deps(m) : PM_OK;
+}
+
+int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
+	       const struct pm_params *p, const struct pm_sim_opts *o,
+	       struct pm_sim_result *r, struct pm_err *err)
+{
+	struct sim m;
+	double ev = pm_sim_events(t, s, n, p, o);
+
+	memset(r, 0, sizeof *r);
+	if (ev > PM_SIM_MAX_EVENTS)
+		return pm_fail(err, PM_EINPUT,
+			       "simulation too large: %.3g link traversals (expected at most %.0e; lower --sim-segments or use the contention evaluator)",
+			       ev, PM_SIM_MAX_EVENTS);
+	if (sim_init(&m, t, s, n, p, o) != PM_OK) {
+		sim_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	}
+	if (o->dataflow) {
+		for (size_t i = 0; i < s->nx; i++)
+			if (m.pending[i] == 0)
+				inject(&m, (uint32_t)i, p->alpha_s);
+		run(&m);
+	} else {
+		for (int k = 0; k < s->nsteps && !m.failed; k++) {
+			double t0 = m.end;
+			for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+				inject(&m, (uint32_t)i, t0 + p->alpha_s);
+			run(&m);
+		}
+	}
+	if (m.failed) {
+		sim_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "out of memory during the simulation");
+	}
+	r->time_s = m.end;
+	r->segments = m.segments;
+	r->events = m.events;
+	double busy = 0;
+	for (int l = 0; l < m.nnet; l++)
+		busy += m.busy[l];
+	r->link_busy = m.end > 0 && m.nnet ? busy / (m.end * m.nnet) : 0;
+	sim_free(&m);
+	return PM_OK;
+}

@@ -1,0 +1,61 @@
+/* psim.h: the packet simulator, the third evaluator of DESIGN.md §2.
+ *
+ * It runs a schedule from model/ over a topology with discrete events:
+ * every message is cut into packets, every packet crosses the links of its
+ * route one after another, and every directed link sends one packet at a
+ * time in the order they reach it (first come, first served), taking
+ * wire bytes / bandwidth, then the link's latency before the packet is at
+ * the next node (store and forward per packet).  Endpoint injection and
+ * ejection are links of their own when --inj-bw is given.  A receiver
+ * reduces what it receives one message at a time (gamma per byte).
+ * Buffers are unbounded: no credit stalls, no deadlock.
+ *
+ * Two ways to start a transfer:
+ *   lockstep  step k starts when every transfer of step k-1 has arrived
+ *             and been reduced (MULTITREE's NOP-timed steps, and what the
+ *             contention evaluator assumes);
+ *   dataflow  a transfer starts as soon as its source holds the chunks it
+ *             sends (every earlier transfer that wrote them into the
+ *             source has arrived and been reduced); no barriers.
+ * Each transfer pays alpha once before its first packet leaves.
+ *
+ * A message of m bytes puts w(m) wire bytes on each link (the flow control
+ * of params.h); it is simulated as min(packets, max_segments) segments of
+ * equal wire size, so a 64 MiB message is 64 trains of packets rather than
+ * 262,144 events per link.  Segments change only how much of a message is
+ * pipelined over consecutive hops, never the bytes a link carries.
+ */
+#ifndef PM_PSIM_H
+#define PM_PSIM_H
+
+#include "model/eval.h"
+#include "model/params.h"
+#include "model/sched.h"
+#include "model/topo.h"
+
+#define PM_SIM_DEFAULT_SEGMENTS 64
+#define PM_SIM_MAX_EVENTS 5e7
+
+struct pm_sim_opts {
+	int dataflow;		/* 0: lockstep, 1: dataflow */
+	int max_segments;	/* per message; 0 = PM_SIM_DEFAULT_SEGMENTS */
+};
+
+struct pm_sim_result {
+	double time_s;		/* when the last transfer is done */
+	double segments;	/* segments simulated */
+	double events;		/* link traversals simulated */
+	double link_busy;	/* time-weighted share of network links busy */
+};
+
+/* Link traversals the run would simulate; callers refuse runs above
+ * PM_SIM_MAX_EVENTS before starting them. */
+double pm_sim_events(const struct pm_topo *t, const struct pm_sched *s,
+		     double n, const struct pm_params *p,
+		     const struct pm_sim_opts *o);
+
+int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
+	       const struct pm_params *p, const struct pm_sim_opts *o,
+	       struct pm_sim_result *r, struct pm_err *err);
+
+#endif
