@@ -744,7 +744,10 @@ static struct pm_topo *ace_torus(const char *spec)
 				      .dim_lat_s = {72e-9, 402e-9, 402e-9}};
 	struct pm_topo *t = NULL;
 	struct pm_err err;
-	ld.ndim_bw = ld.ndim_lat = 1 + (int)(strchr(spec, 'x') != NULL) + (int)(strrchr(spec, 'x') != strchr(spec, 'x'));
+	ld.ndim_bw = 1;	/* one value per dimension: count the x separators */
+	for (const char *c = spec; *c; c++)
+		ld.ndim_bw += *c == 'x';
+	ld.ndim_lat = ld.ndim_bw;
 	cr_assert_eq(pm_topo_parse(spec, &ld, &t, &err), PM_OK, "%s", err.msg);
 	return t;
 }

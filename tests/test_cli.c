@@ -98,6 +98,7 @@ Test(cli, bad_input_exits_2)
 		{"topo --topo fattree:4,2 --dim-bw 1GB/s", "per-dimension links given for 'fattree:4,2'"},
 		{"topo --topo torus:4x4 --dim-bw 1GB/s,2GB/s,3GB/s", "has 2 dimensions but 3 per-dimension bandwidths"},
 		{"topo --topo torus:4x4 --dim-bw 1GB/s,", "invalid --dim-bw '1GB/s,'"},
+		{"topo --topo torus:4x4x4 --dim-bw 1GB/s,,2GB/s", "invalid --dim-bw '1GB/s,,2GB/s'"},
 		{"topo --topo torus:4x4x4 --dim-bw 1,2,3", "invalid bandwidth '1'"},
 		{"topo --topo torus:4x4x4 --dim-lat 1ns,2ns,3ns,4ns", "too many values in --dim-lat"},
 		{"train --model googlenet --table2 ring --workers 8 --dim-bw 1GB/s", "--dim-bw needs a network"},

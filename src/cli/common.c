@@ -48,7 +48,7 @@ static int parse_dim_list(const char *opt, const char *s, int (*one)(const char 
 		if (one(tok, &out[(*n)++], err))
 			return PM_EINPUT;
 	}
-	if (*n == 0 || s[strlen(s) - 1] == ',' || s[0] == ',')
+	if (*n == 0 || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))
 		return pm_fail(err, PM_EINPUT, "invalid --%s '%s' (expected one value per dimension, X first, such as 200GB/s,25GB/s,25GB/s)",
 			       opt, s);
 	return PM_OK;

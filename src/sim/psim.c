@@ -23,6 +23,8 @@ struct sim {
 	double *bw, *lat, *free_at, *busy;
 	size_t *roff;		/* route of transfer i: route[roff[i] .. roff[i+1]) */
 	int32_t *route;
+	uint32_t *nseg;		/* segments transfer i is cut into */
+	double *segw;		/* wire bytes of each of them */
 	uint32_t *rem;		/* segments of transfer i still travelling */
 	double *red_free;	/* per rank: when its reducer is idle */
 	struct ev *heap;
@@ -115,27 +117,9 @@ static int route_of(const struct pm_topo *t, const struct pm_sched *s,
 	return h;
 }
 
-double pm_sim_events(const struct pm_topo *t, const struct pm_sched *s,
-		     double n, const struct pm_params *p,
-		     const struct pm_sim_opts *o)
-{
-	int maxseg = o->max_segments > 0 ? o->max_segments : PM_SIM_DEFAULT_SEGMENTS;
-	int *buf = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(t) + 3));
-	double ev = 0, w;
-
-	if (!buf)
-		return INFINITY;
-	for (size_t i = 0; i < s->nx; i++)
-		ev += (double)segments(p, maxseg, n / s->nchunks * s->x[i].cnt, &w) *
-		      route_of(t, s, i, p->inj_bw_Bps > 0, buf);
-	free(buf);
-	return ev;
-}
-
 static void inject(struct sim *m, uint32_t x, double t)
 {
-	double w;
-	uint32_t n = segments(m->p, m->maxseg, m->unit * m->s->x[x].cnt, &w);
+	uint32_t n = m->nseg[x];
 	m->rem[x] = n;
 	m->segments += n;
 	for (uint32_t k = 0; k < n; k++)
@@ -182,10 +166,8 @@ static void run(struct sim *m)
 			continue;
 		}
 		int l = m->route[first + e.hop];
-		double w;
-		segments(m->p, m->maxseg, m->unit * m->s->x[e.x].cnt, &w);
 		double start = e.t > m->free_at[l] ? e.t : m->free_at[l];
-		double done = start + w / m->bw[l];
+		double done = start + m->segw[e.x] / m->bw[l];
 		m->free_at[l] = done;
 		m->busy[l] += done - start;
 		m->events += 1;
@@ -273,6 +255,8 @@ static void sim_free(struct sim *m)
 	free(m->busy);
 	free(m->roff);
 	free(m->route);
+	free(m->nseg);
+	free(m->segw);
 	free(m->rem);
 	free(m->red_free);
 	free(m->heap);
@@ -282,14 +266,47 @@ static void sim_free(struct sim *m)
 	free(m->dep);
 }
 
+/* Route every transfer once and cut it into segments; *events is the
+ * number of link traversals the run will simulate. */
+static int plan(struct sim *m, double *events)
+{
+	const struct pm_sched *s = m->s;
+	int *buf = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(m->t) + 3));
+	size_t total = 0, cap = s->nx + 16;
+
+	m->route = malloc(sizeof(int32_t) * cap);
+	if (!buf || !m->route) {
+		free(buf);
+		return PM_EINTERNAL;
+	}
+	*events = 0;
+	for (size_t i = 0; i < s->nx; i++) {
+		int h = route_of(m->t, s, i, m->inj, buf);
+		if (total + (size_t)h > cap) {
+			int32_t *g = realloc(m->route, sizeof(int32_t) * (cap = 2 * cap + (size_t)h));
+			if (!g) {
+				free(buf);
+				return PM_EINTERNAL;
+			}
+			m->route = g;
+		}
+		m->roff[i] = total;
+		for (int k = 0; k < h; k++)
+			m->route[total++] = buf[k];
+		m->nseg[i] = segments(m->p, m->maxseg, m->unit * s->x[i].cnt, &m->segw[i]);
+		*events += (double)m->nseg[i] * h;
+	}
+	m->roff[s->nx] = total;
+	free(buf);
+	return PM_OK;
+}
+
 static int sim_init(struct sim *m, const struct pm_topo *t,
 		    const struct pm_sched *s, double n,
 		    const struct pm_params *p, const struct pm_sim_opts *o)
 {
 	const struct pm_link *links = pm_topo_links(t);
 	int E = pm_topo_endpoints(t);
-	int *buf = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(t) + 3));
-	size_t total = 0;
 
 	memset(m, 0, sizeof *m);
 	m->t = t;
@@ -305,34 +322,18 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	m->free_at = calloc((size_t)m->nlinks, sizeof(double));
 	m->busy = calloc((size_t)m->nlinks, sizeof(double));
 	m->roff = malloc(sizeof(size_t) * (s->nx + 1));
+	m->nseg = malloc(sizeof(uint32_t) * (s->nx + 1));
+	m->segw = malloc(sizeof(double) * (s->nx + 1));
 	m->rem = calloc(s->nx + 1, sizeof(uint32_t));
 	m->red_free = calloc((size_t)s->nranks + 1, sizeof(double));
-	if (!buf || !m->bw || !m->lat || !m->free_at || !m->busy || !m->roff ||
-	    !m->rem || !m->red_free) {
-		free(buf);
+	if (!m->bw || !m->lat || !m->free_at || !m->busy || !m->roff ||
+	    !m->nseg || !m->segw || !m->rem || !m->red_free)
 		return PM_EINTERNAL;
-	}
 	for (int l = 0; l < m->nlinks; l++) {
 		m->bw[l] = l < m->nnet ? links[l].bw_Bps : p->inj_bw_Bps;
 		m->lat[l] = l < m->nnet ? links[l].lat_s : 0;
 	}
-	for (size_t i = 0; i < s->nx; i++)
-		total += (size_t)route_of(t, s, i, m->inj, buf);
-	m->route = malloc(sizeof(int32_t) * (total + 1));
-	if (!m->route) {
-		free(buf);
-		return PM_EINTERNAL;
-	}
-	total = 0;
-	for (size_t i = 0; i < s->nx; i++) {
-		int h = route_of(t, s, i, m->inj, buf);
-		m->roff[i] = total;
-		for (int k = 0; k < h; k++)
-			m->route[total++] = buf[k];
-	}
-	m->roff[s->nx] = total;
-	free(buf);
-	return o->dataflow ? build_deps(m) : PM_OK;
+	return PM_OK;
 }
 
 int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
@@ -340,14 +341,20 @@ int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
 	       struct pm_sim_result *r, struct pm_err *err)
 {
 	struct sim m;
-	double ev = pm_sim_events(t, s, n, p, o);
+	double ev = 0;
 
 	memset(r, 0, sizeof *r);
-	if (ev > PM_SIM_MAX_EVENTS)
+	if (sim_init(&m, t, s, n, p, o) != PM_OK || plan(&m, &ev) != PM_OK) {
+		sim_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	}
+	if (ev > PM_SIM_MAX_EVENTS) {
+		sim_free(&m);
 		return pm_fail(err, PM_EINPUT,
 			       "simulation too large: %.3g link traversals (expected at most %.0e; lower --sim-segments or use the contention evaluator)",
 			       ev, PM_SIM_MAX_EVENTS);
-	if (sim_init(&m, t, s, n, p, o) != PM_OK) {
+	}
+	if (o->dataflow && build_deps(&m) != PM_OK) {
 		sim_free(&m);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}

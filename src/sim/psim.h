@@ -48,12 +48,8 @@ struct pm_sim_result {
 	double link_busy;	/* time-weighted share of network links busy */
 };
 
-/* Link traversals the run would simulate; callers refuse runs above
- * PM_SIM_MAX_EVENTS before starting them. */
-double pm_sim_events(const struct pm_topo *t, const struct pm_sched *s,
-		     double n, const struct pm_params *p,
-		     const struct pm_sim_opts *o);
-
+/* A run of more than PM_SIM_MAX_EVENTS link traversals is refused
+ * (PM_EINPUT) before any segment moves. */
 int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
 	       const struct pm_params *p, const struct pm_sim_opts *o,
 	       struct pm_sim_result *r, struct pm_err *err);
