@@ -170,6 +170,62 @@ Test(every_algo, schedules_are_allreduces)
 	}
 }
 
+/* The compact schedule (repeated steps stored once) and its played-out
+ * form are the same schedule: the contention evaluator must give exactly
+ * the same total, terms, step count, link loads and per-step records on
+ * both, on every algorithm and network of the suite (non-round
+ * parameters, flow control on so wire bytes differ from payload). */
+static void same_cost(const struct pm_cost *a, const struct pm_cost *b,
+		      const char *what)
+{
+	const double *x = (const double *)a, *y = (const double *)b;
+	for (size_t i = 0; i < sizeof *a / sizeof(double); i++)
+		cr_assert(fabs(x[i] - y[i]) <= 1e-9 * fabs(y[i]) + 1e-18,
+			  "%s: field %zu: compact %.17g, played %.17g", what, i, x[i], y[i]);
+}
+
+Test(every_algo, compact_equals_played_out)
+{
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+	struct pm_params p = plain_params(2.385e-6, 137e-9, 11.3e9, 0.71e-9);
+
+	p.flow = PM_FLOW_PACKET;
+	for (size_t k = 0; k < NNETS; k++) {
+		struct pm_topo *t = topo_or_die(nets[k]);
+		for (int a = 0; a < na; a++) {
+			struct pm_inst in;
+			struct pm_sched s, e;
+			struct pm_err err;
+			struct pm_cost cs, ce;
+			char what[256];
+			if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK)
+				continue;
+			snprintf(what, sizeof what, "%s on %s", in.label, nets[k]);
+			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+			cr_assert_eq(pm_sched_expand(&s, &e, 1u << 24, &err), PM_OK, "%s", err.msg);
+			cr_assert_eq(e.nsteps, s.nsteps, "%s", what);
+			cr_assert_float_eq((double)e.nx, s.nx_played, 0, "%s", what);
+			struct pm_step_cost *ss = calloc((size_t)s.nsteps + 1, sizeof *ss);
+			struct pm_step_cost *se = calloc((size_t)s.nsteps + 1, sizeof *se);
+			cr_assert_eq(pm_algo_contention(&in, &s, 7.3e6, &p, &cs, ss, &err), PM_OK);
+			cr_assert_eq(pm_algo_contention(&in, &e, 7.3e6, &p, &ce, se, &err), PM_OK);
+			same_cost(&cs, &ce, what);
+			for (int j = 0; j < s.nsteps; j++) {
+				cr_assert_float_eq(ss[j].time_s, se[j].time_s, 1e-15, "%s step %d", what, j);
+				cr_assert_float_eq(ss[j].max_link_B, se[j].max_link_B, 1e-6, "%s step %d", what, j);
+				cr_assert_eq(ss[j].busy_links, se[j].busy_links, "%s step %d", what, j);
+				cr_assert_eq(ss[j].xfers, se[j].xfers, "%s step %d", what, j);
+			}
+			free(ss);
+			free(se);
+			pm_sched_release(&e);
+			pm_sched_release(&s);
+		}
+		pm_topo_free(t);
+	}
+}
+
 /* Arguments too: hring layer lists and dbtree chunk counts. */
 Test(every_algo, schedules_with_arguments)
 {

@@ -201,9 +201,9 @@ Test(cli, deterministic)
 /* A schedule too large to price leaves the closed form and says why. */
 Test(cli, schedule_too_large_keeps_closed_form)
 {
-	struct run r = run_perfmodel("allreduce --topo torus:64x64 --size 1M --algo ring,rabenseifner --format csv");
+	struct run r = run_perfmodel("allreduce --topo torus:64x64 --size 1M --algo dbtree:65536,rabenseifner --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "ring,closed"), "%s", r.out);
+	cr_assert(strstr(r.out, "dbtree:65536~,closed"), "%s", r.out);
 	cr_assert(strstr(r.out, "rabenseifner,contention"), "%s", r.out);
 	cr_assert(strstr(r.out, "no contention row: schedule too large"), "%s", r.out);
 	cr_assert(strstr(r.err, "warning"), "%s", r.err);

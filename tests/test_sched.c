@@ -150,3 +150,65 @@ Test(sched, ring_building_block)
 		pm_sched_release(&s);
 	}
 }
+
+/* A repeated ring step plays out as the p-1 steps Patarasuk & Yuan list:
+ * with dir = +1 member i sends part (i - t - 1) mod 4 in step t.  Window
+ * [8, 16) in parts of 2 units: in step t = 2 member 0 sends part
+ * (0 - 3) mod 4 = 1, units [10, 12); member 3 sends part 0, units [8, 10). */
+Test(sched, repeated_step_rotates_its_parts)
+{
+	int members[4] = {0, 1, 2, 3};
+	struct pm_sched s, e;
+	struct pm_err err;
+
+	init(&s, 4, 16);
+	pm_ring_rs(&s, members, 4, 8, 8, 0, +1, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	cr_assert_eq(s.nstored, 1);
+	cr_assert_eq(s.nsteps, 3);
+	cr_assert_eq(s.nx, 4);
+	cr_assert_float_eq(s.nx_played, 12, 0);
+	cr_assert(pm_sched_is_compact(&s));
+	cr_assert_eq(pm_sched_lo(&s, 0, 2), 10);
+	cr_assert_eq(pm_sched_lo(&s, 3, 2), 8);
+	cr_assert_eq(pm_sched_expand(&s, &e, 1000, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(e.nsteps, 3);
+	cr_assert_eq(e.nstored, 3);
+	cr_assert_eq(e.nx, 12);
+	cr_assert(!pm_sched_is_compact(&e));
+	cr_assert_eq(e.x[e.step_off[2]].lo, 10);
+	cr_assert_eq(e.x[e.step_off[2]].src, 0);
+	cr_assert_eq(e.x[e.step_off[2] + 3].lo, 8);
+	/* expansion is refused above its limit, naming the count */
+	pm_sched_release(&e);
+	cr_assert_eq(pm_sched_expand(&s, &e, 11, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "12 transfers"), "%s", err.msg);
+	pm_sched_release(&s);
+}
+
+/* A block of two steps played three times: logical steps 1..6 after step
+ * 0; a transfer may not be added inside the repeated block afterwards. */
+Test(sched, repeated_block_and_order)
+{
+	struct pm_sched s;
+	struct pm_err err;
+
+	init(&s, 3, 3);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 1, 2, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 2, 2, 0, 0, 1, PM_COPY, 0);
+	pm_sched_repeat(&s, 2, 3);
+	cr_assert_eq(s.nsteps, 7);
+	cr_assert_eq(s.nstored, 3);
+	cr_assert_eq(s.nruns, 2);
+	cr_assert_float_eq(s.nx_played, 7, 0);
+	pm_sched_add(&s, 7, 0, 2, 0, 1, PM_COPY, 0);	/* after the block: fine */
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	pm_sched_add(&s, 7, 0, 1, 0, 1, PM_COPY, 0);	/* same last step: fine */
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	pm_sched_repeat(&s, 1, 2);
+	pm_sched_add(&s, 8, 0, 1, 0, 1, PM_COPY, 0);	/* inside a repeat */
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_EINTERNAL);
+	cr_assert(strstr(err.msg, "out of order"), "%s", err.msg);
+	pm_sched_release(&s);
+}

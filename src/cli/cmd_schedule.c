@@ -208,6 +208,20 @@ static void write_dot(FILE *f, const struct pm_inst *in, const struct pm_sched *
 	fprintf(f, "}\n");
 }
 
+/* Replace a compact schedule by its played-out form. */
+static int play_out(struct pm_sched *s, struct pm_err *err)
+{
+	struct pm_sched e;
+
+	if (!pm_sched_is_compact(s))
+		return PM_OK;
+	int rc = pm_sched_expand(s, &e, PM_SCHED_MAX_XFERS, err);
+	pm_sched_release(s);
+	if (rc == PM_OK)
+		*s = e;
+	return rc;
+}
+
 int cmd_schedule(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -271,6 +285,8 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		rc = PM_EINPUT;	/* asked for this one algorithm: an input error */
 	if (!rc)
 		rc = pm_algo_schedule(&in, &s, err);
+	if (!rc)
+		rc = play_out(&s, err);	/* the views show every step */
 	if (rc)
 		goto out;
 	if (dot) {

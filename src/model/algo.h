@@ -61,8 +61,9 @@ struct pm_algo {
 		     struct pm_err *err);
 	void (*closed)(const struct pm_inst *in, double n,
 		       const struct pm_params *p, struct pm_cost *c);
-	/* Exact number of transfers the builder will add, so an oversized
-	 * schedule is refused before it is built. */
+	/* Exact number of transfers the builder will store (a repeated
+	 * step counts once), so an oversized schedule is refused before it
+	 * is built. */
 	double (*xfers)(const struct pm_inst *in);
 };
 

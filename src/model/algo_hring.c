@@ -95,6 +95,37 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return rc;
 }
 
+/* The first step of layer i's ring phase (reduce-scatter when rs) in
+ * every group of that layer, as logical step `step`: each group holds the
+ * part its outer digits chose, len units from lo. */
+static void layer_step(const struct pm_inst *in, struct pm_sched *s, int i,
+		       int rs, int step, int *members)
+{
+	int P = in->P, pi = in->layers[i], stride = 1;
+	uint32_t len = (uint32_t)P;
+
+	for (int j = 0; j < i; j++) {
+		stride *= in->layers[j];
+		len /= (uint32_t)in->layers[j];
+	}
+	for (int base = 0; base < P; base++) {
+		if ((base / stride) % pi != 0)
+			continue;
+		uint32_t lo = 0, l = (uint32_t)P;
+		for (int j = 0, st = 1; j < i; j++) {	/* part held so far */
+			l /= (uint32_t)in->layers[j];
+			lo += (uint32_t)((base / st) % in->layers[j]) * l;
+			st *= in->layers[j];
+		}
+		for (int m = 0; m < pi; m++)
+			members[m] = base + m * stride;
+		if (rs)
+			pm_ring_rs_step(s, members, pi, lo, len, step, 0, +1, i);
+		else
+			pm_ring_ag_step(s, members, pi, lo, len, step, 0, +1, i);
+	}
+}
+
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
@@ -105,36 +136,15 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	s->nchunks = (uint32_t)P;
 	/* reduce-scatter outward, all-reduce at the top, all-gather inward;
-	 * within a layer every group takes step t before any takes t+1 */
+	 * a layer's phase is its first step played pi-1 times */
 	for (int pass = 0; pass < 2; pass++)
 		for (int k = 0; k < h; k++) {
 			int i = pass == 0 ? k : h - 1 - k;
-			int pi = in->layers[i], stride = 1;
-			uint32_t len = (uint32_t)P;
-			for (int j = 0; j < i; j++) {
-				stride *= in->layers[j];
-				len /= (uint32_t)in->layers[j];
-			}
 			if (pass == 1 && k == 0)
 				s->second_phase = step;
-			for (int t = 0; t + 1 < pi; t++)
-				for (int base = 0; base < P; base++) {
-					if ((base / stride) % pi != 0)
-						continue;
-					uint32_t lo = 0, l = (uint32_t)P;
-					for (int j = 0, st = 1; j < i; j++) {	/* part held so far */
-						l /= (uint32_t)in->layers[j];
-						lo += (uint32_t)((base / st) % in->layers[j]) * l;
-						st *= in->layers[j];
-					}
-					for (int m = 0; m < pi; m++)
-						members[m] = base + m * stride;
-					if (pass == 0)
-						pm_ring_rs_step(s, members, pi, lo, len, step + t, t, +1, i);
-					else
-						pm_ring_ag_step(s, members, pi, lo, len, step + t, t, +1, i);
-				}
-			step += pi - 1;
+			layer_step(in, s, i, pass == 0, step, members);
+			pm_sched_repeat(s, 1, in->layers[i] - 1);
+			step += in->layers[i] - 1;
 		}
 	free(members);
 	return PM_OK;
@@ -157,12 +167,10 @@ static void closed(const struct pm_inst *in, double n,
 	}
 }
 
+/* stored: per layer, one reduce-scatter and one all-gather step of P */
 static double xfers(const struct pm_inst *in)
 {
-	double x = 0;
-	for (int i = 0; i < in->nlayers; i++)
-		x += 2.0 * in->P * (in->layers[i] - 1);
-	return x;
+	return 2.0 * in->P * in->nlayers;
 }
 
 const struct pm_algo pm_algo_hring = {

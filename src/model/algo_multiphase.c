@@ -71,31 +71,44 @@ static int phase_steps(int kind, int p)
 	return p < 2 ? 0 : kind == AR ? 2 * (p - 1) : p - 1;
 }
 
-/* One phase on every line of dimension d, both directions, from step
- * step0.  Direction stream k (0: +, 1: -) owns units [k q, (k+1) q); in
- * phases on Y and Z a member works on the share its X coordinate owns
- * after phase 1. */
+/* Step t of a phase on every line of dimension d, both directions, as
+ * logical step `step`.  Direction stream k (0: +, 1: -) owns units
+ * [k q, (k+1) q); in phases on Y and Z a member works on the share its X
+ * coordinate owns after phase 1. */
+static void phase_step(struct pm_sched *s, const int dims[3], int d, int kind,
+		       uint32_t q, int step, int t, int *members)
+{
+	int p = dims[d], P = dims[0] * dims[1] * dims[2];
+
+	for (int k = 0; k < 2; k++)
+		for (int line = 0; line < P / p; line++) {
+			line_members(dims, d, line, members);
+			uint32_t share = d == 0 ? q : q / (uint32_t)dims[0];
+			uint32_t lo = (uint32_t)k * q +
+				(d == 0 ? 0 : (uint32_t)(members[0] % dims[0]) * share);
+			int dir = k ? -1 : +1;
+			int rs = kind == RS || (kind == AR && t < p - 1);
+			int tt = kind == AR && !rs ? t - (p - 1) : t;
+			if (rs)
+				pm_ring_rs_step(s, members, p, lo, share, step, tt, dir, k);
+			else
+				pm_ring_ag_step(s, members, p, lo, share, step, tt, dir, k);
+		}
+}
+
+/* One phase from step step0: its reduce-scatter and all-gather halves
+ * each a first step played p-1 times. */
 static void add_phase(struct pm_sched *s, const int dims[3], int d, int kind,
 		      uint32_t q, int step0, int *members)
 {
-	int p = dims[d], P = dims[0] * dims[1] * dims[2];
-	int S = phase_steps(kind, p);
+	int p = dims[d];
 
-	for (int t = 0; t < S; t++)
-		for (int k = 0; k < 2; k++)
-			for (int line = 0; line < P / p; line++) {
-				line_members(dims, d, line, members);
-				uint32_t share = d == 0 ? q : q / (uint32_t)dims[0];
-				uint32_t lo = (uint32_t)k * q +
-					(d == 0 ? 0 : (uint32_t)(members[0] % dims[0]) * share);
-				int dir = k ? -1 : +1;
-				int rs = kind == RS || (kind == AR && t < p - 1);
-				int tt = kind == AR && !rs ? t - (p - 1) : t;
-				if (rs)
-					pm_ring_rs_step(s, members, p, lo, share, step0 + t, tt, dir, k);
-				else
-					pm_ring_ag_step(s, members, p, lo, share, step0 + t, tt, dir, k);
-			}
+	if (p < 2)
+		return;
+	for (int t = 0; t < phase_steps(kind, p); t += p - 1) {
+		phase_step(s, dims, d, kind, q, step0 + t, t, members);
+		pm_sched_repeat(s, 1, p - 1);
+	}
 }
 
 static int build(const struct pm_inst *in, struct pm_sched *s,
@@ -146,11 +159,13 @@ static void closed(const struct pm_inst *in, double n,
 	}
 }
 
+/* stored: per dimension of size > 1 a reduce-scatter and an all-gather
+ * step, both directions, P transfers each */
 static double xfers(const struct pm_inst *in)
 {
 	double t = 0;
 	for (int d = 0; d < 3; d++)
-		t += 2.0 * 2 * in->P * (in->dims[d] - 1);	/* 2 directions, RS+AG */
+		t += in->dims[d] > 1 ? 2.0 * 2 * in->P : 0;
 	return t;
 }
 

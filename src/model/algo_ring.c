@@ -41,20 +41,25 @@ static int build_rings(const struct pm_inst *in, struct pm_sched *s, int dirs,
 	if (!members)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	s->nchunks = (uint32_t)(dirs * P);
+	if (P < 2) {
+		free(members);
+		return PM_OK;
+	}
 	if (in->topo) {
 		pm_topo_ring_order(in->topo, s->map);
 		strcpy(s->mapping, "ring order of the network (see perfmodel topo)");
 	}
 	for (int i = 0; i < P; i++)
 		members[i] = i;
-	for (int t = 0; t + 1 < P; t++)
-		for (int d = 0; d < dirs; d++)
-			pm_ring_rs_step(s, members, P, (uint32_t)(d * P), (uint32_t)P,
-					t, t, d ? -1 : +1, d);
-	for (int t = 0; t + 1 < P; t++)
-		for (int d = 0; d < dirs; d++)
-			pm_ring_ag_step(s, members, P, (uint32_t)(d * P), (uint32_t)P,
-					P - 1 + t, t, d ? -1 : +1, d);
+	/* each phase: its first step, played P-1 times */
+	for (int d = 0; d < dirs; d++)
+		pm_ring_rs_step(s, members, P, (uint32_t)(d * P), (uint32_t)P,
+				0, 0, d ? -1 : +1, d);
+	pm_sched_repeat(s, 1, P - 1);
+	for (int d = 0; d < dirs; d++)
+		pm_ring_ag_step(s, members, P, (uint32_t)(d * P), (uint32_t)P,
+				P - 1, 0, d ? -1 : +1, d);
+	pm_sched_repeat(s, 1, P - 1);
 	s->second_phase = P - 1;
 	free(members);
 	return PM_OK;
@@ -87,9 +92,10 @@ static void closed(const struct pm_inst *in, double n,
 	closed_rings(in, n, 1, p, c);
 }
 
+/* stored: one reduce-scatter and one all-gather step of P transfers */
 static double xfers(const struct pm_inst *in)
 {
-	return 2.0 * in->P * (in->P - 1);
+	return in->P > 1 ? 2.0 * in->P : 0;
 }
 
 const struct pm_algo pm_algo_ring = {
@@ -123,7 +129,7 @@ static void closed_bidir(const struct pm_inst *in, double n,
 
 static double xfers_bidir(const struct pm_inst *in)
 {
-	return 4.0 * in->P * (in->P - 1);
+	return in->P > 1 ? 4.0 * in->P : 0;
 }
 
 const struct pm_algo pm_algo_biring = {

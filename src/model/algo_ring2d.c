@@ -59,24 +59,45 @@ static int phase_steps(int A, int B)
 	return a > b ? a : b;
 }
 
+/* Sorted, distinct step numbers in [0, S1] where some ring changes from
+ * reduce-scatter to all-gather or stops; between two of them every step
+ * is the previous one rotated. */
+static int breakpoints(int A, int B, int S1, int *bp)
+{
+	int c[6] = {0, A - 1, 2 * (A - 1), B - 1, 2 * (B - 1), S1}, n = 0;
+
+	for (int v = 0; v <= S1; v++)
+		for (int i = 0; i < 6; i++)
+			if (c[i] == v) {
+				bp[n++] = v;
+				break;
+			}
+	return n;
+}
+
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
-	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B);
+	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B), bp[6];
+	int nbp = breakpoints(A, B, S1, bp);
 	uint32_t q = (uint32_t)(A * B);	/* units per stream */
 	int *members = malloc(sizeof(int) * (size_t)(A > B ? A : B));
 
 	if (!members)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	s->nchunks = 4 * q;
+	/* each stretch between breakpoints: its first step, played on */
 	for (int phase = 0; phase < 2; phase++)
-		for (int k = 0; k < S1; k++)
+		for (int r = 0; r + 1 < nbp; r++) {
+			int k = bp[r];
 			for (int st = 0; st < 4; st++) {
 				int first = st < 2 ? 0 : 1, dir = st % 2 ? -1 : +1;
 				allreduce_lines_step(s, A, B, phase ? 1 - first : first,
 						     (uint32_t)st * q, q, phase * S1 + k, k,
 						     dir, st, members);
 			}
+			pm_sched_repeat(s, 1, bp[r + 1] - k);
+		}
 	s->second_phase = S1;
 	free(members);
 	return PM_OK;
@@ -101,10 +122,18 @@ static void closed(const struct pm_inst *in, double n,
 	c->sent_B = (2.0 * (A - 1) / A + 2.0 * (B - 1) / B) * n;
 }
 
-/* 4 streams, each a ring all-reduce over every row and every column */
+/* stored: one step per stretch between breakpoints and phase, each at
+ * most 4 streams of P transfers (a stream whose rings have stopped adds
+ * none) */
 static double xfers(const struct pm_inst *in)
 {
-	return 8.0 * in->P * (in->dims[0] + in->dims[1] - 2);
+	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B), bp[6];
+	int nbp = breakpoints(A, B, S1, bp);
+	double x = 0;
+
+	for (int r = 0; r + 1 < nbp; r++)
+		x += 2.0 * in->P * ((bp[r] < 2 * (A - 1)) + (bp[r] < 2 * (B - 1)));
+	return 2.0 * x;
 }
 
 const struct pm_algo pm_algo_ring2d = {

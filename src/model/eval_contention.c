@@ -61,9 +61,12 @@ static int scratch_alloc(struct scratch *z, int links, int ends, int ranks,
 	       z->red && z->sent && z->route;
 }
 
-/* Price one step; accumulate run-wide loads into z and out. */
+/* Price stored step k, played rep times; accumulate run-wide loads
+ * into z and out.  Every pass of a repeated step moves the same amounts
+ * over the same routes (only the chunk ids rotate), so one pricing
+ * serves them all. */
 static void price_step(const struct pm_topo *t, const struct pm_sched *s,
-		       int k, double n, const struct pm_params *p,
+		       int k, double rep, double n, const struct pm_params *p,
 		       struct scratch *z, struct pm_cost *out,
 		       struct pm_step_cost *sc)
 {
@@ -106,13 +109,13 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 			hops_max = h;
 		z->inj[a] += wire;
 		z->ej[b] += wire;
-		z->sent[x->src] += bytes;
+		z->sent[x->src] += bytes * rep;
 		if (x->op == PM_REDUCE) {
 			z->red[x->dst] += bytes;
 			if (z->red[x->dst] > red_max)
 				red_max = z->red[x->dst];
 		}
-		out->wire_B += wire * h;
+		out->wire_B += wire * h * rep;
 	}
 	for (int j = 0; j < nt; j++) {
 		int l = z->touched[j];
@@ -123,7 +126,7 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 			max_load = w;
 		if (z->run_load[l] == 0)
 			out->links_used += 1;
-		z->run_load[l] += w;
+		z->run_load[l] += w * rep;
 		z->step_load[l] = 0;
 	}
 	/* endpoint injection limit, then reset the per-step tallies */
@@ -152,14 +155,28 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 		.xfers = s->step_off[k + 1] - s->step_off[k],
 	};
 	c.time_s = c.alpha_s + c.lat_s + c.bw_s + c.red_s;
-	out->alpha_s += c.alpha_s;
-	out->lat_s += c.lat_s;
-	out->bw_s += c.bw_s;
-	out->red_s += c.red_s;
-	out->time_s += c.time_s;
-	out->util_avg += c.time_s * nt;
-	if (sc)
-		*sc = c;
+	out->alpha_s += c.alpha_s * rep;
+	out->lat_s += c.lat_s * rep;
+	out->bw_s += c.bw_s * rep;
+	out->red_s += c.red_s * rep;
+	out->time_s += c.time_s * rep;
+	out->util_avg += c.time_s * nt * rep;
+	*sc = c;
+}
+
+/* Price one run: its stored steps once each; steps (logical, may be
+ * NULL) gets a record per pass. */
+static void price_run(const struct pm_topo *t, const struct pm_sched *s,
+		      const struct pm_run *r, int step0, double n,
+		      const struct pm_params *p, struct scratch *z,
+		      struct pm_cost *out, struct pm_step_cost *steps)
+{
+	for (int i = 0; i < r->span; i++) {
+		struct pm_step_cost c;
+		price_step(t, s, r->first + i, r->rep, n, p, z, out, &c);
+		for (int j = 0; steps && j < r->rep; j++)
+			steps[step0 + j * r->span + i] = c;
+	}
 }
 
 int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
@@ -175,8 +192,10 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 		scratch_free(&z);
 		return pm_fail(err, PM_EINTERNAL, "out of memory pricing a schedule");
 	}
-	for (int k = 0; k < s->nsteps; k++)
-		price_step(t, s, k, n, p, &z, out, steps ? &steps[k] : NULL);
+	for (int r = 0, step = 0; r < s->nruns; r++) {
+		price_run(t, s, &s->runs[r], step, n, p, &z, out, steps);
+		step += s->runs[r].span * s->runs[r].rep;
+	}
 	out->steps = s->nsteps;
 	for (int r = 0; r < s->nranks; r++)
 		if (z.sent[r] > out->sent_B)

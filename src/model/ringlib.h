@@ -1,7 +1,10 @@
 /* ringlib.h: ring reduce-scatter and all-gather over any group of ranks,
  * the building block of ring, bidir-ring, 2d-ring and hring.  The _step
  * forms add one step of one ring, so a builder running several rings at
- * once can add them step by step (schedules are built in step order). */
+ * once can add them step by step (schedules are built in step order).
+ * Every transfer records how its part rotates from one step to the next
+ * (by -dir parts within [lo, lo+len)), so a builder may add only the first
+ * step of a phase and play it p-1 times with pm_sched_repeat. */
 #ifndef PM_RINGLIB_H
 #define PM_RINGLIB_H
 
@@ -22,7 +25,8 @@ void pm_ring_ag_step(struct pm_sched *s, const int *members, int p,
 		     uint32_t lo, uint32_t len, int step, int t, int dir,
 		     int flow);
 
-/* All p-1 steps of one ring, as steps step0 .. step0+p-2. */
+/* All p-1 steps of one ring, as steps step0 .. step0+p-2: one stored
+ * step played p-1 times. */
 void pm_ring_rs(struct pm_sched *s, const int *members, int p, uint32_t lo,
 		uint32_t len, int step0, int dir, int flow);
 void pm_ring_ag(struct pm_sched *s, const int *members, int p, uint32_t lo,

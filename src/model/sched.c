@@ -54,6 +54,8 @@ void pm_sched_release(struct pm_sched *s)
 	free(s->x);
 	free(s->route_off);
 	free(s->route);
+	free(s->runs);
+	free(s->rot);
 	memset(s, 0, sizeof *s);
 }
 
@@ -72,22 +74,45 @@ void pm_sched_reserve(struct pm_sched *s, size_t n)
 	}
 }
 
-/* Open steps up to `step`: step_off[k+1] is where step k+1 starts. */
+static int grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* Open stored steps up to logical step `step`, each a run of its own;
+ * step_off[k+1] is where stored step k+1 starts. */
 static int open_step(struct pm_sched *s, int step)
 {
-	if (step + 1 > s->capsteps) {
-		int cap = s->capsteps;
-		while (cap < step + 1)
-			cap *= 2;
-		size_t *o = realloc(s->step_off, sizeof(size_t) * ((size_t)cap + 1));
-		if (!o)
+	size_t cap;
+
+	while (s->nsteps <= step) {
+		if (s->nstored + 1 > s->capsteps) {
+			int c = s->capsteps * 2;
+			size_t *o = realloc(s->step_off, sizeof(size_t) * ((size_t)c + 1));
+			if (!o)
+				return -1;
+			s->step_off = o;
+			s->capsteps = c;
+		}
+		cap = (size_t)s->capruns;
+		if (grow((void **)&s->runs, &cap, (size_t)s->nruns + 1, sizeof *s->runs))
 			return -1;
-		s->step_off = o;
-		s->capsteps = cap;
+		s->capruns = (int)cap;
+		s->runs[s->nruns++] = (struct pm_run){s->nstored, 1, 1};
+		s->step_off[++s->nstored] = s->nx;
+		s->nsteps++;
 	}
-	while (s->nsteps <= step)	/* steps in between stay empty */
-		s->step_off[++s->nsteps] = s->nx;
 	return 0;
+}
+
+/* May a transfer go to logical step `step`?  Only to the last step if it
+ * is not part of a repeated run, or to a later one. */
+static int in_order(const struct pm_sched *s, int step)
+{
+	if (step < 0 || step < s->nsteps - 1)
+		return 0;
+	if (step == s->nsteps - 1) {
+		const struct pm_run *r = &s->runs[s->nruns - 1];
+		return r->rep == 1 && r->span == 1;
+	}
+	return 1;
 }
 
 void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
@@ -95,7 +120,7 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 {
 	if (s->failed)
 		return;
-	if (step < s->nsteps - 1 || step < 0) {
+	if (!in_order(s, step)) {
 		s->failed = PM_EINTERNAL + 100;	/* out of order: a builder bug */
 		return;
 	}
@@ -108,20 +133,136 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		if (cap > s->limit)
 			cap = s->limit;
 		struct pm_xfer *x = realloc(s->x, sizeof *x * cap);
-		if (!x) {
+		struct pm_rot *r = s->rot ? realloc(s->rot, sizeof *r * cap) : NULL;
+		if (x)
+			s->x = x;
+		if (r)
+			s->rot = r;
+		if (!x || (s->rot && !r)) {
 			s->failed = PM_EINTERNAL;
 			return;
 		}
-		s->x = x;
 		s->cap = cap;
 	}
 	if (open_step(s, step)) {
 		s->failed = PM_EINTERNAL;
 		return;
 	}
+	if (s->rot)	/* the rotation array has x's capacity */
+		s->rot[s->nx] = (struct pm_rot){0, 0, 0};
 	s->x[s->nx++] = (struct pm_xfer){src, dst, lo, cnt, (uint16_t)op,
 					 (uint16_t)flow};
-	s->step_off[s->nsteps] = s->nx;
+	s->step_off[s->nstored] = s->nx;
+	s->nx_played += 1;
+}
+
+void pm_sched_add_rot(struct pm_sched *s, int step, int src, int dst,
+		      uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
+		      uint32_t wlo, uint32_t wlen, int32_t by)
+{
+	size_t before = s->nx;
+
+	pm_sched_add(s, step, src, dst, lo, cnt, op, flow);
+	if (s->failed || s->nx == before)
+		return;
+	if (!s->rot) {
+		s->rot = calloc(s->cap, sizeof *s->rot);
+		if (!s->rot) {
+			s->failed = PM_EINTERNAL;
+			return;
+		}
+	}
+	s->rot[before] = (struct pm_rot){wlo, wlen, by};
+}
+
+void pm_sched_repeat(struct pm_sched *s, int span, int rep)
+{
+	if (s->failed || rep == 1)
+		return;
+	if (span < 1 || rep < 1 || span > s->nruns) {
+		s->failed = PM_EINTERNAL + 100;
+		return;
+	}
+	for (int i = s->nruns - span; i < s->nruns; i++)
+		if (s->runs[i].rep != 1 || s->runs[i].span != 1) {
+			s->failed = PM_EINTERNAL + 100;
+			return;
+		}
+	int first = s->runs[s->nruns - span].first;
+	size_t nx = s->nx - s->step_off[first];
+	s->nruns -= span - 1;
+	s->runs[s->nruns - 1] = (struct pm_run){first, span, rep};
+	s->nsteps += span * (rep - 1);
+	s->nx_played += (double)nx * (rep - 1);
+}
+
+int pm_sched_is_compact(const struct pm_sched *s)
+{
+	return s->nstored != s->nsteps;
+}
+
+uint32_t pm_sched_lo(const struct pm_sched *s, size_t i, long j)
+{
+	const struct pm_xfer *x = &s->x[i];
+
+	if (!s->rot || j == 0 || s->rot[i].wlen == 0)
+		return x->lo;
+	const struct pm_rot *r = &s->rot[i];
+	long long w = r->wlen, off = (long long)x->lo - r->wlo + (long long)j * r->by;
+	off %= w;
+	if (off < 0)
+		off += w;
+	return r->wlo + (uint32_t)off;
+}
+
+/* Append stored step k of s, pass j, as logical step `step` of out. */
+static void expand_step(const struct pm_sched *s, int k, long j,
+			struct pm_sched *out, int step)
+{
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		uint32_t lo = pm_sched_lo(s, i, j);
+		if (s->route_off)
+			pm_sched_add_routed(out, step, x->src, x->dst, lo, x->cnt,
+					    (enum pm_op)x->op, x->flow,
+					    s->route + s->route_off[i],
+					    (int)(s->route_off[i + 1] - s->route_off[i]));
+		else
+			pm_sched_add(out, step, x->src, x->dst, lo, x->cnt,
+				     (enum pm_op)x->op, x->flow);
+	}
+	if (s->step_off[k] == s->step_off[k + 1] && !out->failed &&
+	    open_step(out, step))
+		out->failed = PM_EINTERNAL;	/* keep empty steps */
+}
+
+int pm_sched_expand(const struct pm_sched *s, struct pm_sched *out,
+		    size_t limit, struct pm_err *err)
+{
+	int rc, step = 0;
+
+	if (s->nx_played > (double)limit)
+		return pm_fail(err, PM_EINPUT,
+			       "schedule too large to play out: %.0f transfers on %d ranks (expected at most %zu)",
+			       s->nx_played, s->nranks, limit);
+	rc = pm_sched_init(out, s->nranks, s->nchunks, err);
+	if (rc)
+		return rc;
+	out->limit = limit;
+	memcpy(out->map, s->map, sizeof(int) * (size_t)(s->nranks > 0 ? s->nranks : 1));
+	memcpy(out->mapping, s->mapping, sizeof out->mapping);
+	out->second_phase = s->second_phase;
+	pm_sched_reserve(out, (size_t)s->nx_played);
+	for (int r = 0; r < s->nruns; r++) {
+		const struct pm_run *run = &s->runs[r];
+		for (long j = 0; j < run->rep; j++)
+			for (int k = run->first; k < run->first + run->span; k++)
+				expand_step(s, k, j, out, step++);
+	}
+	rc = pm_sched_finish(out, err);
+	if (rc)
+		pm_sched_release(out);
+	return rc;
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -194,7 +335,7 @@ static uint64_t *set_of(struct sets *z, const struct pm_sched *s, int rank,
 	return z->bits + ((size_t)rank * s->nchunks + chunk) * (size_t)z->words;
 }
 
-int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err)
+static int check_stored(const struct pm_sched *s, struct pm_err *err)
 {
 	int P = s->nranks, W = (P + 63) / 64, rc = PM_OK;
 	size_t total;
@@ -219,7 +360,7 @@ int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 			const struct pm_xfer *x = &s->x[i];
 			if (x->src < 0 || x->src >= P || x->dst < 0 || x->dst >= P ||
-			    x->src == x->dst || x->lo + x->cnt > s->nchunks) {
+			    x->src == x->dst || (uint64_t)x->lo + x->cnt > s->nchunks) {
 				rc = pm_fail(err, PM_EINPUT,
 					     "step %d: malformed transfer %d -> %d of chunks [%u,%u)",
 					     k, x->src, x->dst, x->lo, x->lo + x->cnt);
@@ -259,5 +400,22 @@ int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err)
 out:
 	free(cur.bits);
 	free(nxt.bits);
+	return rc;
+}
+
+int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err)
+{
+	struct pm_sched e;
+	int rc;
+
+	if (!pm_sched_is_compact(s))
+		return check_stored(s, err);
+	if (s->nranks > 512 || s->nchunks > 4096)
+		return check_stored(s, err);	/* refuses with the limits */
+	rc = pm_sched_expand(s, &e, PM_SCHED_MAX_XFERS, err);
+	if (rc)
+		return rc;
+	rc = check_stored(&e, err);
+	pm_sched_release(&e);
 	return rc;
 }

@@ -9,7 +9,18 @@
  * as it was when the step began (lockstep, as MULTITREE's NOP-timed
  * steps).  A rank forwards a chunk only in a later step than the one it
  * received it in.  Builders add steps in order (step k before k+1), so a
- * schedule is never sorted or copied: it can hold millions of transfers.
+ * schedule is never sorted or copied.
+ *
+ * What repeats is stored once.  A run is a block of `span` stored steps
+ * played `rep` times (a ring's P-1 reduce-scatter steps are one stored
+ * step played P-1 times); in pass j of a run, a transfer that carries a
+ * rotation (struct pm_rot) moves units wlo + ((lo - wlo) + j by) mod wlen,
+ * one that carries none moves the same units every pass.  nsteps counts
+ * the steps as played (logical steps); nstored and step_off describe what
+ * is stored.  The contention evaluator prices a run's stored steps once
+ * and multiplies by rep, so its cost grows with the distinct step
+ * patterns, not with the transfers played; consumers that need every
+ * transfer (replay check, simulator, views) call pm_sched_expand.
  */
 #ifndef PM_SCHED_H
 #define PM_SCHED_H
@@ -33,15 +44,31 @@ struct pm_xfer {
 	uint16_t flow;		/* which tree/ring/stream carries it, for display */
 };
 
+/* Stored steps [first, first+span) played rep times. */
+struct pm_run {
+	int first, span, rep;
+};
+
+/* How a transfer of a repeated run moves through the message. */
+struct pm_rot {
+	uint32_t wlo, wlen;	/* window [wlo, wlo+wlen) of chunk units */
+	int32_t by;		/* units moved per pass (mod wlen) */
+};
+
 struct pm_sched {
 	int nranks;
 	int *map;		/* map[rank] = endpoint */
 	uint32_t nchunks;	/* the message is nchunks equal units */
-	int nsteps;
-	size_t *step_off;	/* step s is xfers [step_off[s], step_off[s+1]) */
+	int nsteps;		/* logical steps, as played */
+	double nx_played;	/* transfers as played (sum over runs) */
+	int nstored;		/* stored steps */
+	size_t *step_off;	/* stored step k is xfers [step_off[k], step_off[k+1]) */
 	int capsteps;
+	struct pm_run *runs;	/* in order, covering the stored steps */
+	int nruns, capruns;
 	struct pm_xfer *x;
-	size_t nx, cap;
+	struct pm_rot *rot;	/* per stored transfer, NULL when none rotates */
+	size_t nx, cap;		/* stored transfers */
 	int huge;		/* x came from the page-aligned allocator */
 	/* Source-routed schedules (MULTITREE) carry each transfer's links:
 	 * transfer i crosses route[route_off[i] .. route_off[i+1]).  NULL: the
@@ -75,17 +102,43 @@ void pm_sched_add_routed(struct pm_sched *s, int step, int src, int dst,
 			 uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
 			 const int *links, int nlinks);
 
+/* As pm_sched_add, for a transfer that rotates through the units
+ * [wlo, wlo+wlen) by `by` units per pass when its step is repeated. */
+void pm_sched_add_rot(struct pm_sched *s, int step, int src, int dst,
+		      uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
+		      uint32_t wlo, uint32_t wlen, int32_t by);
+
+/* Play the last `span` stored steps (logical steps nsteps-span ..
+ * nsteps-1, none of them repeated yet) `rep` times in all; the next step
+ * added is then logical step nsteps (the new count).  rep = 1 does
+ * nothing. */
+void pm_sched_repeat(struct pm_sched *s, int span, int rep);
+
+/* Does any run play more than once? */
+int pm_sched_is_compact(const struct pm_sched *s);
+
+/* Write into out (uninitialised) the same schedule with every pass
+ * stored: one stored step per logical step, rotations applied.  Refused
+ * (PM_EINPUT) above `limit` played transfers. */
+int pm_sched_expand(const struct pm_sched *s, struct pm_sched *out,
+		    size_t limit, struct pm_err *err);
+
+/* Chunk units transfer i moves in pass j of its run. */
+uint32_t pm_sched_lo(const struct pm_sched *s, size_t i, long j);
+
 /* Close the last step and report any error met while adding. */
 int pm_sched_finish(struct pm_sched *s, struct pm_err *err);
 
-static inline size_t pm_sched_step_len(const struct pm_sched *s, int step)
+/* Transfers of stored step k. */
+static inline size_t pm_sched_step_len(const struct pm_sched *s, int k)
 {
-	return s->step_off[step + 1] - s->step_off[step];
+	return s->step_off[k + 1] - s->step_off[k];
 }
 
 /* Replay the schedule on sets of contributions and check it is an
  * all-reduce: at the end every rank holds every chunk reduced over all
- * ranks exactly once.  For P <= 512 ranks and nchunks <= 4096. */
+ * ranks exactly once.  For P <= 512 ranks and nchunks <= 4096; a
+ * compact schedule is expanded first. */
 int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err);
 
 #endif

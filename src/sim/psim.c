@@ -336,9 +336,10 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	return PM_OK;
 }
 
-int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
-	       const struct pm_params *p, const struct pm_sim_opts *o,
-	       struct pm_sim_result *r, struct pm_err *err)
+static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
+		      double n, const struct pm_params *p,
+		      const struct pm_sim_opts *o, struct pm_sim_result *r,
+		      struct pm_err *err)
 {
 	struct sim m;
 	double ev = 0;
@@ -384,4 +385,24 @@ int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
 	r->link_busy = m.end > 0 && m.nnet ? busy / (m.end * m.nnet) : 0;
 	sim_free(&m);
 	return PM_OK;
+}
+
+/* The simulator moves every transfer: a compact schedule is played out
+ * first. */
+int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
+	       const struct pm_params *p, const struct pm_sim_opts *o,
+	       struct pm_sim_result *r, struct pm_err *err)
+{
+	struct pm_sched e;
+	int rc;
+
+	if (!pm_sched_is_compact(s))
+		return run_stored(t, s, n, p, o, r, err);
+	memset(r, 0, sizeof *r);
+	rc = pm_sched_expand(s, &e, PM_SCHED_MAX_XFERS, err);
+	if (rc)
+		return rc;
+	rc = run_stored(t, &e, n, p, o, r, err);
+	pm_sched_release(&e);
+	return rc;
 }
