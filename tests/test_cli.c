@@ -147,6 +147,26 @@ Test(cli, bad_input_exits_2)
 		{"train --model resnet50 --workers 8 --a 1us --b 1ns --compute-scale -1", "invalid compute scale '-1'"},
 		{"train --model resnet50 --workers 8 --fit data/measurements/osu_allreduce_8nodes.log --fit-range 1:16", "negative all-reduce cost"},
 		{"models extra", "unexpected argument 'extra'"},
+		/* issue 9 regressions: each crashed, hung or printed inf before */
+		{"train --model resnet50 --algo ring --workers 4 --cost-model contention", "--cost-model contention needs --topo"},
+		{"allreduce --topo file:/dev/zero --size 1M", "not a regular file"},
+		{"fit /dev/zero", "not a regular file"},
+		{"hier --machine /dev/zero --procs 8 --size 1M", "not a regular file"},
+		{"train --model /dev/zero --workers 4 --algo ring", "not a regular file"},
+		{"allreduce --topo file:tests --size 1M", "it is a directory"},
+		{"hier --machine abci --procs 4294967296 --size 1M", "invalid process count '4294967296'"},
+		{"hier --machine abci --procs 8 --size 1M --layers 1073741824x1073741824x1073741824", "multiplies to more than 8"},
+		{"allreduce --topo torus:4x4 --algo ring --size 1:2:x1.0000000000000002", "too many points"},
+		{"allreduce --topo torus:4x4 --algo ring --size 1:1e15:x1.000000001", "too many points"},
+		{"allreduce --topo torus:4x4 --size 1M --link-bw 1e308GB/s", "out of range (expected 1 B/s to 1 PB/s)"},
+		{"allreduce --topo torus:4x4 --size 1M --link-bw 1e-300B/s", "out of range"},
+		{"allreduce --topo torus:4x4 --size 1M --link-lat 1e308s", "too long (expected at most 3600 s)"},
+		{"allreduce --topo torus:4x4 --size 1M --alpha 1e308s", "too long"},
+		{"allreduce --topo torus:4x4 --size 1M --gamma 1e308s", "invalid reduction cost '1e308s'"},
+		{"allreduce --topo torus:4x4x4 --size 1M --dim-bw 1e308GB/s,1GB/s,1GB/s", "out of range"},
+		{"allreduce --topo torus:4x4 --size 1M --inj-bw 1e308GB/s", "out of range"},
+		{"topo --topo torus:4x4 --link-bw 1e308GB/s", "out of range"},
+		{"schedule --topo file:tests/data/oneway_cycle.csv --algo multitree", "has no link back"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct run r = run_perfmodel(cases[i].args);
@@ -207,5 +227,25 @@ Test(cli, schedule_too_large_keeps_closed_form)
 	cr_assert(strstr(r.out, "rabenseifner,contention"), "%s", r.out);
 	cr_assert(strstr(r.out, "no contention row: schedule too large"), "%s", r.out);
 	cr_assert(strstr(r.err, "warning"), "%s", r.err);
+	run_free(&r);
+}
+
+/* Routes longer than any fixed buffer (601 links through a chain of
+ * switches) are built, printed and priced whole (issue 9: a path[256]
+ * and a links[512] array overflowed). */
+Test(cli, long_routes)
+{
+	struct run r = run_perfmodel("schedule --topo file:tests/data/switch_chain.csv --algo multitree --view transfers --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "s598->s599->1"), "%.200s", r.out);
+	cr_assert(strstr(r.out, "1->s599->s598"), "%.200s", r.out);
+	run_free(&r);
+	/* ring on it, P = 2: one reduce-scatter and one all-gather step, each
+	 * a 2^19-byte message per rank over 601 links of 150 ns and 16 GB/s:
+	 * 2 x (601 x 150 ns + 524288 B / 16e9 B/s) = 180.3 + 65.536 us */
+	r = run_perfmodel("allreduce --topo file:tests/data/switch_chain.csv --size 1M --algo ring --model contention --flow none --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, ",245.836,"), "%s", r.out);
+	cr_assert(strstr(r.out, ",180.3,65.536,"), "%s", r.out);
 	run_free(&r);
 }

@@ -110,12 +110,13 @@ static int add_given(struct cli_table *t, const char *list,
 					       "invalid hierarchy in --layers '%s' (expected factors of at least 2 joined by x, such as 4x8x4)",
 					       list);
 			hr.layers[hr.h++] = (int)v;
-			prod *= v;
+			if (prod <= q->P)	/* past P it can only be wrong: stop before overflow */
+				prod *= v;
 		}
 		if (prod != q->P)
 			return pm_fail(err, PM_EINPUT,
-				       "hierarchy in --layers multiplies to %lld (expected the %lld processes)",
-				       prod, q->P);
+				       "a hierarchy in --layers '%s' multiplies to %s%lld (expected the %lld processes)",
+				       list, prod > q->P ? "more than " : "", prod > q->P ? q->P : prod, q->P);
 		add_rows(t, "given", &hr, q, flat_s, "-", err);
 	}
 	return PM_OK;
@@ -193,7 +194,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "missing --procs (expected the number of processes, such as 512)");
 	if (!size)
 		return pm_fail(err, PM_EINPUT, "missing --size (expected the all-reduce size per process, such as 128M)");
-	if (pm_parse_int(procs, 1, 1L << 40, "process count", &P, err) ||
+	if (pm_parse_int(procs, 1, 1L << 30, "process count", &P, err) ||
 	    pm_parse_int(top, 1, PM_HIER_MAX_TOP, "--top", &K, err) ||
 	    pm_parse_size(size, &q.n, err) || cli_parse_format(format, &fmt, err))
 		return PM_EINPUT;

@@ -63,38 +63,50 @@ static int view_steps(struct cli_table *tab, const struct pm_inst *in,
 	return PM_OK;
 }
 
-/* "a->b->c": the vertices a transfer crosses. */
+/* "a->b->c": the vertices a transfer crosses; route is scratch for
+ * pm_topo_max_hops links. */
 static void path_text(const struct pm_topo *t, const struct pm_sched *s,
-		      size_t i, char *buf, size_t size)
+		      size_t i, int *route, char *buf, size_t size)
 {
-	int links[512], h;
 	const struct pm_xfer *x = &s->x[i];
+	const int *links = route;
+	int h, E = pm_topo_endpoints(t);
 
 	if (s->route_off) {
 		h = (int)(s->route_off[i + 1] - s->route_off[i]);
-		memcpy(links, s->route + s->route_off[i], sizeof(int) * (size_t)h);
+		links = s->route + s->route_off[i];
 	} else {
-		h = pm_topo_route(t, s->map[x->src], s->map[x->dst], links);
+		h = pm_topo_route(t, s->map[x->src], s->map[x->dst], route);
 	}
 	size_t used = (size_t)snprintf(buf, size, "%d", s->map[x->src]);
 	for (int j = 0; j < h && used < size; j++) {
 		int v = pm_topo_link(t, links[j])->dst;
-		if (v >= pm_topo_endpoints(t))
-			used += (size_t)snprintf(buf + used, size - used, "->s%d", v - pm_topo_endpoints(t));
+		if (v >= E)
+			used += (size_t)snprintf(buf + used, size - used, "->s%d", v - E);
 		else
 			used += (size_t)snprintf(buf + used, size - used, "->%d", v);
 	}
 }
 
-static void view_transfers(struct cli_table *tab, const struct pm_inst *in,
-			   const struct pm_sched *s, double n)
+static int view_transfers(struct cli_table *tab, const struct pm_inst *in,
+			  const struct pm_sched *s, double n, struct pm_err *err)
 {
 	static const char *const cols[] = {"step", "flow", "src_rank", "dst_rank",
 		"op", "chunks", "bytes", "path"};
 	static const unsigned flags[] = {COL_NUM, COL_NUM, COL_NUM, COL_NUM, 0, 0,
 		COL_NUM, 0};
-	char path[1024];
+	/* a route has at most max_hops links (source routes too: they are
+	 * walks over links, at most one per vertex), each "->sN" */
+	size_t hops = (size_t)pm_topo_max_hops(in->topo) + (size_t)pm_topo_vertices(in->topo) + 1;
+	size_t size = 16 * hops;
+	int *route = malloc(sizeof(int) * hops);
+	char *path = malloc(size);
 
+	if (!route || !path) {
+		free(route);
+		free(path);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
 	cli_table_init(tab, 8, cols, flags);
 	for (int k = 0; k < s->nsteps; k++)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
@@ -107,9 +119,12 @@ static void view_transfers(struct cli_table *tab, const struct pm_inst *in,
 			cli_table_set(tab, 4, "%s", x->op == PM_REDUCE ? "reduce" : "copy");
 			cli_table_set(tab, 5, "%u-%u/%u", x->lo, x->lo + x->cnt - 1, s->nchunks);
 			cli_table_set(tab, 6, "%.0f", n / s->nchunks * x->cnt);
-			path_text(in->topo, s, i, path, sizeof path);
+			path_text(in->topo, s, i, route, path, size);
 			cli_table_set(tab, 7, "%s", path);
 		}
+	free(route);
+	free(path);
+	return PM_OK;
 }
 
 /* Seed 000 Fig. 5: per node, per flow and step, the operation, the flow
@@ -296,7 +311,7 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	if (v == V_STEPS)
 		rc = view_steps(&tab, &in, &s, bytes, &p, err);
 	else if (v == V_TRANSFERS)
-		view_transfers(&tab, &in, &s, bytes);
+		rc = view_transfers(&tab, &in, &s, bytes, err);
 	else
 		view_nodes(&tab, &s);
 	if (rc)

@@ -408,6 +408,10 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		cost.kind = C_ALGO;
 		cost.algo = algo;
 		cost.contention = strcmp(cmodel, "contention") == 0;
+		if (cost.contention && !cost.topo) {
+			rc = pm_fail(err, PM_EINPUT, "--cost-model contention needs --topo (expected a network to route the schedule over, such as --topo torus:4x4)");
+			goto out;
+		}
 	}
 	if (cost.kind <= C_FIT && (cost.a < 0 || cost.b < 0)) {
 		rc = pm_fail(err, PM_EINPUT, "negative all-reduce cost (a = %g s, b = %g s/B; expected non-negative values, try --fit-range)",

@@ -68,6 +68,7 @@ struct mt {
 	int maxlen;		/* links a tree edge may span in this stage */
 	struct front *fr;
 	int *missing;
+	int *pathbuf;		/* one edge's links: at most V */
 };
 
 static void mt_free(struct mt *m)
@@ -93,6 +94,7 @@ static void mt_free(struct mt *m)
 			free(m->fr[i].v);
 	free(m->fr);
 	free(m->missing);
+	free(m->pathbuf);
 	memset(m, 0, sizeof *m);
 }
 
@@ -239,7 +241,7 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 static int add_one(struct mt *m, int T, int t)
 {
 	struct front *f = &m->fr[T];
-	int path[256], len = 1;
+	int *path = m->pathbuf, len = 1;
 
 	while (f->cur < f->n) {
 		int p = f->v[f->cur];
@@ -346,7 +348,8 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->queue = malloc(sizeof(int) * (size_t)V);
 	m->fr = calloc((size_t)P, sizeof *m->fr);
 	m->missing = malloc(sizeof(int) * (size_t)P);
-	if (!m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
+	m->pathbuf = malloc(sizeof(int) * ((size_t)V + 1));
+	if (!m->pathbuf || !m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
 	    !m->missing)
@@ -477,6 +480,33 @@ static int parse_opts(struct pm_inst *in, const char *arg, int *ports,
 	return PM_OK;
 }
 
+/* The opposite direction of link l; among parallel links, the k-th for the
+ * k-th, so distinct links stay distinct. */
+static int reverse_link(const struct pm_topo *t, int l)
+{
+	const struct pm_link *L = pm_topo_links(t);
+	int n, k = 0;
+	const int *out = pm_topo_out(t, L[l].src, &n);
+
+	for (int i = 0; i < n && out[i] != l; i++)
+		k += L[out[i]].dst == L[l].dst;
+	out = pm_topo_out(t, L[l].dst, &n);
+	for (int i = 0; i < n; i++)
+		if (L[out[i]].dst == L[l].src && k-- == 0)
+			return out[i];
+	return -1;
+}
+
+/* The reduce-scatter runs every tree edge backwards: each link needs a
+ * link the other way. */
+static int first_one_way(const struct pm_topo *t)
+{
+	for (int l = 0; l < pm_topo_nlinks(t); l++)
+		if (reverse_link(t, l) < 0)
+			return l;
+	return -1;
+}
+
 static int default_ports(const struct pm_topo *t)
 {
 	if (pm_topo_vertices(t) > pm_topo_endpoints(t))
@@ -503,6 +533,11 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 			       MT_MAX_P, in->P);
 	if (parse_opts(in, arg, &ports, &priority, &literal, err))
 		return PM_EINPUT;
+	int l = first_one_way(in->topo);
+	if (l >= 0)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: MULTITREE runs its trees backwards in the reduce-scatter, and link %d (%d -> %d) has no link back",
+			       l, pm_topo_link(in->topo, l)->src, pm_topo_link(in->topo, l)->dst);
 	if (mt_construct(&m, in->topo, ports, priority, literal)) {
 		mt_free(&m);
 		return pm_fail(err, PM_EINTERNAL,
@@ -542,23 +577,6 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return PM_OK;
 }
 
-/* The opposite direction of link l; among parallel links, the k-th for the
- * k-th, so distinct links stay distinct. */
-static int reverse_link(const struct pm_topo *t, int l)
-{
-	const struct pm_link *L = pm_topo_links(t);
-	int n, k = 0;
-	const int *out = pm_topo_out(t, L[l].src, &n);
-
-	for (int i = 0; i < n && out[i] != l; i++)
-		k += L[out[i]].dst == L[l].dst;
-	out = pm_topo_out(t, L[l].dst, &n);
-	for (int i = 0; i < n; i++)
-		if (L[out[i]].dst == L[l].src && k-- == 0)
-			return out[i];
-	return -1;
-}
-
 static int edge_path(const struct mt *m, size_t k, int *path)
 {
 	if (!m->switched) {
@@ -575,7 +593,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
 	struct mt m;
-	int P = in->P, path[256], back[256];
+	int P = in->P, *path = NULL, *back = NULL;
 	size_t PP = (size_t)P * P, *start = NULL, *pos = NULL;
 	uint32_t *byStep = NULL;
 	int rc = PM_OK;
@@ -593,7 +611,9 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	start = calloc((size_t)m.S + 2, sizeof(size_t));
 	pos = malloc(sizeof(size_t) * ((size_t)m.S + 2));
 	byStep = malloc(sizeof(uint32_t) * PP);
-	if (!start || !pos || !byStep) {
+	path = malloc(sizeof(int) * ((size_t)m.V + 1));
+	back = malloc(sizeof(int) * ((size_t)m.V + 1));
+	if (!start || !pos || !byStep || !path || !back) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
@@ -628,6 +648,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		}
 	s->second_phase = m.S;
 out:
+	free(path);
+	free(back);
 	free(start);
 	free(pos);
 	free(byStep);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 struct state {
 	const char *path, *what;
@@ -58,23 +59,62 @@ static void on_row(int c, void *data)
 	st->ncell = 0;
 }
 
+FILE *pm_input_open(const char *path, const char *what, struct pm_err *err)
+{
+	struct stat sb;
+	FILE *f;
+
+	if (stat(path, &sb) != 0) {
+		pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable file)",
+			what, path, strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		pm_fail(err, PM_EINPUT, "cannot read %s '%s': it is a directory (expected a file)", what, path);
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode)) {
+		pm_fail(err, PM_EINPUT, "cannot read %s '%s': not a regular file (expected a file, not a device)", what, path);
+		return NULL;
+	}
+	if (S_ISREG(sb.st_mode) && sb.st_size > PM_INPUT_MAX_BYTES) {
+		pm_fail(err, PM_EINPUT, "%s '%s' is %lld bytes (expected at most %ld)",
+			what, path, (long long)sb.st_size, PM_INPUT_MAX_BYTES);
+		return NULL;
+	}
+	if (!(f = fopen(path, "r")))
+		pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable file)",
+			what, path, strerror(errno));
+	return f;
+}
+
 int pm_csv_read(const char *path, const char *what, pm_csv_row_fn row_fn,
 		pm_csv_comment_fn comment_fn, void *ctx, struct pm_err *err)
 {
 	struct state st = {.path = path, .what = what, .on_row = row_fn, .ctx = ctx, .err = err};
 	struct csv_parser p;
 	char line[8192];
-	FILE *f = fopen(path, "r");
+	long total = 0;
+	FILE *f = pm_input_open(path, what, err);
 
 	if (!f)
-		return pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable CSV file)",
-			       what, path, strerror(errno));
+		return PM_EINPUT;
 	if (csv_init(&p, CSV_APPEND_NULL | CSV_STRICT | CSV_STRICT_FINI) != 0) {
 		fclose(f);
 		return pm_fail(err, PM_EINTERNAL, "cannot start the CSV parser");
 	}
 	while (!st.rc && fgets(line, sizeof line, f)) {
 		size_t len = strlen(line);
+		const char *bom = total == 0 && strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : NULL;
+		if ((total += (long)len) > PM_INPUT_MAX_BYTES) {
+			st.rc = pm_fail(err, PM_EINPUT, "%s '%s' is larger than %ld bytes (expected a smaller file)",
+					what, path, PM_INPUT_MAX_BYTES);
+			break;
+		}
+		if (bom) {	/* a UTF-8 byte order mark is not part of the header */
+			memmove(line, bom, strlen(bom) + 1);
+			len -= 3;
+		}
 		if (line[0] == '#') {
 			if (comment_fn)
 				comment_fn(ctx, line);
@@ -87,6 +127,8 @@ int pm_csv_read(const char *path, const char *what, pm_csv_row_fn row_fn,
 	if (!st.rc && csv_fini(&p, on_field, on_row, &st) != 0)
 		st.rc = pm_fail(err, PM_EINPUT, "%s '%s': malformed CSV (%s)", what, path,
 				csv_strerror(csv_error(&p)));
+	for (int i = 0; i < st.ncell && i < PM_CSV_MAX_CELLS; i++)
+		free(st.cell[i]);	/* a row cut short by an error */
 	csv_free(&p);
 	fclose(f);
 	if (!st.rc && st.row == 0)

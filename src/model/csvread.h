@@ -7,6 +7,8 @@
 
 #include "model/err.h"
 
+#include <stdio.h>
+
 #define PM_CSV_MAX_CELLS 32
 
 /* Return PM_OK to go on, anything else to stop (the reader returns it). */
@@ -17,6 +19,15 @@ typedef void (*pm_csv_comment_fn)(void *ctx, const char *line);
 /* what names the kind of file in messages ("topology file"). */
 int pm_csv_read(const char *path, const char *what, pm_csv_row_fn on_row,
 		pm_csv_comment_fn on_comment, void *ctx, struct pm_err *err);
+
+/* Input files are at most this large (a guard against /dev/zero and the
+ * like: no project file comes near it). */
+#define PM_INPUT_MAX_BYTES (256L << 20)
+
+/* Open a data file for reading: a regular file (or a pipe) of at most
+ * PM_INPUT_MAX_BYTES; anything else (a directory, a device) is refused
+ * with a message naming it.  NULL on error. */
+FILE *pm_input_open(const char *path, const char *what, struct pm_err *err);
 
 /* The column named name in a header row, or -1. */
 int pm_csv_column(char *const *header, int n, const char *name);

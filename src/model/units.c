@@ -92,6 +92,9 @@ int pm_parse_time(const char *s, double *seconds, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT,
 			       "invalid time '%s' (expected a non-negative duration with a unit such as 150ns, 4.8us or 2ms)",
 			       s ? s : "");
+	if (v > PM_MAX_TIME_S)
+		return pm_fail(err, PM_EINPUT,
+			       "time '%s' is too long (expected at most %.0f s)", s, PM_MAX_TIME_S);
 	*seconds = v;
 	return PM_OK;
 }
@@ -104,6 +107,9 @@ int pm_parse_bw(const char *s, double *Bps, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT,
 			       "invalid bandwidth '%s' (expected a positive rate such as 16GB/s, 16GiB/s or 100Gbps)",
 			       s ? s : "");
+	if (v < PM_MIN_BW_Bps || v > PM_MAX_BW_Bps)
+		return pm_fail(err, PM_EINPUT,
+			       "bandwidth '%s' is out of range (expected 1 B/s to 1 PB/s)", s);
 	*Bps = v;
 	return PM_OK;
 }
@@ -116,16 +122,18 @@ int pm_parse_per_byte(const char *s, double *spB, struct pm_err *err)
 		*spB = 0;
 		return PM_OK;
 	}
-	if (parse_quantity(s, time_suffixes, &v) == 0 && v >= 0) {
+	if (parse_quantity(s, time_suffixes, &v) == 0 && v >= 0 &&
+	    v <= 1 / PM_MIN_BW_Bps) {
 		*spB = v;
 		return PM_OK;
 	}
-	if (parse_quantity(s, bw_suffixes, &v) == 0 && v > 0) {
+	if (parse_quantity(s, bw_suffixes, &v) == 0 && v >= PM_MIN_BW_Bps &&
+	    v <= PM_MAX_BW_Bps) {
 		*spB = 1.0 / v;
 		return PM_OK;
 	}
 	return pm_fail(err, PM_EINPUT,
-		       "invalid reduction cost '%s' (expected seconds per byte such as 0.05ns, or a reduction rate such as 20GB/s)",
+		       "invalid reduction cost '%s' (expected seconds per byte from 0 to 1s, such as 0.05ns, or a reduction rate from 1 B/s to 1 PB/s, such as 20GB/s)",
 		       s ? s : "");
 }
 
@@ -194,7 +202,8 @@ int pm_parse_size_range(const char *s, double **sizes, int *n,
 			return pm_fail(err, PM_EINPUT,
 				       "invalid range factor '%s' (expected x followed by a number above 1, such as x2)",
 				       c);
-		count = (int)floor(log(end / start) / log(step) + 1e-9) + 1;
+		double k = floor(log(end / start) / log(step) + 1e-9) + 1;
+		count = k > PM_MAX_RANGE ? PM_MAX_RANGE + 1 : (int)k;
 	} else {
 		if (c[0] != '+' || pm_parse_size(c + 1, &step, err))
 			return range_error(s, err);

@@ -18,6 +18,11 @@
 
 #define PM_MAX_SIZE_B 1.125899906842624e15	/* 1 PiB: larger is a typo */
 #define PM_MAX_RANGE 10000
+/* Plausibility bounds: beyond them a value is a typo, and products of
+ * them stay finite (no inf or nan reaches an output). */
+#define PM_MAX_TIME_S 3600.0		/* one hour per message or hop */
+#define PM_MIN_BW_Bps 1.0		/* 1 B/s */
+#define PM_MAX_BW_Bps 1e15		/* 1 PB/s */
 
 /* A positive byte count such as 64M, 1.5GB or 4096. */
 int pm_parse_size(const char *s, double *bytes, struct pm_err *err);

@@ -178,14 +178,14 @@ static enum pm_points_format guess(FILE *f)
 int pm_points_read(const char *path, enum pm_points_format fmt,
 		   struct pm_points *pts, struct pm_err *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char line[4096];
 	int rc = PM_OK, lineno = 0;
+	long total = 0;
 
 	memset(pts, 0, sizeof *pts);
-	if (!f)
-		return pm_fail(err, PM_EINPUT, "cannot read measurement file '%s': %s (expected osu, nccl-tests or CSV output)",
-			       path, strerror(errno));
+	if (!(f = pm_input_open(path, "measurement file", err)))
+		return PM_EINPUT;
 	if (fmt == PM_POINTS_AUTO) {
 		fmt = guess(f);
 		rewind(f);
@@ -197,6 +197,11 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 	} else {
 		while (!rc && fgets(line, sizeof line, f)) {
 			lineno++;
+			if ((total += (long)strlen(line)) > PM_INPUT_MAX_BYTES) {
+				rc = pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",
+					     path, PM_INPUT_MAX_BYTES);
+				break;
+			}
 			if (line[0] == '#' || strspn(line, " \t\r\n") == strlen(line))
 				continue;
 			rc = fmt == PM_POINTS_NCCL ? parse_nccl(line, lineno, path, pts, err)
