@@ -897,3 +897,27 @@ Test(multiphase, needs_a_torus)
 	expect_na("multiphase", "fattree:4,2", "needs a torus");
 	expect_na("multiphase", "ring:8", "needs a torus");
 }
+
+/* Ring across nodes on machine:dgx-h100:4 by hand (no latency, no flow
+ * control): 32 ranks in the rail-aware snake, 62 steps of n/32 each.  The
+ * four node-to-node hops (7->15, 8->16, 23->31, 24->0) each cross their
+ * own GPU->leaf and leaf->GPU links at 400/8 = 50 GB/s; the others cross
+ * the node crossbar at 450 GB/s.  So each step takes (64 MiB/32)/50 GB/s =
+ * 41.94304 us and the ring 62 x 41.94304 = 2600.46848 us. */
+Test(algos, ring_on_a_machine_network)
+{
+	struct pm_topo *t = topo_with("machine:dgx-h100:4", 16e9, 0);	/* links: no latency */
+	struct pm_params p = plain_params(0, 0, 16e9, 0);
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+
+	resolve_or_die("ring", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
+	cr_assert_float_eq(c.time_s, 2600.46848e-6, 1e-12, "%.12g", c.time_s);
+	cr_assert_float_eq(c.steps, 62, 0);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}

@@ -249,3 +249,23 @@ Test(cli, long_routes)
 	cr_assert(strstr(r.out, ",180.3,65.536,"), "%s", r.out);
 	run_free(&r);
 }
+
+/* One description, one truth: hier's model (Ueno & Yokota, CCGrid 2019,
+ * SIV-C with the layer bandwidth rule) and the contention evaluator on
+ * machine:dgx-h100:4 price hring:8x4 the same when their models coincide:
+ * alpha 0, s = 1, no link latency, no flow control, one NIC per GPU on a
+ * non-blocking fabric (so hier's 8 rings sharing 400 GB/s of egress get
+ * 50 GB/s each, the NIC link).  By hand: layer 1, 8 GPUs at 450 GB/s:
+ * 2 x 7 x (64 MiB/8)/450e9 = 260.978 us; layer 2, 4 nodes at 50 GB/s:
+ * 2 x 3 x (8 MiB/4)/50e9 = 251.658 us; 512.637 us in all. */
+Test(cli, hier_and_machine_network_agree)
+{
+	struct run h = run_perfmodel("hier --machine dgx-h100 --procs 32 --size 64M --layers 8x4 --pipeline 1 --alpha 0 --format csv");
+	struct run a = run_perfmodel("allreduce --topo machine:dgx-h100:4 --size 64M --algo hring:8x4 --flow none --link-lat 0 --model contention --format csv");
+	cr_assert_eq(h.status, 0, "%s", h.err);
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert(strstr(h.out, "given,8x4,512.637,"), "%s", h.out);
+	cr_assert(strstr(a.out, "hring:8x4,contention,512.637,"), "%s", a.out);
+	run_free(&h);
+	run_free(&a);
+}

@@ -394,3 +394,66 @@ Test(topo, per_dimension_links)
 	cr_assert_eq(pm_topo_parse("fattree:4,2", &ld, &t, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "expected a ring, torus or mesh"), "%s", err.msg);
 }
+
+/* machine:dgx-h100:4 by hand: 4 nodes x 8 GPUs = 32 endpoints; switches:
+ * 4 node crossbars + 8 rail leaves (one scalable unit, one NIC per GPU)
+ * + 1 unit spine = 13; links: 32 GPU-crossbar cables + 32 GPU-leaf
+ * cables + 8 leaf-spine cables = 72 cables = 144 directed links.  Longest
+ * route GPU -> leaf -> spine -> leaf -> GPU = 4 links.  The spine's 8
+ * children are the leaves; half of them carry 4 nodes x 400/8 GB/s each:
+ * 4 x 200 GB/s = 800 GB/s, also 2 nodes x 400 GB/s of NICs. */
+Test(topo, machine_network_by_hand)
+{
+	struct pm_topo_info i;
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:4");
+	int links[16], order[32], h;
+
+	pm_topo_describe(t, &i);
+	cr_assert_eq(i.endpoints, 32);
+	cr_assert_eq(i.switches, 13);
+	cr_assert_eq(i.links, 144);
+	cr_assert_eq(i.diameter, 4);
+	cr_assert_eq(i.min_hops, 2);
+	cr_assert_float_eq(i.bisection_Bps, 800e9, 1);
+	/* GPU 0 (rail 0) to GPU 9 (node 1, rail 1): up to the spine */
+	h = pm_topo_route(t, 0, 9, links);
+	cr_assert_eq(h, 4);
+	cr_assert_float_eq(pm_topo_link(t, links[0])->bw_Bps, 50e9, 1);
+	cr_assert_float_eq(pm_topo_link(t, links[1])->bw_Bps, 4 * 50e9, 1);
+	cr_assert_eq(pm_topo_link(t, links[3])->dst, 9);
+	/* GPU 0 to GPU 8 (node 1, rail 0): one leaf; GPU 0 to 5: the crossbar */
+	cr_assert_eq(pm_topo_route(t, 0, 8, links), 2);
+	cr_assert_eq(pm_topo_route(t, 0, 5, links), 2);
+	cr_assert_float_eq(pm_topo_link(t, links[0])->bw_Bps, 450e9, 1);
+	/* rail-aware snake: node 1 runs 15..8, so 7 -> 15 stays on rail 7 */
+	pm_topo_ring_order(t, order);
+	cr_assert_eq(order[7], 7);
+	cr_assert_eq(order[8], 15);
+	cr_assert_eq(order[15], 8);
+	cr_assert_eq(order[16], 16);
+	pm_topo_free(t);
+	/* ABCI: 2 HCAs per 4-GPU node, so a GPU reaches the leaf through a
+	 * shared NIC vertex: GPU -> NIC -> leaf -> rack spine -> leaf -> NIC
+	 * -> GPU = 6 links; switches 4 + 8 NICs + 2 leaves + 1 = 15 */
+	t = topo_or_die("machine:abci:4");
+	pm_topo_describe(t, &i);
+	cr_assert_eq(i.endpoints, 16);
+	cr_assert_eq(i.switches, 15);
+	cr_assert_eq(i.diameter, 6);
+	pm_topo_free(t);
+}
+
+/* Bad machine networks are refused with what was expected. */
+Test(topo, machine_network_errors)
+{
+	struct pm_topo *t = NULL;
+	struct pm_err err;
+
+	cr_assert_eq(pm_topo_parse("machine:dgx-h100:0", NULL, &t, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "machine:NAME:NODES"), "%s", err.msg);
+	cr_assert_eq(pm_topo_parse("machine:dgx-h100:9000", NULL, &t, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "at most the 8192"), "%s", err.msg);
+	cr_assert_eq(pm_topo_parse("machine:nosuch", NULL, &t, &err), PM_EINPUT);
+	cr_assert_eq(pm_topo_parse("machine:tpu-v4-like:2", NULL, &t, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "needs inner_bw and egress_bw"), "%s", err.msg);
+}

@@ -11,7 +11,8 @@
  *            + [s = 1] sum_i (p_i - 1) n_i/p_i gamma,   n_i = n/(p1...p_(i-1))
  *          = 2s alpha (sum p_i - h) + 2 n beta sum (p_i - 1)/(p1...p_i) + ...
  * Restrictions: the layers must multiply to P.  Default layers follow the
- * network: a torus or mesh by its dimensions, a fat tree K x K x ...,
+ * network: a machine network by its levels (GPUs per node, nodes per
+ * unit, ...), a torus or mesh by its dimensions, a fat tree K x K x ...,
  * a BiGraph M x N; otherwise one layer (the flat ring).  Ranks sit on
  * endpoints in order, so layer 1 is the innermost group of the network.
  */
@@ -66,7 +67,9 @@ static void default_layers(struct pm_inst *in)
 	const struct pm_topo *t = in->topo;
 
 	in->nlayers = 0;
-	if (t && (nd = pm_topo_grid(t, dims, &wrap)) > 0) {
+	if (t && (nd = pm_topo_hierarchy(t, in->layers)) > 0) {
+		in->nlayers = nd;	/* a machine: GPUs per node, nodes per unit, ... */
+	} else if (t && (nd = pm_topo_grid(t, dims, &wrap)) > 0) {
 		for (int i = 0; i < nd; i++)
 			if (dims[i] > 1)
 				in->layers[in->nlayers++] = dims[i];

@@ -94,8 +94,12 @@ static int take_param(const struct mreader *r, struct pm_err *err)
 		if (pm_parse_int(v, 1, 1 << 20, "pipeline", &s, &sub))
 			return bad(r, "pipeline", v, "a positive integer s", err);
 		r->m->pipeline_s = (int)s;
+	} else if (strcmp(name, "nics") == 0) {
+		if (pm_parse_int(v, 1, 1 << 16, "nics", &s, &sub))
+			return bad(r, "nics", v, "a positive integer: network interfaces per node", err);
+		r->m->nics = (int)s;
 	} else {
-		return bad(r, "parameter", name, "description, alpha or pipeline", err);
+		return bad(r, "parameter", name, "description, alpha, pipeline or nics", err);
 	}
 	return PM_OK;
 }

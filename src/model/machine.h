@@ -31,6 +31,7 @@ struct pm_machine {
 	char alpha_source[320];
 	double alpha_s;		/* per-message startup */
 	int pipeline_s;		/* Ueno & Yokota's s */
+	int nics;		/* network interfaces per node; 0: one per accelerator */
 	int nlevels;
 	struct pm_level level[PM_MACHINE_LEVELS];
 	long long capacity;	/* accelerators in the whole machine */

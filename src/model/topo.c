@@ -88,6 +88,7 @@ void pm_topo_free(struct pm_topo *t)
 	free(t->coord);
 	free(t->next);
 	free(t->dist);
+	free(t->parent);
 	free(t);
 }
 
@@ -266,6 +267,13 @@ int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches)
 	*per_switch = t->bm;
 	*switches = t->bn;
 	return t->bn > 0;
+}
+
+int pm_topo_hierarchy(const struct pm_topo *t, int *sizes)
+{
+	for (int i = 0; i < t->nhier; i++)
+		sizes[i] = t->hier[i];
+	return t->nhier;
 }
 
 int pm_topo_fattree(const struct pm_topo *t, int *k, int *levels)

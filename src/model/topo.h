@@ -109,6 +109,10 @@ void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps,
 		      double *lat_s);
 /* BiGraph shape: endpoints per switch and switches (0 if not BiGraph). */
 int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches);
+/* A machine network's natural groups, innermost first (GPUs per node,
+ * nodes per unit of each switch level, with the outermost cut to the
+ * network): their number, 0 for other kinds.  sizes holds 9. */
+int pm_topo_hierarchy(const struct pm_topo *t, int *sizes);
 /* Fat-tree shape: arity K and levels L (0 if not a fat tree). */
 int pm_topo_fattree(const struct pm_topo *t, int *k, int *levels);
 

@@ -5,6 +5,8 @@
 
 #include "model/topo.h"
 
+#define PM_TOPO_MAX_HIER 9
+
 struct pm_topo {
 	char spec[256];
 	const struct pm_topo_kind *kind;
@@ -20,6 +22,8 @@ struct pm_topo {
 	int fk, fl;		/* fat tree: arity, levels */
 	int bm, bn;		/* BiGraph: endpoints per switch, switches */
 	int *next;		/* file: next[d * n_vert + v] = link toward endpoint d */
+	int *parent;		/* machine: parent[v] in the network tree, -1 at the top */
+	int hier[PM_TOPO_MAX_HIER], nhier;	/* machine: group sizes, innermost first */
 	int *dist;		/* file: dist[d * n_vert + v] = links from v to d */
 };
 
