@@ -34,7 +34,14 @@
  *              + (n/P) gamma sum_t r_t
  *        (direct networks: h_t = 1, so 2S(alpha + delta + w(n/P) beta) + ...).
  *        S >= max(diameter, ceil((P-1)/ports)) on a direct network.
- * Restrictions: at most 4096 endpoints (P trees of P nodes are kept).
+ * Restrictions: at most 4096 endpoints (P trees of P nodes are kept), and
+ * 1024 on switch networks, where the construction's cost grows as P^3
+ * switch searches (refused before any work).  A search that came back
+ * empty marks the switches it expanded, with the hops they had left, for
+ * the rest of its step, stage and tree; later searches do not expand
+ * them again (exact: within a step links are only used up, receivers only
+ * fill and trees only grow).  A step ends as soon as no endpoint can send
+ * or none can receive.
  */
 #include "model/algo.h"
 #include "model/units.h"
@@ -44,6 +51,7 @@
 #include <string.h>
 
 #define MT_MAX_P 4096
+#define MT_MAX_SWITCHED_P 1024	/* machine:dgx-h100:64 (512 GPUs) takes 25 s */
 #define ABSENT 0xFFFFu
 
 struct front {
@@ -66,6 +74,10 @@ struct mt {
 	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
 	int *bfs_seen, *bfs_pred, *bfs_depth, *queue, bfs_gen;
 	int maxlen;		/* links a tree edge may span in this stage */
+	uint64_t *dead;		/* switch: searched empty under key dead[] ... */
+	int *dead_budget;	/* ... with this many hops left */
+	uint64_t dead_key;	/* (step, stage, tree) of the current search */
+	int can_send, can_recv;	/* endpoints with ports left this step */
 	struct front *fr;
 	int *missing;
 	int *pathbuf;		/* one edge's links: at most V */
@@ -95,6 +107,8 @@ static void mt_free(struct mt *m)
 	free(m->fr);
 	free(m->missing);
 	free(m->pathbuf);
+	free(m->dead);
+	free(m->dead_budget);
 	memset(m, 0, sizeof *m);
 }
 
@@ -137,10 +151,34 @@ static int find_direct(struct mt *m, int T, int p, int t, int *path)
 	return -1;
 }
 
+/* Was switch w searched empty, in this step, stage and tree, with at
+ * least `budget` hops left?  Then nothing it leads to within budget is a
+ * target now either: within a step links are only used up, receivers
+ * only fill and the tree only grows.  Pruning it changes no search's
+ * answer (docs/model.md, MULTITREE on switch networks). */
+static int is_dead(const struct mt *m, int w, int budget)
+{
+	return m->dead[w] == m->dead_key && m->dead_budget[w] >= budget;
+}
+
+/* After an empty search: every switch it expanded is dead with the hops
+ * it had left. */
+static void mark_dead(struct mt *m, int tail)
+{
+	for (int i = 1; i < tail; i++) {
+		int w = m->queue[i], b = m->maxlen - m->bfs_depth[w];
+		if (m->dead[w] != m->dead_key || m->dead_budget[w] < b) {
+			m->dead[w] = m->dead_key;
+			m->dead_budget[w] = b;
+		}
+	}
+}
+
 /* Breadth-first search from p over free links, through switches only. */
 static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 {
 	int head = 0, tail = 0;
+
 
 	m->bfs_gen++;
 	m->bfs_seen[p] = m->bfs_gen;
@@ -157,8 +195,9 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 			m->bfs_seen[w] = m->bfs_gen;
 			m->bfs_pred[w] = l;
 			m->bfs_depth[w] = m->bfs_depth[u] + 1;
-			if (w >= m->P) {
-				m->queue[tail++] = w;	/* a switch forwards */
+			if (w >= m->P) {	/* a switch forwards, unless known empty */
+				if (!is_dead(m, w, m->maxlen - m->bfs_depth[w]))
+					m->queue[tail++] = w;
 				continue;
 			}
 			if (in_tree(m, T, w) ||
@@ -173,6 +212,7 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 			return w;
 		}
 	}
+	mark_dead(m, tail);
 	return -1;
 }
 
@@ -228,6 +268,8 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	}
 	m->sent[p]++;
 	m->recv[c]++;
+	m->can_send -= m->sent[p] == m->ports;
+	m->can_recv -= m->recv[c] == m->ports;
 	if (len > m->hops[t])
 		m->hops[t] = len;
 	if (m->sent[p] > m->red[t])
@@ -242,6 +284,8 @@ static int add_one(struct mt *m, int T, int t)
 {
 	struct front *f = &m->fr[T];
 	int *path = m->pathbuf, len = 1;
+
+	m->dead_key = (((uint64_t)t * 4096 + (uint64_t)m->maxlen) << 32) | (uint64_t)(T + 1);
 
 	while (f->cur < f->n) {
 		int p = f->v[f->cur];
@@ -349,7 +393,9 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->fr = calloc((size_t)P, sizeof *m->fr);
 	m->missing = malloc(sizeof(int) * (size_t)P);
 	m->pathbuf = malloc(sizeof(int) * ((size_t)V + 1));
-	if (!m->pathbuf || !m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
+	m->dead = calloc((size_t)V + 1, sizeof(uint64_t));
+	m->dead_budget = calloc((size_t)V + 1, sizeof(int));
+	if (!m->pathbuf || !m->dead || !m->dead_budget || !m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
 	    !m->missing)
@@ -409,17 +455,21 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 			m->capsteps = cap;
 		}
 		m->hops[tstep] = m->red[tstep] = 0;
+		m->can_send = m->can_recv = P;
 		for (int i = 0; i < P; i++)
 			if (m->missing[order[i]] > 0)
 				active[na++] = order[i];
 		/* stages of growing path length (one stage on a direct network) */
 		int first = m->switched && !literal ? pm_topo_min_hops(t) : pm_topo_max_hops(t);
-		for (m->maxlen = first; m->maxlen <= pm_topo_max_hops(t); m->maxlen++) {
+		/* stages of growing path length, until no endpoint can send or
+		 * none can receive: then no tree can grow this step */
+		for (m->maxlen = first; m->maxlen <= pm_topo_max_hops(t) &&
+		     m->can_send > 0 && m->can_recv > 0; m->maxlen++) {
 			for (int i = 0; i < na; i++) {
 				m->fr[active[i]].cur = 0;
 				done[active[i]] = 0;
 			}
-			for (int progress = 1; progress;) {
+			for (int progress = 1; progress && m->can_send > 0 && m->can_recv > 0;) {
 				progress = 0;
 				for (int i = 0; i < na; i++) {
 					int T = active[i];
@@ -531,6 +581,10 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE keeps P trees of P nodes, at most %d endpoints (got %d)",
 			       MT_MAX_P, in->P);
+	if (in->P > MT_MAX_SWITCHED_P && pm_topo_vertices(in->topo) > in->P)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: MULTITREE's construction on a switch network searches the switches for every tree, node and step, about P^3 = %.2g searches here; refused above %d endpoints (got %d)",
+			       (double)in->P * in->P * in->P, MT_MAX_SWITCHED_P, in->P);
 	if (parse_opts(in, arg, &ports, &priority, &literal, err))
 		return PM_EINPUT;
 	int l = first_one_way(in->topo);
