@@ -1,7 +1,7 @@
 /* bench.c: the benchmark program behind the speed targets of the issues
  * (not part of the test suite: timings belong here, not in tests).
  *
- *   build/perfmodel-bench [all|allreduce|multitree|hier|train|sim]
+ *   build/perfmodel-bench [all|allreduce|large|scale|multitree|hier|train|sim]
  *
  * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
  * and the process's peak resident memory at the end. */
@@ -116,6 +116,82 @@ static void bench_multitree(const char *spec, double target_s)
 		printf("multitree construction on %s: %d trees, %d steps per phase, %.3f s (target %.0f s) %s\n",
 		       spec, in.P, in.steps, dt, target_s, dt <= target_s ? "OK" : "MISSED");
 	pm_topo_free(t);
+}
+
+/* Resolve, schedule and price one algorithm once (64 MiB, contention);
+ * seconds, or -1 with the reason printed. */
+static double one_algo(const struct pm_topo *t, const char *algo, size_t *stored)
+{
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_params p;
+	struct pm_err err;
+	double t0 = now();
+
+	pm_params_default(&p);
+	if (pm_algo_resolve(algo, t, 0, &in, &err) || pm_algo_schedule(&in, &s, &err) ||
+	    pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &c, NULL, &err)) {
+		printf("  %s on %s: %s\n", algo, pm_topo_spec(t), err.msg);
+		return -1;
+	}
+	*stored = s.nx;
+	pm_sched_release(&s);
+	return now() - t0;
+}
+
+/* Issue 8's scale targets: the ring family on 65,536 endpoints, and the
+ * cost against P with its growth exponent. */
+static void bench_scale(void)
+{
+	static const char *const nets[] = {"torus:256x256", "machine:dgx-h100:8192"};
+	static const char *const algos[] = {"ring", "bidir-ring", "hring", "2d-ring", "multiphase"};
+	static const int sides[] = {16, 32, 64, 128, 256};
+	struct pm_err err;
+	size_t nx;
+
+	for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+		struct pm_topo *t;
+		double t0 = now();
+		if (pm_topo_parse(nets[i], NULL, &t, &err)) {
+			printf("%s: %s\n", nets[i], err.msg);
+			continue;
+		}
+		printf("scale: %s (%d endpoints), topology build %.3f s\n", nets[i],
+		       pm_topo_endpoints(t), now() - t0);
+		for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+			double dt = one_algo(t, algos[a], &nx);
+			if (dt >= 0)
+				printf("  %-11s %.3f s, %zu stored transfers (target 1 s) %s\n", algos[a], dt, nx,
+				       dt <= 1.0 ? "OK" : "MISSED");
+		}
+		pm_topo_free(t);
+	}
+	printf("scale: cost against P on torus:NxN (schedule + contention pricing)\n");
+	printf("  %-8s %-12s %-12s %-12s %-12s\n", "P", "ring_s", "exponent", "multiphase_s", "exponent");
+	double prev_r = 0, prev_m = 0, prev_p = 0;
+	for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+		char spec[32];
+		struct pm_topo *t;
+		snprintf(spec, sizeof spec, "torus:%dx%d", sides[i], sides[i]);
+		if (pm_topo_parse(spec, NULL, &t, &err))
+			continue;
+		double P = pm_topo_endpoints(t), r = 1e30, m = 1e30;
+		for (int k = 0; k < 3; k++) {	/* best of 3 */
+			double a = one_algo(t, "ring", &nx), b = one_algo(t, "multiphase", &nx);
+			r = a < r ? a : r;
+			m = b < m ? b : m;
+		}
+		if (prev_p > 0)
+			printf("  %-8.0f %-12.4f %-12.2f %-12.4f %-12.2f\n", P, r,
+			       log(r / prev_r) / log(P / prev_p), m, log(m / prev_m) / log(P / prev_p));
+		else
+			printf("  %-8.0f %-12.4f %-12s %-12.4f %-12s\n", P, r, "-", m, "-");
+		prev_r = r;
+		prev_m = m;
+		prev_p = P;
+		pm_topo_free(t);
+	}
 }
 
 /* The packet simulator on one schedule: lockstep and dataflow, with the
@@ -244,8 +320,17 @@ int main(int argc, char **argv)
 		bench_allreduce("torus:8x8", 5, 10e-3);
 		bench_allreduce("torus:32x32", 3, 1.0);
 	}
+	if (all || strcmp(what, "large") == 0) {	/* issue 8: 4,096 endpoints */
+		bench_allreduce("fattree:16,3", 1, 10.0);
+		bench_allreduce("switch:4096", 1, 10.0);
+		bench_allreduce("torus:64x64", 1, 10.0);
+	}
+	if (all || strcmp(what, "scale") == 0)
+		bench_scale();
 	if (all || strcmp(what, "multitree") == 0) {
 		bench_multitree("torus:32x32", 1.0);
+		bench_multitree("fattree:8,3", 30.0);
+		bench_multitree("machine:dgx-h100:64", 30.0);
 		bench_multitree("torus:64x64", 60.0);
 	}
 	if (all || strcmp(what, "hier") == 0) {
