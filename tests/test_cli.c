@@ -269,3 +269,14 @@ Test(cli, hier_and_machine_network_agree)
 	run_free(&h);
 	run_free(&a);
 }
+
+/* MULTITREE on a large switch network is declined before any work, with
+ * the estimate and the limit (it used to run for minutes: issue 8). */
+Test(cli, multitree_refused_early_on_large_switch_networks)
+{
+	struct run r = run_perfmodel("allreduce --topo switch:600 --size 1M --algo multitree,ring --model closed --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "P^3 = 2.2e+08 searches here; refused above 512 endpoints (got 600)"), "%s", r.out);
+	cr_assert(strstr(r.out, "ring,closed"), "%s", r.out);
+	run_free(&r);
+}

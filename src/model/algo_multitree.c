@@ -35,7 +35,7 @@
  *        (direct networks: h_t = 1, so 2S(alpha + delta + w(n/P) beta) + ...).
  *        S >= max(diameter, ceil((P-1)/ports)) on a direct network.
  * Restrictions: at most 4096 endpoints (P trees of P nodes are kept), and
- * 1024 on switch networks, where the construction's cost grows as P^3
+ * 512 on switch networks, where the construction's cost grows as P^3
  * switch searches (refused before any work).  A search that came back
  * empty marks the switches it expanded, with the hops they had left, for
  * the rest of its step, stage and tree; later searches do not expand
@@ -51,7 +51,7 @@
 #include <string.h>
 
 #define MT_MAX_P 4096
-#define MT_MAX_SWITCHED_P 1024	/* machine:dgx-h100:64 (512 GPUs) takes 25 s */
+#define MT_MAX_SWITCHED_P 512	/* machine:dgx-h100:64 (512 GPUs) takes 25 s */
 #define ABSENT 0xFFFFu
 
 struct front {
