@@ -179,7 +179,6 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 {
 	int head = 0, tail = 0;
 
-
 	m->bfs_gen++;
 	m->bfs_seen[p] = m->bfs_gen;
 	m->bfs_depth[p] = 0;
@@ -395,7 +394,8 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->pathbuf = malloc(sizeof(int) * ((size_t)V + 1));
 	m->dead = calloc((size_t)V + 1, sizeof(uint64_t));
 	m->dead_budget = calloc((size_t)V + 1, sizeof(int));
-	if (!m->pathbuf || !m->dead || !m->dead_budget || !m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
+	if (!m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
+	    !m->pathbuf || !m->dead || !m->dead_budget ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
 	    !m->missing)

@@ -23,6 +23,7 @@ struct pm_topo {
 	int bm, bn;		/* BiGraph: endpoints per switch, switches */
 	int *next;		/* file: next[d * n_vert + v] = link toward endpoint d */
 	int *parent;		/* machine: parent[v] in the network tree, -1 at the top */
+	int node_size;		/* machine: GPUs per node */
 	int hier[PM_TOPO_MAX_HIER], nhier;	/* machine: group sizes, innermost first */
 	int *dist;		/* file: dist[d * n_vert + v] = links from v to d */
 };

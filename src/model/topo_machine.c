@@ -234,7 +234,7 @@ static int build(struct pm_topo *t, const char *args,
 	int depth = 1 + (s.nics < s.G) + s.nlev;	/* GPU up to the top switch */
 	t->max_hops = s.nodes > 1 ? 2 * depth : s.G > 1 ? 2 : 0;
 	t->min_hops = s.nodes * s.G > 1 ? 2 : 0;
-	t->fk = s.G;	/* GPUs per node, for ring_order */
+	t->node_size = s.G;
 	record_hierarchy(t, &s);
 	return PM_OK;
 }
@@ -250,7 +250,7 @@ static int chain(const struct pm_topo *t, int v, int *out)
 
 static int route(const struct pm_topo *t, int src, int dst, int *links)
 {
-	int G = t->fk, a[2 * PM_TOPO_MAX_HIER + 4], b[2 * PM_TOPO_MAX_HIER + 4];
+	int G = t->node_size, a[2 * PM_TOPO_MAX_HIER + 4], b[2 * PM_TOPO_MAX_HIER + 4];
 	int na, nb, i, j, h = 0;
 
 	if (src / G == dst / G) {	/* through the node's crossbar */
@@ -274,7 +274,7 @@ static int route(const struct pm_topo *t, int src, int dst, int *links)
  * odd ones, so every hop between nodes joins two GPUs of one rail. */
 static void ring_order(const struct pm_topo *t, int *order)
 {
-	int G = t->fk;
+	int G = t->node_size;
 	for (int i = 0; i < t->n_end; i++) {
 		int n = i / G, k = i % G;
 		order[i] = n * G + (n % 2 ? G - 1 - k : k);
