@@ -74,14 +74,16 @@ Test(cli, bad_input_exits_2)
 		{"allreduce --topo full:1000000000 --size 1M", "invalid endpoint count '1000000000'"},
 		{"allreduce --topo torus:8x8 --size 1M --algo rign", "did you mean 'ring'"},
 		{"allreduce --topo torus:8x8 --size 1M --algo hring:3x3", "multiplies to 9"},
-		{"allreduce --topo torus:8x8 --size 1M --algo ,", "empty algorithm list"},
+		{"allreduce --topo torus:8x8 --size 1M --algo ,", "invalid --algo ',': an empty item"},
+		{"allreduce --topo torus:8x8 --size 1M --algo ring,,dbtree", "invalid --algo 'ring,,dbtree'"},
 		{"allreduce --sise 1M", "unknown option '--sise' for allreduce (did you mean '--size'?"},
 		{"allreduce -s 1M", "unknown option '-s'"},
 		{"allreduce --topo torus:8x8 --size", "option '--size' needs a value"},
 		{"allreduce --topo torus:8x8 --size 1M --format xml", "invalid format 'xml'"},
 		{"allreduce --topo torus:8x8 --size 1M --model fast", "invalid model 'fast'"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim,fast", "invalid model 'fast' (expected closed, contention, sim, dataflow"},
-		{"allreduce --topo torus:8x8 --size 1M --model ,", "invalid model ','"},
+		{"allreduce --topo torus:8x8 --size 1M --model ,", "invalid --model ','"},
+		{"allreduce --topo torus:8x8 --size 1M --model sim,", "invalid --model 'sim,': an empty item"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim --sim-segments 0", "invalid segment count '0'"},
 		{"allreduce --topo torus:8x8 --size 1M --link-bw 16", "invalid bandwidth '16'"},
 		{"allreduce --topo torus:8x8 --size 1M --link-lat 150", "invalid time '150'"},
@@ -167,6 +169,17 @@ Test(cli, bad_input_exits_2)
 		{"allreduce --topo torus:4x4 --size 1M --inj-bw 1e308GB/s", "out of range"},
 		{"topo --topo torus:4x4 --link-bw 1e308GB/s", "out of range"},
 		{"schedule --topo file:tests/data/oneway_cycle.csv --algo multitree", "has no link back"},
+		/* issue 9: hangs and messages that misled */
+		{"allreduce --topo bigraph:1000x1000 --size 1M --model closed", "1001000 vertices of 1500 ports each"},
+		{"allreduce --topo torus:99999999999999999999x2 --size 1M", "a dimension of 99999999999999999999 endpoints"},
+		{"train --model resnet50 --workers 4 --a 1us --b 1ns --policy all,mgwfbp,optimal", "policy 'all' in the list"},
+		{"train --model resnet50 --workers 4 --a 1us --b 1ns --policy bucket:1M/0", "invalid bucket policy 'bucket:1M/0'"},
+		{"train --model resnet50 --workers 4 --a 1us --b -1ns", "invalid all-reduce time per byte '-1ns'"},
+		{"train --model resnet50 --workers 4 --a 1us --b 1ns --policy \"\"", "invalid --policy '': an empty item"},
+		{"train --model resnet50 --workers 4 --a 1us --b 1ns --policy ,", "invalid --policy ','"},
+		{"train --model resnet50 --workers-sweep 0:10:x2 --algo ring", "invalid --workers-sweep '0:10:x2'"},
+		{"hier --machine abci --procs 64 --size 1M --layers \"\"", "invalid --layers ''"},
+		{"hier --machine abci --procs 64 --size 1M --layers 4xx16", "invalid --layers '4xx16'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct run r = run_perfmodel(cases[i].args);
@@ -279,4 +292,43 @@ Test(cli, multitree_refused_early_on_large_switch_networks)
 	cr_assert(strstr(r.out, "P^3 = 2.2e+08 searches here; refused above 512 endpoints (got 600)"), "%s", r.out);
 	cr_assert(strstr(r.out, "ring,closed"), "%s", r.out);
 	run_free(&r);
+}
+
+/* Issue 9: a file topology of 4,096 endpoints hung.  A chain of 4,096
+ * endpoints is answered: ring, closed form, --flow none, one link per
+ * ring hop: 2(P-1) steps of (150 ns + (1 MiB / 4096) / 16 GB/s) =
+ * 8190 x (150 + 16) ns = 1359.54 us.  The same endpoints with 260,000
+ * random links are refused before routing (4096 x (4096 + 2 x 130000)
+ * search steps exceed the budget of 2^30), not after minutes. */
+Test(cli, large_file_topologies)
+{
+	const char *chain = "/tmp/pm_test_chain.csv", *dense = "/tmp/pm_test_dense.csv";
+	FILE *f = fopen(chain, "w");
+	cr_assert(f);
+	fprintf(f, "src,dst,bandwidth,latency\n");
+	for (int i = 0; i + 1 < 4096; i++)
+		fprintf(f, "%d,%d,,\n", i, i + 1);
+	fclose(f);
+	f = fopen(dense, "w");
+	cr_assert(f);
+	fprintf(f, "src,dst,bandwidth,latency\n");
+	unsigned x = 12345;
+	for (int i = 0; i < 130000; i++) {
+		int a = i % 4096, b;
+		x = x * 1103515245u + 12345u;
+		b = (int)((x >> 8) % 4096);
+		fprintf(f, "%d,%d,,\n", a, b == a ? (a + 1) % 4096 : b);
+	}
+	fclose(f);
+	struct run r = run_perfmodel("allreduce --topo file:/tmp/pm_test_chain.csv --size 1M --algo ring --model closed --flow none --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "1048576,ring,closed,1359.54,"), "%s", r.out);
+	cr_assert(strstr(r.out, ",1228.5,131.04,"), "%s", r.out);	/* 8190 x 150 ns, 8190 x 16 ns */
+	run_free(&r);
+	r = run_perfmodel("allreduce --topo file:/tmp/pm_test_dense.csv --size 1M --algo ring");
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "too large to route: 4096 endpoints x (4096 vertices + 260000 links)"), "%s", r.err);
+	run_free(&r);
+	remove(chain);
+	remove(dense);
 }

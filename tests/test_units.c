@@ -79,12 +79,12 @@ Test(units, per_byte_cost_as_time_or_rate)
 {
 	double v;
 	struct pm_err err;
-	cr_assert_eq(pm_parse_per_byte("0.05ns", &v, &err), PM_OK);
+	cr_assert_eq(pm_parse_per_byte("0.05ns", "reduction cost", &v, &err), PM_OK);
 	cr_assert_float_eq(v, 0.05e-9, 1e-22);
 	/* a 20 GB/s reduction rate is 1/20e9 = 5e-11 s per byte */
-	cr_assert_eq(pm_parse_per_byte("20GB/s", &v, &err), PM_OK);
+	cr_assert_eq(pm_parse_per_byte("20GB/s", "reduction cost", &v, &err), PM_OK);
 	cr_assert_float_eq(v, 5e-11, 1e-24);
-	cr_assert_eq(pm_parse_per_byte("fast", &v, &err), PM_EINPUT);
+	cr_assert_eq(pm_parse_per_byte("fast", "reduction cost", &v, &err), PM_EINPUT);
 }
 
 Test(units, ranges)

@@ -89,3 +89,16 @@ void cli_print_opts(FILE *f, const struct cli_opt *opts, int n)
 		fprintf(f, "  %-22s %s\n", head, opts[i].help);
 	}
 }
+
+int cli_check_list(const char *opt, const char *s, char sep,
+		   const char *example, struct pm_err *err)
+{
+	size_t n = strlen(s);
+	char twice[3] = {sep, sep, '\0'};
+
+	if (n == 0 || s[0] == sep || s[n - 1] == sep || strstr(s, twice))
+		return pm_fail(err, PM_EINPUT,
+			       "invalid --%s '%s': an empty item (expected items joined by '%c', such as %s)",
+			       opt, s, sep, example);
+	return PM_OK;
+}

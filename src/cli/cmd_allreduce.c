@@ -43,7 +43,6 @@ static const char *const model_names[NMODEL] = {"closed", "contention", "sim", "
 static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
 {
 	char buf[128];
-	int any = 0;
 
 	memset(on, 0, sizeof(int) * NMODEL);
 	if (strcmp(s, "both") == 0 || strcmp(s, "all") == 0) {
@@ -51,6 +50,8 @@ static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
 			on[m] = m < M_SIM || s[0] == 'a';
 		return PM_OK;
 	}
+	if (cli_check_list("model", s, ',', "closed,sim", err))
+		return PM_EINPUT;
 	pm_strlcpy(buf, s, sizeof buf);
 	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int m = 0;
@@ -60,10 +61,8 @@ static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
 			return pm_fail(err, PM_EINPUT,
 				       "invalid model '%s' (expected closed, contention, sim, dataflow, a comma list of them, both or all)",
 				       tok);
-		on[m] = any = 1;
+		on[m] = 1;
 	}
-	if (!any)
-		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed, contention, sim, dataflow, both or all)", s);
 	return PM_OK;
 }
 
@@ -124,6 +123,8 @@ static int resolve_algos(const char *list, const struct pm_topo *t,
 		}
 		return PM_OK;
 	}
+	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
+		return PM_EINPUT;
 	if (strlen(list) >= sizeof buf)
 		return pm_fail(err, PM_EINPUT, "algorithm list too long (expected at most %zu characters)",
 			       sizeof buf - 1);
@@ -142,8 +143,6 @@ static int resolve_algos(const char *list, const struct pm_topo *t,
 			return j->status;
 		}
 	}
-	if (*njobs == 0)
-		return pm_fail(err, PM_EINPUT, "empty algorithm list '%s' (expected all or names such as ring,dbtree)", list);
 	return PM_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "search/cost.h"
 #include "search/train.h"
 #include "model/preset.h"
+#include "model/text.h"
 #include "model/units.h"
 
 #include <math.h>
@@ -55,23 +56,31 @@ static int parse_policies(const char *list, struct policy *out, int *n,
 		}
 		return PM_OK;
 	}
+	if (cli_check_list("policy", list, ',', "wfbp,mgwfbp,bucket:25M", err))
+		return PM_EINPUT;
 	if (strlen(list) >= sizeof buf)
-		return pm_fail(err, PM_EINPUT, "policy list too long");
+		return pm_fail(err, PM_EINPUT, "policy list too long (expected at most %zu characters)", sizeof buf - 1);
 	strcpy(buf, list);
 	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		struct policy *p = &out[*n];
 		int found = 0;
 		if (*n == 32)
 			return pm_fail(err, PM_EINPUT, "too many policies (expected at most 32)");
+		if (strcmp(t, "all") == 0)
+			return pm_fail(err, PM_EINPUT,
+				       "policy 'all' in the list '%s' (expected all alone, or a list of the others such as wfbp,mgwfbp,optimal)",
+				       list);
 		if (strncmp(t, "bucket:", 7) == 0) {
+			char given[64];
 			char *slash = strchr(t + 7, '/');
+			pm_strlcpy(given, t, sizeof given);
 			double cap, first;
 			if (slash)
 				*slash = '\0';
 			if (pm_parse_size(t + 7, &cap, err) || (slash && pm_parse_size(slash + 1, &first, err)))
-				return pm_fail(err, PM_EINPUT, "invalid bucket policy '%s' (expected bucket:SIZE or bucket:SIZE/FIRST such as bucket:25M/1M)", t);
+				return pm_fail(err, PM_EINPUT, "invalid bucket policy '%s' (expected bucket:SIZE or bucket:SIZE/FIRST such as bucket:25M/1M)", given);
 			p->row = (struct policy_row){"bucket", K_BUCKET, cap, slash ? first : cap, "buckets by size"};
-			snprintf(p->label, sizeof p->label, "%s%s%s", t, slash ? "/" : "", slash ? slash + 1 : "");
+			snprintf(p->label, sizeof p->label, "%s", given);
 			(*n)++;
 			continue;
 		}
@@ -314,8 +323,10 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			rc = pm_fail(err, PM_EINPUT, "--workers-sweep needs a cost that depends on the worker count (expected --table2 or --algo without --topo)");
 		else if (workers)
 			rc = pm_fail(err, PM_EINPUT, "give --workers or --workers-sweep, not both");
-		else
-			rc = pm_parse_size_range(sweep, &wl, &nw, err);
+		else if ((rc = pm_parse_size_range(sweep, &wl, &nw, err)))
+			rc = pm_fail(err, PM_EINPUT,
+				     "invalid --workers-sweep '%s' (expected worker counts START:END:xF or START:END:+STEP from 1, such as 4:2048:x2)",
+				     sweep);
 		for (int i = 0; !rc && i < nw; i++)
 			if (wl[i] != floor(wl[i]) || wl[i] < 1 || wl[i] > 1e7)
 				rc = pm_fail(err, PM_EINPUT, "invalid worker count %g in '%s' (expected whole numbers from 1 to 10^7)", wl[i], sweep);
@@ -361,7 +372,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			rc = pm_fail(err, PM_EINPUT, "give both --a and --b (expected e.g. --a 236us --b 0.406ns)");
 			goto out;
 		}
-		if (pm_parse_time(a, &cost.a, err) || pm_parse_per_byte(b, &cost.b, err)) {
+		if (pm_parse_time(a, &cost.a, err) || pm_parse_per_byte(b, "all-reduce time per byte", &cost.b, err)) {
 			rc = PM_EINPUT;
 			goto out;
 		}

@@ -89,7 +89,7 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		return PM_EINPUT;
 	if (o->alpha && pm_parse_time(o->alpha, &p->alpha_s, err))
 		return PM_EINPUT;
-	if (o->gamma && pm_parse_per_byte(o->gamma, &p->gamma_spB, err))
+	if (o->gamma && pm_parse_per_byte(o->gamma, "reduction cost", &p->gamma_spB, err))
 		return PM_EINPUT;
 	if (o->flow && pm_parse_flow(o->flow, p, err))
 		return PM_EINPUT;

@@ -17,6 +17,10 @@ int pm_topo_alloc(struct pm_topo *t, long long n_vert, int n_end,
 		return pm_fail(err, PM_EINPUT,
 			       "network too large: '%s' has %lld links (expected at most %d)",
 			       t->spec, nlinks, PM_TOPO_MAX_LINKS);
+	if (n_ports > 0 && n_vert * n_ports > PM_TOPO_MAX_PORTS)
+		return pm_fail(err, PM_EINPUT,
+			       "network too large: '%s' has %lld vertices of %d ports each (expected vertices x ports at most %d)",
+			       t->spec, n_vert, n_ports, PM_TOPO_MAX_PORTS);
 	t->n_vert = (int)n_vert;
 	t->n_end = n_end;
 	t->cap_links = nlinks > 0 ? (int)nlinks : 1;

@@ -15,6 +15,7 @@
 #define PM_TOPO_MAX_VERTICES (1 << 20)
 #define PM_TOPO_MAX_LINKS (1 << 22)
 #define PM_TOPO_MAX_FILE_VERTICES 4096
+#define PM_TOPO_MAX_PORTS (1 << 26)	/* port table entries: 256 MiB */
 
 struct pm_topo;
 

@@ -23,6 +23,13 @@ enum { COL_SRC, COL_DST, COL_BW, COL_LAT, COL_DIR, NCOLS };
 static const char *const col_names[NCOLS] = {"src", "dst", "bandwidth",
 					     "latency", "direction"};
 
+/* Twice the most names a file may have, so probing always ends. */
+#define NSLOTS (2 * PM_TOPO_MAX_FILE_VERTICES)
+
+/* Routing costs one breadth-first search per endpoint: endpoints x
+ * (vertices + links) steps, refused above this before any work. */
+#define ROUTE_BUDGET (1LL << 30)
+
 struct edge {
 	int a, b;		/* vertex name indices */
 	double bw, lat;
@@ -35,15 +42,25 @@ struct reader {
 	int map[NCOLS];		/* header position of each column, -1 */
 	char **names;		/* vertex names in order of first use */
 	int nnames, capnames;
+	int slot[NSLOTS];	/* open-addressing index of names: name + 1, 0 free */
 	struct edge *edges;
 	int nedges, capedges;
 };
 
+static unsigned name_hash(const char *s)
+{
+	unsigned h = 2166136261u;	/* FNV-1a */
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h % NSLOTS;
+}
+
 static int name_index(struct reader *r, const char *s, struct pm_err *err)
 {
-	for (int i = 0; i < r->nnames; i++)
-		if (strcmp(r->names[i], s) == 0)
-			return i;
+	unsigned h = name_hash(s);
+	for (; r->slot[h]; h = (h + 1) % NSLOTS)
+		if (strcmp(r->names[r->slot[h] - 1], s) == 0)
+			return r->slot[h] - 1;
 	if (r->nnames >= PM_TOPO_MAX_FILE_VERTICES)
 		return -pm_fail(err, PM_EINPUT,
 				"topology file '%s' has more than %d vertices (expected at most %d)",
@@ -58,6 +75,7 @@ static int name_index(struct reader *r, const char *s, struct pm_err *err)
 	}
 	if (!(r->names[r->nnames] = strdup(s)))
 		return -pm_fail(err, PM_EINTERNAL, "out of memory");
+	r->slot[h] = r->nnames + 1;
 	return r->nnames++;
 }
 
@@ -159,11 +177,19 @@ static int route_tables(struct pm_topo *t, struct pm_err *err)
 	int *dist = malloc(sizeof(int) * (size_t)V);
 	int *queue = malloc(sizeof(int) * (size_t)V);
 	int *in_off = calloc((size_t)V + 1, sizeof(int));
-	int *in_idx = malloc(sizeof(int) * (size_t)t->n_links);
+	int *in_idx = malloc(sizeof(int) * (size_t)(t->n_links + 1));
+	int *out_dst = malloc(sizeof(int) * (size_t)(t->n_links + 1));
 	int rc = PM_OK;
+	long long cost = (long long)N * ((long long)V + t->n_links);
 
+	if (cost > ROUTE_BUDGET) {
+		free(dist), free(queue), free(in_off), free(in_idx), free(out_dst);
+		return pm_fail(err, PM_EINPUT,
+			       "topology file '%s' is too large to route: %d endpoints x (%d vertices + %d links) = %lld search steps (expected at most %lld; fewer links or endpoints)",
+			       t->spec + 5, N, V, t->n_links, cost, ROUTE_BUDGET);
+	}
 	t->next = malloc(sizeof(int) * (size_t)N * (size_t)V);
-	if (!dist || !queue || !in_off || !in_idx || !t->next) {
+	if (!dist || !queue || !in_off || !in_idx || !out_dst || !t->next) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory routing '%s'", t->spec);
 		goto out;
 	}
@@ -178,8 +204,10 @@ static int route_tables(struct pm_topo *t, struct pm_err *err)
 			goto out;
 		}
 		memcpy(pos, in_off, sizeof(int) * (size_t)V);
-		for (int i = 0; i < t->n_links; i++)
-			in_idx[pos[t->links[i].dst]++] = i;
+		for (int i = 0; i < t->n_links; i++)	/* the source of each in-link, */
+			in_idx[pos[t->links[i].dst]++] = t->links[i].src;
+		for (int j = 0; j < t->n_links; j++)	/* the head of each out-link: */
+			out_dst[j] = t->links[t->out_idx[j]].dst;	/* both read in order */
 		free(pos);
 	}
 	t->max_hops = 0;
@@ -193,7 +221,7 @@ static int route_tables(struct pm_topo *t, struct pm_err *err)
 		while (head < tail) {
 			int v = queue[head++];
 			for (int j = in_off[v]; j < in_off[v + 1]; j++) {
-				int u = t->links[in_idx[j]].src;
+				int u = in_idx[j];
 				if (dist[u] < 0) {
 					dist[u] = dist[v] + 1;
 					queue[tail++] = u;
@@ -208,11 +236,11 @@ static int route_tables(struct pm_topo *t, struct pm_err *err)
 					     t->spec + 5, v, d);
 				goto out;
 			}
-			for (int j = t->out_off[v]; dist[v] > 0 && j < t->out_off[v + 1]; j++) {
-				int l = t->out_idx[j];
-				if (dist[t->links[l].dst] == dist[v] - 1 && (best < 0 || l < best))
-					best = l;
-			}
+			for (int j = t->out_off[v]; dist[v] > 0 && j < t->out_off[v + 1]; j++)
+				if (dist[out_dst[j]] == dist[v] - 1) {
+					best = t->out_idx[j];	/* ascending: the first is the lowest */
+					break;
+				}
 			t->next[(size_t)d * V + v] = best;
 			if (v < N && v != d) {
 				if (dist[v] > t->max_hops)
@@ -229,6 +257,7 @@ out:
 	free(queue);
 	free(in_off);
 	free(in_idx);
+	free(out_dst);
 	return rc;
 }
 

@@ -29,10 +29,10 @@ static int parse_dims(struct pm_topo *t, const char *args, int maxdims,
 		if (!isdigit((unsigned char)*p) || t->ndims == maxdims)
 			goto bad;
 		long v = strtol(p, &end, 10);
-		if (v > PM_TOPO_MAX_VERTICES)
+		if (v > PM_TOPO_MAX_VERTICES)	/* strtol saturates: print the digits given */
 			return pm_fail(err, PM_EINPUT,
-				       "network too large: '%s' has a dimension of %ld endpoints (expected at most %d endpoints in all)",
-				       t->spec, v, PM_TOPO_MAX_VERTICES);
+				       "network too large: '%s' has a dimension of %.*s endpoints (expected at most %d endpoints in all)",
+				       t->spec, (int)(end - p), p, PM_TOPO_MAX_VERTICES);
 		if (v < 1)
 			goto bad;
 		t->dims[t->ndims++] = (int)v;

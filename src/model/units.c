@@ -114,7 +114,8 @@ int pm_parse_bw(const char *s, double *Bps, struct pm_err *err)
 	return PM_OK;
 }
 
-int pm_parse_per_byte(const char *s, double *spB, struct pm_err *err)
+int pm_parse_per_byte(const char *s, const char *what, double *spB,
+		      struct pm_err *err)
 {
 	double v;
 
@@ -133,8 +134,8 @@ int pm_parse_per_byte(const char *s, double *spB, struct pm_err *err)
 		return PM_OK;
 	}
 	return pm_fail(err, PM_EINPUT,
-		       "invalid reduction cost '%s' (expected seconds per byte from 0 to 1s, such as 0.05ns, or a reduction rate from 1 B/s to 1 PB/s, such as 20GB/s)",
-		       s ? s : "");
+		       "invalid %s '%s' (expected seconds per byte from 0 to 1s, such as 0.05ns, or a rate from 1 B/s to 1 PB/s, such as 20GB/s)",
+		       what, s ? s : "");
 }
 
 int pm_parse_int(const char *s, long lo, long hi, const char *what,

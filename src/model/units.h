@@ -35,7 +35,9 @@ int pm_parse_bw(const char *s, double *Bps, struct pm_err *err);
 
 /* Seconds per byte, written either as a time per byte ("0.05ns", meaning
  * per byte) or as a rate ("20GB/s", inverted). 0 is allowed. */
-int pm_parse_per_byte(const char *s, double *spB, struct pm_err *err);
+/* what names the quantity in the message. */
+int pm_parse_per_byte(const char *s, const char *what, double *spB,
+		      struct pm_err *err);
 
 /* An integer in [lo, hi]; what names the quantity for the message. */
 int pm_parse_int(const char *s, long lo, long hi, const char *what,
