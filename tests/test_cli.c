@@ -2,6 +2,7 @@
  * tests/expected/CASES (derivations of their numbers are in that file),
  * every error path with its exit status and message, and --help. */
 #include "helpers.h"
+#include "cli/out.h"
 
 /* Outputs that name a file under the source tree (models prints its data
  * directory) are stored with that prefix written as $SRCDIR, so the checked-in
@@ -331,4 +332,73 @@ Test(cli, large_file_topologies)
 	run_free(&r);
 	remove(chain);
 	remove(dense);
+}
+
+/* Output integrity (issue 9): a value that is not a finite number never
+ * reaches a table, CSV or JSON; the writer refuses and writes nothing. */
+static char *write_to_string(const struct cli_table *t, enum cli_format fmt, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct pm_err err;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert(f);
+	*rc = cli_table_write(f, t, fmt, &err);
+	fclose(f);
+	return buf;
+}
+
+Test(cli, writer_refuses_inf_and_nan)
+{
+	static const char *const names[] = {"time_us", "note"};
+	static const unsigned flags[] = {COL_NUM, 0};
+	const char *bad[][2] = {{"inf", ""}, {"-nan", ""}, {"1e400", ""}, {"12x", ""},
+				{"1", "took inf us"}, {"1", "nan"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		for (int fmt = FMT_TABLE; fmt <= FMT_JSON; fmt++) {
+			struct cli_table t;
+			int rc;
+			cli_table_init(&t, 2, names, flags);
+			cr_assert_eq(cli_table_row(&t), 0);
+			cli_table_set(&t, 0, "%s", bad[i][0]);
+			cli_table_set(&t, 1, "%s", bad[i][1]);
+			char *out = write_to_string(&t, (enum cli_format)fmt, &rc);
+			cr_assert_eq(rc, PM_EINTERNAL, "'%s' '%s' format %d passed", bad[i][0], bad[i][1], fmt);
+			cr_assert_str_eq(out, "", "wrote '%s'", out);
+			free(out);
+			cli_table_release(&t);
+		}
+	/* words that merely contain the letters pass: "information", "infiniband" */
+	struct cli_table t;
+	int rc;
+	cli_table_init(&t, 2, names, flags);
+	cr_assert_eq(cli_table_row(&t), 0);
+	cli_table_set(&t, 0, "%s", "-1.5e-3");
+	cli_table_set(&t, 1, "%s", "information over infiniband");
+	char *out = write_to_string(&t, FMT_JSON, &rc);
+	cr_assert_eq(rc, PM_OK);
+	cr_assert(strstr(out, "\"time_us\": -1.5e-3"), "%s", out);
+	free(out);
+	cli_table_release(&t);
+}
+
+/* A text cell with a comma, quotes and a backslash: RFC 4180 quoting in
+ * CSV (the field in quotes, each quote doubled), JSON escaping. */
+Test(cli, writer_quotes_csv_and_escapes_json)
+{
+	static const char *const names[] = {"algo", "note"};
+	struct cli_table t;
+	int rc;
+	cli_table_init(&t, 2, names, NULL);
+	cr_assert_eq(cli_table_row(&t), 0);
+	cli_table_set(&t, 0, "%s", "ring");
+	cli_table_set(&t, 1, "%s", "got file:a,\"b\"\\c.csv");
+	char *out = write_to_string(&t, FMT_CSV, &rc);
+	cr_assert_eq(rc, PM_OK);
+	cr_assert_str_eq(out, "algo,note\nring,\"got file:a,\"\"b\"\"\\c.csv\"\n");
+	free(out);
+	out = write_to_string(&t, FMT_JSON, &rc);
+	cr_assert(strstr(out, "\"note\": \"got file:a,\\\"b\\\"\\\\c.csv\""), "%s", out);
+	free(out);
+	cli_table_release(&t);
 }

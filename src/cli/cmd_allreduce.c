@@ -341,7 +341,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		for (int i = 0; i < njobs && !rc; i++)
 			rc = add_rows(&tab, &jobs[i], sizes[s], t, &p, on, (int)segments, err);
 	if (!rc)
-		cli_table_write(stdout, &tab, fmt);
+		rc = cli_table_write(stdout, &tab, fmt, err);
 out:
 	for (int i = 0; jobs && i < njobs; i++)
 		if (jobs[i].have_sched)

@@ -111,8 +111,8 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 		cli_table_kv(&t, "as_options", "none: %s (expected a positive intercept and slope; try --range)",
 			     f.beta_spB <= 0 ? "the slope is not positive" : "the intercept is negative");
 	}
-	cli_table_write(stdout, &t, fmt);
+	rc = cli_table_write(stdout, &t, fmt, err);
 	cli_table_release(&t);
 	pm_points_release(&pts);
-	return 0;
+	return rc;
 }

@@ -259,7 +259,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 			rab.layers[rab.h++] = 2;
 		add_rows(&t, "rabenseifner", &rab, &q, flat_s, "-", err);
 	}
-	cli_table_write(stdout, &t, fmt);
+	rc = cli_table_write(stdout, &t, fmt, err);
 	cli_table_release(&t);
-	return 0;
+	return rc;
 }

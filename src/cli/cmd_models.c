@@ -58,7 +58,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 		}
 	}
 	pm_preset_free(names, np);
-	cli_table_write(stdout, &t, fmt);
+	int rc = cli_table_write(stdout, &t, fmt, err);
 	cli_table_release(&t);
-	return 0;
+	return rc;
 }

@@ -320,7 +320,7 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		       in.label, pm_topo_spec(t), in.P, s.nsteps, s.second_phase + 1, s.nx, s.nchunks);
 	cli_table_meta(&tab, "ranks on endpoints: %s", s.mapping);
 	cli_net_meta(&tab, t, &p);
-	cli_table_write(stdout, &tab, fmt);
+	rc = cli_table_write(stdout, &tab, fmt, err);
 out:
 	cli_table_release(&tab);
 	if (s.map)

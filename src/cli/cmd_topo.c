@@ -65,8 +65,8 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 		cli_table_kv(&tab, "links_per_dimension", "%s", per);
 	cli_table_kv(&tab, "routing", "%s", info.routing);
 	cli_table_kv(&tab, "ring_order", "%s", info.ring_order);
-	cli_table_write(stdout, &tab, fmt);
+	rc = cli_table_write(stdout, &tab, fmt, err);
 	cli_table_release(&tab);
 	pm_topo_free(t);
-	return 0;
+	return rc;
 }

@@ -479,7 +479,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		}
 	}
 	if (!rc)
-		cli_table_write(stdout, &t, fmt);
+		rc = cli_table_write(stdout, &t, fmt, err);
 out:
 	cli_table_release(&t);
 	pm_profile_release(&prof);

@@ -3,6 +3,8 @@
 #include "cli/out.h"
 
 #include <csv.h>
+#include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,14 +230,53 @@ static void write_json(FILE *f, const struct cli_table *t)
 	fputs(t->nrows ? "\n  ]\n}\n" : "]\n}\n", f);
 }
 
-void cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt)
+/* Does s hold the word w (bounded by non-letters)? */
+static int has_word(const char *s, const char *w)
 {
+	size_t n = strlen(w);
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
+		if ((p == s || !isalpha((unsigned char)p[-1])) && !isalpha((unsigned char)p[n]))
+			return 1;
+	return 0;
+}
+
+/* A number cell is empty or a finite number and nothing else; no cell
+ * says inf or nan.  Such a value is a bug upstream, never user input. */
+static int check_cells(const struct cli_table *t, struct pm_err *err)
+{
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			const char *s = cell(t, r, c);
+			char *end;
+			/* table-only number columns hold readable sizes (1.5M) */
+			int num = t->flags && (t->flags[c] & COL_NUM) && !(t->flags[c] & COL_TABLE);
+			double v = *s && num ? strtod(s, &end) : 0;
+			if ((num && *s && (*end || !isfinite(v))) ||
+			    has_word(s, "inf") || has_word(s, "nan"))
+				return pm_fail(err, PM_EINTERNAL,
+					       "internal error: column '%s' of row %d holds '%s' (expected a finite number); nothing was written",
+					       t->names[c], r + 1, s);
+		}
+	for (int i = 0; i < t->nmeta; i++)
+		if (has_word(t->meta[i], "inf") || has_word(t->meta[i], "nan"))
+			return pm_fail(err, PM_EINTERNAL,
+				       "internal error: a heading line holds inf or nan: '%s'; nothing was written",
+				       t->meta[i]);
+	return PM_OK;
+}
+
+int cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt,
+		    struct pm_err *err)
+{
+	if (check_cells(t, err))
+		return PM_EINTERNAL;
 	if (fmt == FMT_CSV)
 		write_csv(f, t);
 	else if (fmt == FMT_JSON)
 		write_json(f, t);
 	else
 		write_text(f, t);
+	return PM_OK;
 }
 
 int cli_parse_format(const char *s, enum cli_format *fmt, struct pm_err *err)

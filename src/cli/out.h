@@ -47,7 +47,10 @@ void cli_table_kv(struct cli_table *t, const char *key, const char *fmt, ...)
 void cli_table_meta(struct cli_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-void cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt);
+/* Write the table; refuses (PM_EINTERNAL, nothing written) when a number
+ * cell is not a finite number or any cell or heading says inf or nan. */
+int cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt,
+		    struct pm_err *err);
 
 /* "table", "csv" or "json". */
 int cli_parse_format(const char *s, enum cli_format *fmt, struct pm_err *err);
