@@ -244,6 +244,19 @@ Test(cli, schedule_too_large_keeps_closed_form)
 	run_free(&r);
 }
 
+/* Found by scripts/fuzz (fuzz_spec, torus:13x0048576): recdoubling on a
+ * 631,488-endpoint torus whose partners sit up to 24,288 links apart
+ * would cross about 2.4e10 links when priced (hours).  Refused after the
+ * schedule is built and before pricing; the closed form stays. */
+Test(cli, pricing_refused_when_routes_are_too_long)
+{
+	struct run r = run_perfmodel("allreduce --topo torus:13x0048576 --size 64K --algo recdoubling --model closed,contention --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "recdoubling,closed"), "%s", r.out);
+	cr_assert(strstr(r.out, "no contention row: schedule too costly to price"), "%s", r.out);
+	run_free(&r);
+}
+
 /* Routes longer than any fixed buffer (601 links through a chain of
  * switches) are built, printed and priced whole (issue 9: a path[256]
  * and a links[512] array overflowed). */

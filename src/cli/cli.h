@@ -13,6 +13,10 @@ struct cli_cmd {
 	int (*run)(int argc, char **argv, struct pm_err *err);
 };
 
+/* The whole command on argv (argv[0] the program name): prints, returns
+ * the exit status (0, 1 internal failure, 2 bad usage or input). */
+int cli_run(int argc, char **argv);
+
 int cmd_list(int argc, char **argv, struct pm_err *err);
 int cmd_topo(int argc, char **argv, struct pm_err *err);
 int cmd_allreduce(int argc, char **argv, struct pm_err *err);

@@ -154,6 +154,11 @@ int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 	rc = in->algo->build(in, s, err);
 	if (rc == PM_OK)
 		rc = pm_sched_finish(s, err);
+	double visits = rc == PM_OK && in->topo ? pm_eval_route_estimate(in->topo, s) : 0;
+	if (visits > PM_EVAL_MAX_VISITS)
+		rc = pm_fail(err, PM_EINPUT,
+			     "schedule too costly to price: %s on %s crosses about %.3g links in all (transfers x mean route length; expected at most %.0e; the closed form, --model closed, has no such limit)",
+			     in->label, pm_topo_spec(in->topo), visits, PM_EVAL_MAX_VISITS);
 	if (rc)
 		pm_sched_release(s);
 	return rc;

@@ -49,6 +49,15 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 		       double n, const struct pm_params *p, struct pm_cost *out,
 		       struct pm_step_cost *steps, struct pm_err *err);
 
+/* Pricing walks every stored transfer's route once: its cost is the
+ * links crossed in all.  Refused above this (about 7 s at 7 ns a link). */
+#define PM_EVAL_MAX_VISITS 1e9
+
+/* The links the stored transfers of s cross in all, estimated before any
+ * pricing from the routes of at most 1024 evenly spaced transfers (exact
+ * for source-routed schedules and for at most 1024 transfers). */
+double pm_eval_route_estimate(const struct pm_topo *t, const struct pm_sched *s);
+
 /* nccl-tests conventions: algbw = n / time, busbw = algbw * 2(P-1)/P. */
 double pm_algbw(double n, double time_s);
 double pm_busbw(double n, double time_s, int P);

@@ -179,6 +179,24 @@ static void price_run(const struct pm_topo *t, const struct pm_sched *s,
 	}
 }
 
+double pm_eval_route_estimate(const struct pm_topo *t, const struct pm_sched *s)
+{
+	size_t k, samples = s->nx < 1024 ? s->nx : 1024;
+	double hops = 0;
+	int *route;
+
+	if (s->route_off || samples == 0)
+		return (double)s->nroute;
+	if (!(route = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(t) + 1))))
+		return 0;
+	for (k = 0; k < samples; k++) {
+		const struct pm_xfer *x = &s->x[k * s->nx / samples];
+		hops += pm_topo_route(t, s->map[x->src], s->map[x->dst], route);
+	}
+	free(route);
+	return hops / (double)samples * (double)s->nx;
+}
+
 int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 		       double n, const struct pm_params *p, struct pm_cost *out,
 		       struct pm_step_cost *steps, struct pm_err *err)

@@ -1,0 +1,71 @@
+/* fuzz.h: what every libFuzzer harness of perfmodel shares.  A harness
+ * turns the fuzzer's bytes into one or more perfmodel command lines and
+ * runs them in-process through cli_run, the same code the executable runs.
+ * Any exit status other than 0 or 2 is a finding (1 means an internal
+ * failure, which bad input must never cause), as is anything the address
+ * and undefined-behaviour sanitizers report, a leak, a time-out or memory
+ * past the limit scripts/fuzz sets. */
+#ifndef PM_FUZZ_H
+#define PM_FUZZ_H
+
+#include "cli/cli.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FUZZ_MAX_ARGS 40
+
+/* Run argv (argv[0] = "perfmodel"); abort on an exit status other than
+ * 0 or 2 so the fuzzer keeps the input as a crash. */
+static inline void fuzz_run(int argc, char **argv)
+{
+	int rc = cli_run(argc, argv);
+	if (rc != 0 && rc != 2) {
+		fprintf(stderr, "fuzz: perfmodel exited %d on:", rc);
+		for (int i = 1; i < argc; i++)
+			fprintf(stderr, " '%s'", argv[i]);
+		fputc('\n', stderr);
+		abort();
+	}
+}
+
+/* The bytes as a NUL-terminated string (a NUL inside ends it early, as
+ * it would on a real command line). */
+static inline char *fuzz_string(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	if (!s)
+		abort();
+	memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+
+/* Write the bytes to this process's scratch file ending in ext. */
+static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *ext)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/perfmodel-fuzz-%d%s", (int)getpid(), ext);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+		abort();
+	return path;
+}
+
+/* Run each template command line with "@" replaced by value. */
+static inline void fuzz_templates(const char *const *const *cmds, const char *value)
+{
+	for (int c = 0; cmds[c]; c++) {
+		char *argv[FUZZ_MAX_ARGS];
+		int argc = 0;
+		argv[argc++] = "perfmodel";
+		for (int i = 0; cmds[c][i] && argc < FUZZ_MAX_ARGS; i++)
+			argv[argc++] = strcmp(cmds[c][i], "@") ? (char *)cmds[c][i] : (char *)value;
+		fuzz_run(argc, argv);
+	}
+}
+
+#endif

@@ -1,0 +1,95 @@
+/* dispatch.c: the perfmodel command: dispatch to subcommands, top-level
+ * help, and the one place errors become exit codes.  main.c calls it; the
+ * fuzz harnesses (fuzz/) call it in-process. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "model/text.h"
+
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct cli_cmd commands[] = {
+	{"allreduce", "predict all-reduce time for every algorithm on a network", cmd_allreduce},
+	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
+	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},
+	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},
+	{"train", "time a training iteration under gradient-merging policies (MG-WFBP)", cmd_train},
+	{"models", "list the DNN profiles train can use", cmd_models},
+	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
+	{"list", "list the algorithms and topology kinds", cmd_list},
+};
+#define NCMDS (int)(sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perfmodel COMMAND [OPTIONS]\n"
+		"\n"
+		"Predicts how long collective communication takes on a given network, from\n"
+		"closed-form alpha-beta-gamma models and a per-step contention model, and\n"
+		"shows the formula, parameters and units behind every number.\n"
+		"\n"
+		"Commands:\n");
+	for (int i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Examples:\n"
+		"  perfmodel allreduce --topo torus:8x8 --size 64M\n"
+		"  perfmodel allreduce --topo fattree:8,2 --size 32K:64M:x2 --format csv\n"
+		"  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
+		"  perfmodel hier --machine abci --procs 512 --size 128M\n"
+		"  perfmodel fit osu_allreduce.log\n"
+		"  perfmodel train --model resnet50 --topo torus:8x8 --algo ring\n"
+		"  perfmodel topo --topo bigraph:4x8\n"
+		"  perfmodel list\n"
+		"\n"
+		"%s"
+		"\n"
+		"Run 'perfmodel COMMAND --help' for a command's options.  Exit status: 0 on\n"
+		"success, 2 for bad usage or input, 1 for an internal failure.\n",
+		cli_units_help);
+}
+
+int cli_run(int argc, char **argv)
+{
+	struct pm_err err = {""};
+	const char *names[NCMDS];
+
+	gsl_set_error_handler_off();	/* GSL's default handler aborts */
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc >= 3 && strcmp(argv[1], "help") == 0) {
+			char *help[] = {argv[2], "--help"};
+			for (int i = 0; i < NCMDS; i++)
+				if (strcmp(commands[i].name, argv[2]) == 0)
+					return commands[i].run(1, help + 1, &err);
+		}
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("perfmodel 0.1.0\n");
+		return 0;
+	}
+	for (int i = 0; i < NCMDS; i++) {
+		names[i] = commands[i].name;
+		if (strcmp(commands[i].name, argv[1]) == 0) {
+			int rc = commands[i].run(argc - 2, argv + 2, &err);
+			if (rc != 0)
+				fprintf(stderr, "perfmodel: %s\n", err.msg);
+			return rc == PM_EINPUT ? 2 : rc ? 1 : 0;
+		}
+	}
+	int near = pm_nearest(argv[1], names, NCMDS);
+	char list[256];
+	pm_join(list, sizeof list, names, NCMDS);
+	if (near >= 0)
+		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s; did you mean '%s'?)\n",
+			argv[1], list, names[near]);
+	else
+		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s)\n",
+			argv[1], list);
+	return 2;
+}
