@@ -64,6 +64,18 @@ static int line_error(const char *path, int line, const char *what, struct pm_er
 	return pm_fail(err, PM_EINPUT, "measurement file '%s' line %d: %s", path, line, what);
 }
 
+/* A measured point outside what any network does: sizes past 1 PiB,
+ * times past an hour or below a picosecond (a typo or a unit slip). */
+static int out_of_range(const char *path, const char *where, int line,
+			double size, double t, struct pm_err *err)
+{
+	if (size <= PM_MAX_SIZE_B && t <= PM_MAX_TIME_S && t >= 1e-12)
+		return PM_OK;
+	return pm_fail(err, PM_EINPUT,
+		       "measurement file '%s' %s %d: size %g B and time %g s (expected sizes up to 1 PiB and times from 1 ps to 3600 s)",
+		       path, where, line, size, t);
+}
+
 /* OSU micro-benchmarks: "# OSU ..." headers, then "SIZE LATENCY_US [...]".
  * Some logs prefix the size with the process count ("8,4096"); the part
  * after the last comma is the size. */
@@ -81,6 +93,8 @@ static int parse_osu(char *line, int lineno, const char *path,
 		return line_error(path, lineno, "expected SIZE and AVG_LATENCY_US (osu_allreduce or osu_latency output)", err);
 	if (size <= 0 || us <= 0)
 		return PM_OK;	/* OSU lists size 0 for some collectives: skip */
+	if (out_of_range(path, "line", lineno, size, us * 1e-6, err))
+		return PM_EINPUT;
 	return pm_points_add(pts, size, us * 1e-6) ? PM_EINTERNAL : PM_OK;
 }
 
@@ -100,6 +114,8 @@ static int parse_nccl(char *line, int lineno, const char *path,
 		return line_error(path, lineno, "expected an nccl-tests result row (size count type redop [root] time algbw busbw ...)", err);
 	if (size <= 0 || us <= 0)
 		return PM_OK;
+	if (out_of_range(path, "line", lineno, size, us * 1e-6, err))
+		return PM_EINPUT;
 	return pm_points_add(pts, size, us * 1e-6) ? PM_EINTERNAL : PM_OK;
 }
 
@@ -151,6 +167,8 @@ static int csv_row(void *ctx, int row, char *const *cell, int n, struct pm_err *
 	if (size <= 0 || t <= 0)
 		return pm_fail(err, PM_EINPUT, "measurement file '%s' row %d: size and time must be positive (got %s, %s)",
 			       r->path, row, sz, tm);
+	if (out_of_range(r->path, "row", row, size, t, err))
+		return PM_EINPUT;
 	if (pm_points_add(r->pts, size, t))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	return PM_OK;
