@@ -89,14 +89,11 @@ struct mt {
 	int *pathbuf;		/* one edge's links: at most V */
 };
 
-static void mt_free(struct mt *m)
+/* Free what only the construction needs; the trees (via, step, path,
+ * hops, red) stay for the schedule builder. */
+static void mt_drop_scratch(struct mt *m)
 {
-	free(m->via);
-	free(m->step);
 	free(m->member);
-	free(m->path);
-	free(m->hops);
-	free(m->red);
 	free(m->nbr);
 	free(m->nbr_off);
 	free(m->link_stamp);
@@ -116,6 +113,22 @@ static void mt_free(struct mt *m)
 	free(m->pathbuf);
 	free(m->dead);
 	free(m->dead_budget);
+	m->member = NULL;
+	m->nbr = m->nbr_off = m->link_stamp = m->sent = m->sent_stamp = NULL;
+	m->recv = m->recv_stamp = m->bfs_seen = m->bfs_pred = m->bfs_depth = NULL;
+	m->queue = m->missing = m->pathbuf = m->dead_budget = NULL;
+	m->fr = NULL;
+	m->dead = NULL;
+}
+
+static void mt_free(struct mt *m)
+{
+	mt_drop_scratch(m);
+	free(m->via);
+	free(m->step);
+	free(m->path);
+	free(m->hops);
+	free(m->red);
 	memset(m, 0, sizeof *m);
 }
 
@@ -639,7 +652,16 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		in->sum_hops += m.hops[t];
 		in->sum_red += m.red[t];
 	}
-	mt_free(&m);
+	/* keep the trees for build: the construction is the expensive part
+	 * (seconds at 4096 endpoints) and is the same both times */
+	struct mt *keep = malloc(sizeof *keep);
+	if (!keep) {
+		mt_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	mt_drop_scratch(&m);
+	*keep = m;
+	in->priv = keep;
 	if (ports != default_ports(in->topo) || priority || literal)
 		snprintf(opts, sizeof opts, ":ports=%d%s%s", ports,
 			 priority ? ",priority" : "", literal ? ",literal" : "");
@@ -661,24 +683,49 @@ static int edge_path(const struct mt *m, size_t k, int *path)
 	return p[0];
 }
 
+static void release(struct pm_inst *in)
+{
+	mt_free(in->priv);
+	free(in->priv);
+}
+
+static int build_from(const struct pm_inst *in, const struct mt *mp,
+		      struct pm_sched *s, struct pm_err *err);
+
+/* The trees prepare kept, or (an instance copied without them) built
+ * again here. */
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
 	struct mt m;
-	int P = in->P, *path = NULL, *back = NULL;
-	size_t PP = (size_t)P * P, *start = NULL, *pos = NULL;
-	uint32_t *byStep = NULL;
-	int rc = PM_OK;
+	int rc;
 
-	s->nchunks = (uint32_t)P;
+	s->nchunks = (uint32_t)in->P;
 	strcpy(s->mapping, "identity: tree T is rooted at endpoint T and carries chunk T");
-	if (P < 2)
+	if (in->P < 2)
 		return PM_OK;
+	if (in->priv)
+		return build_from(in, in->priv, s, err);
 	if (mt_construct(&m, in->topo, in->ports, strstr(in->label, "priority") != NULL,
 			 strstr(in->label, "literal") != NULL)) {
 		mt_free(&m);
 		return pm_fail(err, PM_EINTERNAL, "MULTITREE construction failed");
 	}
+	rc = build_from(in, &m, s, err);
+	mt_free(&m);
+	return rc;
+}
+
+/* Add the schedule of the trees in *mp to s. */
+static int build_from(const struct pm_inst *in, const struct mt *mp,
+		      struct pm_sched *s, struct pm_err *err)
+{
+	const struct mt m = *mp;
+	int P = in->P, *path = NULL, *back = NULL;
+	size_t PP = (size_t)P * P, *start = NULL, *pos = NULL;
+	uint32_t *byStep = NULL;
+	int rc = PM_OK;
+
 	/* group the tree edges by construction step */
 	start = calloc((size_t)m.S + 2, sizeof(size_t));
 	pos = malloc(sizeof(size_t) * ((size_t)m.S + 2));
@@ -725,7 +772,6 @@ out:
 	free(start);
 	free(pos);
 	free(byStep);
-	mt_free(&m);
 	return rc;
 }
 
@@ -757,6 +803,7 @@ const struct pm_algo pm_algo_multitree = {
 	.reference = "Huang et al., ISCA 2021 (seed 000) Algorithm 1, SIII-C3",
 	.prepare = prepare,
 	.build = build,
+	.release = release,
 	.closed = closed,
 	.xfers = xfers,
 };
@@ -771,6 +818,7 @@ const struct pm_algo pm_algo_multitree_msg = {
 	.reference = "Huang et al., ISCA 2021 (seed 000) SIV-B",
 	.prepare = prepare,
 	.build = build,
+	.release = release,
 	.closed = closed,
 	.xfers = xfers,
 };
