@@ -52,14 +52,11 @@ static double allreduce_once(const struct pm_topo *t, int verbose, double *eval_
 		struct pm_cost c;
 		struct pm_err err;
 		double t0 = now();
-		if (pm_algo_resolve(all[i]->name, t, 0, &in, &err) != PM_OK) {
-			pm_inst_release(&in);
+		if (pm_algo_resolve(all[i]->name, t, 0, &in, &err) != PM_OK)
 			continue;
-		}
 		if (pm_algo_schedule(&in, &s, &err) != PM_OK) {
 			if (verbose)
 				printf("    %-14s skipped: %s\n", in.label, err.msg);
-			pm_inst_release(&in);
 			continue;
 		}
 		double t1 = now();
@@ -71,7 +68,6 @@ static double allreduce_once(const struct pm_topo *t, int verbose, double *eval_
 			printf("    %-14s %9.3f ms, pricing %9.3f ms  (%zu transfers, %d steps)\n", in.label,
 			       dt * 1e3, de * 1e3, s.nx, s.nsteps);
 		pm_sched_release(&s);
-		pm_inst_release(&in);
 	}
 	return total;
 }
@@ -119,7 +115,6 @@ static void bench_multitree(const char *spec, double target_s)
 	else
 		printf("multitree construction on %s: %d trees, %d steps per phase, %.3f s (target %.0f s) %s\n",
 		       spec, in.P, in.steps, dt, target_s, dt <= target_s ? "OK" : "MISSED");
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -138,12 +133,10 @@ static double one_algo(const struct pm_topo *t, const char *algo, size_t *stored
 	if (pm_algo_resolve(algo, t, 0, &in, &err) || pm_algo_schedule(&in, &s, &err) ||
 	    pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &c, NULL, &err)) {
 		printf("  %s on %s: %s\n", algo, pm_topo_spec(t), err.msg);
-		pm_inst_release(&in);
 		return -1;
 	}
 	*stored = s.nx;
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	return now() - t0;
 }
 
@@ -229,7 +222,6 @@ static void bench_sim(const char *spec, const char *algo, double n)
 		       r.events / dt, r.time_s * 1e6);
 	}
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 

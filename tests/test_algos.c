@@ -31,7 +31,6 @@ static double closed_time(const char *algo, const char *topo)
 	resolve_or_die(algo, t, 0, &in);
 	pm_algo_closed(&in, NB, &p, &c);
 	assert_rel(c.time_s, c.alpha_s + c.lat_s + c.bw_s + c.red_s, 1e-12);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 	return c.time_s;
 }
@@ -166,7 +165,6 @@ Test(every_algo, schedules_are_allreduces)
 			rc = pm_sched_check_allreduce(&s, &err);
 			cr_assert_eq(rc, PM_OK, "%s on %s: %s", in.label, nets[k], err.msg);
 			pm_sched_release(&s);
-			pm_inst_release(&in);
 		}
 		pm_topo_free(t);
 	}
@@ -223,7 +221,6 @@ Test(every_algo, compact_equals_played_out)
 			free(se);
 			pm_sched_release(&e);
 			pm_sched_release(&s);
-			pm_inst_release(&in);
 		}
 		pm_topo_free(t);
 	}
@@ -247,7 +244,6 @@ Test(every_algo, schedules_with_arguments)
 		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s: %s", cases[i][0], err.msg);
 		cr_assert_eq(s.nx, (size_t)in.algo->xfers(&in), "%s: transfer estimate", cases[i][0]);
 		pm_sched_release(&s);
-		pm_inst_release(&in);
 		pm_topo_free(t);
 	}
 }
@@ -285,7 +281,6 @@ Test(every_algo, contention_equals_closed_on_full)
 					  "%s on %s: sent %.9g vs %.9g", in.label, spec, cc.sent_B, ce.sent_B);
 				cr_assert_eq(cc.steps, ce.steps, "%s on %s: steps", in.label, spec);
 				pm_sched_release(&s);
-				pm_inst_release(&in);
 			}
 			pm_topo_free(t);
 		}
@@ -312,7 +307,6 @@ Test(every_algo, zero_cost_at_one_rank)
 		cr_assert_eq(pm_algo_contention(&in, &s, NB, &p, &c, NULL, &err), PM_OK);
 		cr_assert_eq(c.time_s, 0, "%s", in.label);
 		pm_sched_release(&s);
-		pm_inst_release(&in);
 	}
 	pm_topo_free(t);
 }
@@ -358,7 +352,6 @@ Test(every_algo, monotone_and_above_bandwidth_bound)
 				prev_e = e.time_s;
 			}
 			pm_sched_release(&s);
-			pm_inst_release(&in);
 		}
 		pm_topo_free(t);
 	}
@@ -382,7 +375,6 @@ Test(seed_facts, ring_uses_a_quarter_of_a_torus)
 	assert_rel(c.links_used, 0.25, 1e-12);
 	assert_rel(c.util_avg, 0.25, 1e-12);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	/* 2D-ring keeps every link busy (seed 000 Table I: "none" contention,
 	 * full utilisation) */
 	resolve_or_die("2d-ring", t, 0, &in);
@@ -390,7 +382,6 @@ Test(seed_facts, ring_uses_a_quarter_of_a_torus)
 	cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &c, NULL, &err), PM_OK);
 	assert_rel(c.links_used, 1.0, 1e-12);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -419,7 +410,6 @@ Test(seed_facts, ring2d_moves_2N_N_minus_1)
 			cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK);
 			assert_rel(c.sent_B / unit / 2, expect[a], 1e-9);
 			pm_sched_release(&s);
-			pm_inst_release(&in);
 		}
 		pm_topo_free(t);
 	}
@@ -441,7 +431,6 @@ Test(seed_facts, dbtree_steps_on_nine_nodes)
 	cr_assert_eq(s.nsteps, 30);
 	cr_assert_eq(s.second_phase, 15);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -481,7 +470,6 @@ Test(seed_facts, dbtree_single_port)
 		free(snd);
 		free(rcv);
 		pm_sched_release(&s);
-		pm_inst_release(&in);
 		pm_topo_free(t);
 	}
 }
@@ -509,7 +497,6 @@ Test(seed_facts, dbtree_is_nccl_shape)
 			cr_assert(s.x[i].src == 0 || s.x[i].src == 2, "rank %d under 1 in tree 1", s.x[i].src);
 	}
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -636,7 +623,6 @@ static void check_multitree(const char *topo)
 	free(got);
 	free(use);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -655,10 +641,8 @@ static int mt_steps(const char *algo, const char *topo)
 	struct pm_topo *t = topo_or_die(topo);
 	struct pm_inst in;
 	resolve_or_die(algo, t, 0, &in);
-	int steps = in.steps;
-	pm_inst_release(&in);
 	pm_topo_free(t);
-	return steps;
+	return in.steps;
 }
 
 /* Seed 000 Fig. 3: a 2x2 mesh takes 2 steps per phase; seed 003 §I: a
@@ -686,7 +670,6 @@ Test(multitree, seed003_first_links)
 	}
 	cr_assert(seen0 && seen1);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -716,7 +699,6 @@ Test(multitree, step_bounds)
 		cr_assert(in.steps >= lb, "%s: %d steps below bound %d", c[i].topo, in.steps, lb);
 		if (c[i].exact > 0)
 			cr_assert_eq(in.steps, c[i].exact, "%s: %d steps", c[i].topo, in.steps);
-		pm_inst_release(&in);
 		pm_topo_free(t);
 	}
 }
@@ -742,37 +724,29 @@ Test(multitree, ports_option)
 	cr_assert(strstr(err.msg, "'bogus'"), "%s", err.msg);
 	resolve_or_die("multitree:priority", t, 0, &in);
 	cr_assert_str_eq(in.label, "multitree:ports=4,priority");
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
-/* prepare keeps the trees it built for build (in.priv); an instance
- * without them builds them again.  Both schedules must be the same,
- * transfer for transfer and link for link. */
-Test(multitree, kept_trees_equal_rebuilt)
+/* The trees are built once per network and options and kept with the
+ * network: multitree and multitree-msg share them; other options get
+ * their own. */
+Test(multitree, one_construction_per_network)
 {
-	const char *nets[] = {"torus:4x4", "mesh:3x4", "fattree:4,2", "bigraph:4x8"};
-	for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
-		struct pm_topo *t = topo_or_die(nets[i]);
-		struct pm_inst in, bare;
-		struct pm_sched a, b;
-		struct pm_err err;
-		resolve_or_die("multitree", t, 0, &in);
-		cr_assert(in.priv, "%s: no trees kept", nets[i]);
-		bare = in;
-		bare.priv = NULL;
-		cr_assert_eq(pm_algo_schedule(&in, &a, &err), PM_OK, "%s", err.msg);
-		cr_assert_eq(pm_algo_schedule(&bare, &b, &err), PM_OK, "%s", err.msg);
-		cr_assert_eq(a.nx, b.nx, "%s", nets[i]);
-		cr_assert_eq(a.nsteps, b.nsteps, "%s", nets[i]);
-		cr_assert_eq(memcmp(a.x, b.x, sizeof *a.x * a.nx), 0, "%s: transfers differ", nets[i]);
-		cr_assert_eq(a.nroute, b.nroute, "%s", nets[i]);
-		cr_assert_eq(memcmp(a.route, b.route, sizeof *a.route * a.nroute), 0, "%s: routes differ", nets[i]);
-		pm_sched_release(&a);
-		pm_sched_release(&b);
-		pm_inst_release(&in);
-		pm_topo_free(t);
-	}
+	struct pm_topo *t = topo_or_die("torus:4x4");
+	struct pm_inst a, b, c;
+	const char *key = "multitree:ports=4,priority=0,literal=0";
+	cr_assert_null(pm_topo_memo(t, key));
+	resolve_or_die("multitree", t, 0, &a);
+	void *kept = pm_topo_memo(t, key);
+	cr_assert_not_null(kept);
+	resolve_or_die("multitree-msg", t, 0, &b);
+	cr_assert_eq(pm_topo_memo(t, key), kept);
+	resolve_or_die("multitree:ports=1", t, 0, &c);
+	cr_assert_not_null(pm_topo_memo(t, "multitree:ports=1,priority=0,literal=0"));
+	cr_assert_eq(pm_topo_memo(t, key), kept);
+	cr_assert_eq(a.steps, b.steps);
+	cr_assert_gt(c.steps, a.steps);	/* one port: at least P-1 = 15 steps */
+	pm_topo_free(t);
 }
 
 /* Message-based flow control (seed 000 §IV-B): at 64 MiB on torus:8x8 a
@@ -792,8 +766,6 @@ Test(multitree, message_flow_control)
 	pm_algo_closed(&b, 64.0 * 1048576, &p, &cb);
 	assert_rel(cb.bw_s / ca.bw_s, (1048576.0 + 16) / (1048576.0 * 17 / 16), 1e-12);
 	cr_assert_eq(ca.lat_s, cb.lat_s);
-	pm_inst_release(&a);
-	pm_inst_release(&b);
 	pm_topo_free(t);
 }
 
@@ -830,7 +802,6 @@ Test(hdrm, crosses_layers_without_contention)
 		assert_rel(cc.time_s, 2 * lg * (ALPHA + 3 * DELTA) + 2 * (P - 1) / P * NB / BW +
 				      (P - 1) / P * NB * GAMMA, 1e-12);
 		pm_sched_release(&s);
-		pm_inst_release(&in);
 		pm_topo_free(t);
 	}
 }
@@ -895,7 +866,6 @@ Test(multiphase, seed004_platform_by_hand)
 	assert_rel(e.util_avg, 1.0 / 3, 1e-9);
 	assert_rel(e.links_used, 1.0, 1e-12);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -921,7 +891,6 @@ Test(multiphase, contention_equals_closed)
 		cr_assert(rel_close(c.time_s, e.time_s, 1e-9), "%s: closed %.9g contention %.9g",
 			  shapes[i], c.time_s, e.time_s);
 		pm_sched_release(&s);
-		pm_inst_release(&in);
 		pm_topo_free(t);
 	}
 }
@@ -972,6 +941,5 @@ Test(algos, ring_on_a_machine_network)
 	cr_assert_float_eq(c.time_s, 2600.46848e-6, 1e-12, "%.12g", c.time_s);
 	cr_assert_float_eq(c.steps, 62, 0);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }

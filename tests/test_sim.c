@@ -135,7 +135,6 @@ static void agree_with_contention(const char *spec, const char *algo, double n,
 	cr_assert(rel_close(sim, c.time_s, 1e-9), "%s on %s at %.0f B: sim %.9g, contention %.9g",
 		  algo, spec, n, sim, c.time_s);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -197,7 +196,6 @@ Test(sim, reductions_on_full)
 		cr_assert(sim >= (c.time_s - c.red_s) * (1 - 1e-9), "%s: sim %.9g below contention without reduction",
 			  in.label, sim);
 		pm_sched_release(&s);
-		pm_inst_release(&in);
 	}
 	pm_topo_free(t);
 }
@@ -228,7 +226,6 @@ Test(sim, dataflow_runs_everything)
 			cr_assert(r.link_busy > 0 && r.link_busy <= 1 + 1e-9, "%s on %s: busy %g",
 				  in.label, nets[k], r.link_busy);
 			pm_sched_release(&s);
-			pm_inst_release(&in);
 		}
 		pm_topo_free(t);
 	}
@@ -240,7 +237,6 @@ Test(sim, dataflow_runs_everything)
 	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
 	assert_rel(sim_time(t, &s, 1048576, &p, 1), sim_time(t, &s, 1048576, &p, 0), 1e-12);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }
 
@@ -259,6 +255,5 @@ Test(sim, refuses_huge_runs)
 	cr_assert_eq(pm_sim_run(t, &s, 1024.0 * 1048576, &p, &o, &r, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "simulation too large"), "%s", err.msg);
 	pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 }

@@ -343,11 +343,9 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	if (!rc)
 		rc = cli_table_write(stdout, &tab, fmt, err);
 out:
-	for (int i = 0; jobs && i < njobs; i++) {
+	for (int i = 0; jobs && i < njobs; i++)
 		if (jobs[i].have_sched)
 			pm_sched_release(&jobs[i].sched);
-		pm_inst_release(&jobs[i].in);
-	}
 	cli_table_release(&tab);
 	free(jobs);
 	free(sizes);

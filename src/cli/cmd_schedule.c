@@ -325,7 +325,6 @@ out:
 	cli_table_release(&tab);
 	if (s.map)
 		pm_sched_release(&s);
-	pm_inst_release(&in);
 	pm_topo_free(t);
 	return rc;
 }

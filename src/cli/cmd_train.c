@@ -157,10 +157,7 @@ static int cost_for(struct cost_src *c, int N, double lo, double hi,
 		rc = pm_algo_resolve(c->algo, c->topo, N, &in, err);
 		if (rc == PM_ENOTAPPLICABLE)
 			rc = PM_EINPUT;
-		if (!rc)
-			rc = pm_cost_fit_algo(&in, &c->params, c->contention, lo, hi, &f, err);
-		pm_inst_release(&in);
-		if (rc)
+		if (rc || (rc = pm_cost_fit_algo(&in, &c->params, c->contention, lo, hi, &f, err)))
 			return rc;
 		*a = f.alpha_s;
 		*b = f.beta_spB;

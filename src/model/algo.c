@@ -98,13 +98,6 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 	return PM_OK;
 }
 
-void pm_inst_release(struct pm_inst *in)
-{
-	if (in->priv && in->algo && in->algo->release)
-		in->algo->release(in);
-	in->priv = NULL;
-}
-
 int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 		    struct pm_inst *in, struct pm_err *err)
 {
@@ -115,7 +108,6 @@ int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 	int n, rc;
 	const struct pm_algo *const *all = pm_algos(&n), *a = NULL;
 
-	memset(in, 0, sizeof *in);	/* pm_inst_release is safe from here on */
 	if (len >= sizeof name)
 		return unknown_algo(spec, err);
 	memcpy(name, spec, len);
@@ -133,6 +125,7 @@ int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 		return pm_fail(err, PM_EINPUT,
 			       "empty argument in '%s' (expected %s:%s)", spec, name,
 			       a->arg_syntax);
+	memset(in, 0, sizeof *in);
 	in->algo = a;
 	in->topo = t;
 	in->P = t ? pm_topo_endpoints(t) : P;

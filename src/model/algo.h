@@ -44,9 +44,6 @@ struct pm_inst {
 	double sum_red;			/* multitree: sum over steps of most children gained */
 	int hop_links;			/* links between neighbours (closed forms) */
 	int flow_override;		/* -1, or the enum pm_flow this variant forces */
-	void *priv;			/* what prepare kept for build (MULTITREE's
-					 * trees); owned: pm_inst_release frees it,
-					 * so an instance is never copied */
 };
 
 struct pm_algo {
@@ -68,8 +65,6 @@ struct pm_algo {
 	 * step counts once), so an oversized schedule is refused before it
 	 * is built. */
 	double (*xfers)(const struct pm_inst *in);
-	/* Free in->priv (NULL when the algorithm keeps nothing). */
-	void (*release)(struct pm_inst *in);
 };
 
 const struct pm_algo *const *pm_algos(int *n);
@@ -78,10 +73,6 @@ const struct pm_algo *const *pm_algos(int *n);
  * t is NULL, for P ranks.  PM_ENOTAPPLICABLE says why it cannot run. */
 int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 		    struct pm_inst *in, struct pm_err *err);
-
-/* Free what the instance holds; it may be resolved again afterwards.
- * Safe on an instance that failed to resolve or was zeroed. */
-void pm_inst_release(struct pm_inst *in);
 
 /* Build the schedule: init, the algorithm's builder, finish. */
 int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,

@@ -42,6 +42,9 @@
  * them again (exact: within a step links are only used up, receivers only
  * fill and trees only grow).  A step ends as soon as no endpoint can send
  * or none can receive.
+ * The trees of one network and one set of options are built once and
+ * kept with the network (pm_topo_memo): resolving, building the schedule
+ * and the multitree-msg variant all use the same construction.
  */
 #include "model/algo.h"
 #include "model/units.h"
@@ -130,6 +133,12 @@ static void mt_free(struct mt *m)
 	free(m->hops);
 	free(m->red);
 	memset(m, 0, sizeof *m);
+}
+
+static void mt_free_kept(void *p)
+{
+	mt_free(p);
+	free(p);
 }
 
 static int push(struct front *f, int v)
@@ -602,10 +611,34 @@ static int default_ports(const struct pm_topo *t)
 	return best > 0 ? best : 1;
 }
 
+/* The trees for these options on this network: built once and kept with
+ * the network (pm_topo_memo), so prepare and build, and multitree and
+ * multitree-msg, share one construction.  NULL: construction failed. */
+static const struct mt *trees(const struct pm_topo *t, int ports, int priority,
+			      int literal)
+{
+	char key[96];
+	struct mt *m;
+
+	snprintf(key, sizeof key, "multitree:ports=%d,priority=%d,literal=%d",
+		 ports, priority, literal);
+	if ((m = pm_topo_memo(t, key)))
+		return m;
+	if (!(m = malloc(sizeof *m)))
+		return NULL;
+	if (mt_construct(m, t, ports, priority, literal) ||
+	    pm_topo_memo_keep(t, key, m, mt_free_kept)) {
+		mt_free_kept(m);
+		return NULL;
+	}
+	mt_drop_scratch(m);
+	return m;
+}
+
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	int ports = default_ports(in->topo), priority = 0, literal = 0;
-	struct mt m;
+	const struct mt *m;
 	char opts[64] = "";
 
 	if (in->P > MT_MAX_P)
@@ -623,45 +656,31 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE runs its trees backwards in the reduce-scatter, and link %d (%d -> %d) has no link back",
 			       l, pm_topo_link(in->topo, l)->src, pm_topo_link(in->topo, l)->dst);
-	if (mt_construct(&m, in->topo, ports, priority, literal)) {
-		mt_free(&m);
+	if (!(m = trees(in->topo, ports, priority, literal)))
 		return pm_fail(err, PM_EINTERNAL,
 			       "MULTITREE construction failed on %s (out of memory, or endpoints the trees cannot reach)",
 			       pm_topo_spec(in->topo));
-	}
 	in->ports = ports;
-	in->steps = m.S;
+	in->steps = m->S;
 	/* a node sends one chunk up each tree it is not the root of, and one
 	 * down to each of its children in every tree */
 	in->sent_units = 0;
 	double *kids = calloc((size_t)in->P, sizeof(double));
-	if (!kids) {
-		mt_free(&m);
+	if (!kids)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
 	for (size_t k = 0; k < (size_t)in->P * in->P; k++)
-		if (m.step[k] != ABSENT && m.step[k] > 0)
-			kids[parent_of(&m, k)]++;
+		if (m->step[k] != ABSENT && m->step[k] > 0)
+			kids[parent_of(m, k)]++;
 	for (int v = 0; v < in->P; v++)
 		if (in->P - 1 + kids[v] > in->sent_units)
 			in->sent_units = in->P - 1 + kids[v];
 	free(kids);
 	in->sum_hops = 0;
 	in->sum_red = 0;
-	for (int t = 1; t <= m.S; t++) {
-		in->sum_hops += m.hops[t];
-		in->sum_red += m.red[t];
+	for (int t = 1; t <= m->S; t++) {
+		in->sum_hops += m->hops[t];
+		in->sum_red += m->red[t];
 	}
-	/* keep the trees for build: the construction is the expensive part
-	 * (seconds at 4096 endpoints) and is the same both times */
-	struct mt *keep = malloc(sizeof *keep);
-	if (!keep) {
-		mt_free(&m);
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	mt_drop_scratch(&m);
-	*keep = m;
-	in->priv = keep;
 	if (ports != default_ports(in->topo) || priority || literal)
 		snprintf(opts, sizeof opts, ":ports=%d%s%s", ports,
 			 priority ? ",priority" : "", literal ? ",literal" : "");
@@ -683,49 +702,23 @@ static int edge_path(const struct mt *m, size_t k, int *path)
 	return p[0];
 }
 
-static void release(struct pm_inst *in)
-{
-	mt_free(in->priv);
-	free(in->priv);
-}
-
-static int build_from(const struct pm_inst *in, const struct mt *mp,
-		      struct pm_sched *s, struct pm_err *err);
-
-/* The trees prepare kept, or (an instance copied without them) built
- * again here. */
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
-	struct mt m;
-	int rc;
-
-	s->nchunks = (uint32_t)in->P;
-	strcpy(s->mapping, "identity: tree T is rooted at endpoint T and carries chunk T");
-	if (in->P < 2)
-		return PM_OK;
-	if (in->priv)
-		return build_from(in, in->priv, s, err);
-	if (mt_construct(&m, in->topo, in->ports, strstr(in->label, "priority") != NULL,
-			 strstr(in->label, "literal") != NULL)) {
-		mt_free(&m);
-		return pm_fail(err, PM_EINTERNAL, "MULTITREE construction failed");
-	}
-	rc = build_from(in, &m, s, err);
-	mt_free(&m);
-	return rc;
-}
-
-/* Add the schedule of the trees in *mp to s. */
-static int build_from(const struct pm_inst *in, const struct mt *mp,
-		      struct pm_sched *s, struct pm_err *err)
-{
-	const struct mt m = *mp;
+	const struct mt *mp;
 	int P = in->P, *path = NULL, *back = NULL;
 	size_t PP = (size_t)P * P, *start = NULL, *pos = NULL;
 	uint32_t *byStep = NULL;
 	int rc = PM_OK;
 
+	s->nchunks = (uint32_t)P;
+	strcpy(s->mapping, "identity: tree T is rooted at endpoint T and carries chunk T");
+	if (P < 2)
+		return PM_OK;
+	if (!(mp = trees(in->topo, in->ports, strstr(in->label, "priority") != NULL,
+			 strstr(in->label, "literal") != NULL)))
+		return pm_fail(err, PM_EINTERNAL, "MULTITREE construction failed");
+	const struct mt m = *mp;
 	/* group the tree edges by construction step */
 	start = calloc((size_t)m.S + 2, sizeof(size_t));
 	pos = malloc(sizeof(size_t) * ((size_t)m.S + 2));
@@ -803,7 +796,6 @@ const struct pm_algo pm_algo_multitree = {
 	.reference = "Huang et al., ISCA 2021 (seed 000) Algorithm 1, SIII-C3",
 	.prepare = prepare,
 	.build = build,
-	.release = release,
 	.closed = closed,
 	.xfers = xfers,
 };
@@ -818,7 +810,6 @@ const struct pm_algo pm_algo_multitree_msg = {
 	.reference = "Huang et al., ISCA 2021 (seed 000) SIV-B",
 	.prepare = prepare,
 	.build = build,
-	.release = release,
 	.closed = closed,
 	.xfers = xfers,
 };

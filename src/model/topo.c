@@ -81,10 +81,40 @@ int pm_topo_finish(struct pm_topo *t, struct pm_err *err)
 	return PM_OK;
 }
 
+void *pm_topo_memo(const struct pm_topo *t, const char *key)
+{
+	for (const struct pm_memo *m = t->memo; m; m = m->next)
+		if (strcmp(m->key, key) == 0)
+			return m->data;
+	return NULL;
+}
+
+int pm_topo_memo_keep(const struct pm_topo *t, const char *key, void *data,
+		      void (*free_fn)(void *))
+{
+	struct pm_topo *w = (struct pm_topo *)t;	/* a cache, not the network */
+	struct pm_memo *m = malloc(sizeof *m);
+
+	if (!m)
+		return -1;
+	pm_strlcpy(m->key, key, sizeof m->key);
+	m->data = data;
+	m->free_fn = free_fn;
+	m->next = w->memo;
+	w->memo = m;
+	return 0;
+}
+
 void pm_topo_free(struct pm_topo *t)
 {
 	if (!t)
 		return;
+	while (t->memo) {
+		struct pm_memo *m = t->memo;
+		t->memo = m->next;
+		m->free_fn(m->data);
+		free(m);
+	}
 	free(t->links);
 	free(t->out_off);
 	free(t->out_idx);

@@ -73,6 +73,17 @@ int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
 		  struct pm_topo **out, struct pm_err *err);
 void pm_topo_free(struct pm_topo *t);
 
+/* Results derived from the network alone that are costly to compute and
+ * the same for every algorithm instance that asks (MULTITREE's trees for
+ * given options: seconds at 4096 endpoints) are kept with the network
+ * under a key and freed with it.  Keeping one does not change the
+ * network, so both take it const.  pm_topo_memo returns NULL for an
+ * unknown key; pm_topo_memo_keep returns -1 (and frees nothing) when out
+ * of memory. */
+void *pm_topo_memo(const struct pm_topo *t, const char *key);
+int pm_topo_memo_keep(const struct pm_topo *t, const char *key, void *data,
+		      void (*free_fn)(void *));
+
 const char *pm_topo_spec(const struct pm_topo *t);
 const char *pm_topo_kind_name(const struct pm_topo *t);
 int pm_topo_endpoints(const struct pm_topo *t);

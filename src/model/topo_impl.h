@@ -7,6 +7,13 @@
 
 #define PM_TOPO_MAX_HIER 9
 
+struct pm_memo {
+	char key[96];
+	void *data;
+	void (*free_fn)(void *);
+	struct pm_memo *next;
+};
+
 struct pm_topo {
 	char spec[256];
 	const struct pm_topo_kind *kind;
@@ -26,6 +33,7 @@ struct pm_topo {
 	int node_size;		/* machine: GPUs per node */
 	int hier[PM_TOPO_MAX_HIER], nhier;	/* machine: group sizes, innermost first */
 	int *dist;		/* file: dist[d * n_vert + v] = links from v to d */
+	struct pm_memo *memo;	/* see pm_topo_memo */
 };
 
 /* Reserve room for n_vert vertices, nlinks links and an optional port
