@@ -115,7 +115,7 @@ Test(cli, bad_input_exits_2)
 		{"schedule --topo torus:3x3 --algo ring --format svg", "invalid format 'svg' (expected table, csv, json or dot)"},
 		{"schedule --topo torus:3x3 --algo hdrm", "not applicable: needs a BiGraph"},
 		{"schedule --topo torus:3x3 --algo multitree:ports=x", "invalid port count 'x'"},
-		{"schedule --topo torus:64x64 --algo ring", "schedule too large"},
+		{"schedule --topo torus:128x64 --algo ring", "schedule too large"},
 		{"hier --procs 8 --size 1M", "missing --machine"},
 		{"hier --machine abci --size 1M", "missing --procs"},
 		{"hier --machine abci --procs 8", "missing --size"},

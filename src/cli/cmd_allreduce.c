@@ -17,9 +17,11 @@ struct job {
 	struct pm_inst in;
 	int status;		/* PM_OK or PM_ENOTAPPLICABLE */
 	char note[512];
-	struct pm_sched sched;
+	struct pm_sched sched;	/* built, priced at every size, released */
 	int have_sched;
 	char sched_note[600];	/* why there is no contention row */
+	struct cli_table rows;	/* this algorithm's rows, size by size ... */
+	int *first;		/* ... size s in rows [first[s], first[s + 1]) */
 };
 
 enum col {
@@ -243,6 +245,43 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 	return PM_OK;
 }
 
+/* One algorithm at every size: its schedule is built, priced and freed
+ * before the next algorithm's is built, so one schedule is in memory at a
+ * time (a 4096-endpoint MULTITREE schedule alone is about 1 GB). */
+static int price_job(struct job *j, const double *sizes, int nsizes,
+		     const struct pm_topo *t, const struct pm_params *p,
+		     const int on[NMODEL], int segments, const unsigned *flags,
+		     struct pm_err *err)
+{
+	int rc = PM_OK;
+
+	cli_table_init(&j->rows, NCOL, col_names, flags);
+	if (!(j->first = malloc(sizeof(int) * ((size_t)nsizes + 1))))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	if (j->status == PM_OK && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])) {
+		struct pm_err e;
+		rc = pm_algo_schedule(&j->in, &j->sched, &e);
+		if (rc == PM_EINPUT) {
+			snprintf(j->sched_note, sizeof j->sched_note, "no contention row: %s", e.msg);
+			fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
+		} else if (rc) {
+			*err = e;
+			return rc;
+		}
+		j->have_sched = rc == PM_OK;
+	}
+	rc = PM_OK;
+	for (int s = 0; s < nsizes && !rc; s++) {
+		j->first[s] = j->rows.nrows;
+		rc = add_rows(&j->rows, j, sizes[s], t, p, on, segments, err);
+	}
+	j->first[nsizes] = j->rows.nrows;
+	if (j->have_sched)
+		pm_sched_release(&j->sched);
+	j->have_sched = 0;
+	return rc;
+}
+
 static void explain(struct cli_table *tab, const struct job *jobs, int njobs)
 {
 	cli_table_meta(tab, "closed forms: a = alpha, b = 1/link bandwidth, g = gamma, d = latency of the links between neighbours, w(m) = wire bytes of an m-byte message");
@@ -292,7 +331,6 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		return PM_EINPUT;
 	if (segs && pm_parse_int(segs, 1, 1 << 20, "segment count", &segments, err))
 		return PM_EINPUT;
-	int need_sched = on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW];
 	if ((rc = pm_parse_size_range(size, &sizes, &nsizes, err)))
 		return rc;
 	if ((rc = cli_net_build(&net, &p, &t, err)))
@@ -303,22 +341,6 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	}
 	if ((rc = resolve_algos(algo, t, jobs, &njobs, err)))
 		goto out;
-	for (int i = 0; need_sched && i < njobs; i++) {
-		struct job *j = &jobs[i];
-		struct pm_err e;
-		if (j->status != PM_OK)
-			continue;
-		rc = pm_algo_schedule(&j->in, &j->sched, &e);
-		if (rc == PM_EINPUT) {
-			snprintf(j->sched_note, sizeof j->sched_note, "no contention row: %s", e.msg);
-			fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
-		} else if (rc) {
-			*err = e;
-			goto out;
-		}
-		j->have_sched = rc == PM_OK;
-	}
-	rc = PM_OK;
 	for (int c = 0; c < NCOL; c++)
 		flags[c] = 0;
 	flags[C_SIZE] = flags[C_SENT] = flags[C_MAXLINK] = COL_TABLE;
@@ -337,15 +359,21 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	cli_net_meta(&tab, t, &p);
 	if (explain_flag)
 		explain(&tab, jobs, njobs);
-	for (int s = 0; s < nsizes && !rc; s++)
+	for (int i = 0; i < njobs && !rc; i++)
+		rc = price_job(&jobs[i], sizes, nsizes, t, &p, on, (int)segments, flags, err);
+	for (int s = 0; s < nsizes && !rc; s++)	/* rows size by size, as a sweep reads */
 		for (int i = 0; i < njobs && !rc; i++)
-			rc = add_rows(&tab, &jobs[i], sizes[s], t, &p, on, (int)segments, err);
+			rc = cli_table_move_rows(&tab, &jobs[i].rows, jobs[i].first[s],
+						 jobs[i].first[s + 1] - jobs[i].first[s], err);
 	if (!rc)
 		rc = cli_table_write(stdout, &tab, fmt, err);
 out:
-	for (int i = 0; jobs && i < njobs; i++)
+	for (int i = 0; jobs && i < njobs; i++) {
 		if (jobs[i].have_sched)
 			pm_sched_release(&jobs[i].sched);
+		cli_table_release(&jobs[i].rows);
+		free(jobs[i].first);
+	}
 	cli_table_release(&tab);
 	free(jobs);
 	free(sizes);

@@ -43,6 +43,20 @@ int cli_table_row(struct cli_table *t)
 	return 0;
 }
 
+int cli_table_move_rows(struct cli_table *dst, struct cli_table *src,
+			int first, int n, struct pm_err *err)
+{
+	for (int r = first; r < first + n; r++) {
+		if (cli_table_row(dst))
+			return pm_fail(err, PM_EINTERNAL, "out of memory");
+		for (int c = 0; c < dst->ncols; c++) {
+			dst->cells[(dst->nrows - 1) * dst->ncols + c] = src->cells[r * src->ncols + c];
+			src->cells[r * src->ncols + c] = NULL;
+		}
+	}
+	return PM_OK;
+}
+
 static char *vformat(const char *fmt, va_list ap)
 {
 	va_list copy;

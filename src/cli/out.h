@@ -38,6 +38,10 @@ void cli_table_init(struct cli_table *t, int ncols, const char *const *names,
 void cli_table_release(struct cli_table *t);
 /* Start a row; cells default to empty.  Returns 0, or -1 out of memory. */
 int cli_table_row(struct cli_table *t);
+/* Append rows [first, first + n) of src (same columns) to dst; src keeps
+ * empty rows. */
+int cli_table_move_rows(struct cli_table *dst, struct cli_table *src,
+			int first, int n, struct pm_err *err);
 /* Set a cell of the last row, printf style. */
 void cli_table_set(struct cli_table *t, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
