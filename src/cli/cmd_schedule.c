@@ -131,58 +131,127 @@ static int view_transfers(struct cli_table *tab, const struct pm_inst *in,
  * (tree), the parent and the children.  A Reduce row is a send to Parent
  * after reducing what Children sent; a Gather row forwards what Parent
  * sent to Children; the root of a flow has no parent. */
-static void view_nodes(struct cli_table *tab, const struct pm_sched *s)
+/* A transfer as view_nodes looks it up: ordered by (dst, flow, op,
+ * index), each (rank, flow, op) is one contiguous run. */
+struct key {
+	int32_t dst, src;
+	uint16_t flow, op;
+	size_t i;
+};
+
+static int key_cmp(const struct key *x, const struct key *y)
+{
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	if (x->flow != y->flow)
+		return x->flow < y->flow ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+/* First position in keys[0..n) at or after probe. */
+static size_t lower(const struct key *keys, size_t n, struct key probe)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (key_cmp(&keys[mid], &probe) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One row per (rank, step, flow) the rank sends in: its parent and
+ * children in that flow's tree, as seed 003's tables list them.  Reduce
+ * rows: the parent is where the rank sends, the children those that sent
+ * to it in earlier steps.  Gather rows: the parent is who last sent it
+ * the flow, the children those it sends to in this step.  O(X log X) for
+ * X transfers. */
+static int view_nodes(struct cli_table *tab, const struct pm_sched *s, struct pm_err *err)
 {
 	static const char *const cols[] = {"node", "op", "flow", "parent",
 		"children", "step"};
 	static const unsigned flags[] = {COL_NUM, 0, COL_NUM, 0, 0, COL_NUM};
-	int P = s->nranks;
+	size_t X = s->nx;
+	struct key *idx = malloc(sizeof *idx * (X + 1));
+	size_t *src_off = calloc((size_t)s->nranks + 1, sizeof(size_t));
+	size_t *by_src = malloc(sizeof(size_t) * (X + 1)), *fill = NULL;
+	int *step_of = malloc(sizeof(int) * (X + 1));
 
 	cli_table_init(tab, 6, cols, flags);
-	for (int r = 0; r < P; r++)
-		for (int k = 0; k < s->nsteps; k++)
-			for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
-				const struct pm_xfer *x = &s->x[i];
-				char kids[512] = "";
-				size_t used = 0;
-				int parent = -1, dup = 0;
-				if (x->src != r)
-					continue;
-				/* one Gather row per (step, flow): skip repeats */
-				for (size_t j = s->step_off[k]; j < i && x->op == PM_COPY; j++)
-					dup |= s->x[j].src == r && s->x[j].flow == x->flow &&
-					       s->x[j].op == PM_COPY;
-				if (dup)
-					continue;
-				if (x->op == PM_REDUCE) {
-					parent = x->dst;
-					for (size_t j = 0; j < s->step_off[k]; j++)
-						if (s->x[j].dst == r && s->x[j].flow == x->flow &&
-						    s->x[j].op == PM_REDUCE && used < sizeof kids)
-							used += (size_t)snprintf(kids + used, sizeof kids - used,
-										 "%s%d", used ? " " : "", s->x[j].src);
-				} else {
-					for (size_t j = 0; j < s->step_off[k]; j++)
-						if (s->x[j].dst == r && s->x[j].flow == x->flow &&
-						    s->x[j].op == PM_COPY)
-							parent = s->x[j].src;
-					for (size_t j = i; j < s->step_off[k + 1]; j++)
-						if (s->x[j].src == r && s->x[j].flow == x->flow &&
-						    s->x[j].op == PM_COPY && used < sizeof kids)
-							used += (size_t)snprintf(kids + used, sizeof kids - used,
-										 "%s%d", used ? " " : "", s->x[j].dst);
+	if (!idx || !src_off || !by_src || !step_of ||
+	    !(fill = malloc(sizeof(size_t) * ((size_t)s->nranks + 1)))) {
+		free(idx), free(src_off), free(by_src), free(step_of), free(fill);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	for (int k = 0; k < s->nsteps; k++)
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+			step_of[i] = k;
+	for (size_t i = 0; i < X; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		idx[i] = (struct key){x->dst, x->src, x->flow, x->op, i};
+		src_off[x->src + 1]++;
+	}
+	for (int r = 0; r < s->nranks; r++)
+		src_off[r + 1] += src_off[r];
+	memcpy(fill, src_off, sizeof(size_t) * (size_t)s->nranks);
+	for (size_t i = 0; i < X; i++)
+		by_src[fill[s->x[i].src]++] = i;	/* index order within a rank */
+	qsort(idx, X, sizeof *idx, by_key);
+	for (int r = 0; r < s->nranks; r++)
+		for (size_t a = src_off[r]; a < src_off[r + 1]; a++) {
+			size_t i = by_src[a], k0;
+			const struct pm_xfer *x = &s->x[i];
+			int k = step_of[i], parent = -1, dup = 0;
+			char kids[512] = "";
+			size_t used = 0;
+			for (size_t b = a; b > src_off[r] && step_of[by_src[b - 1]] == k &&
+			     x->op == PM_COPY; b--)	/* earlier in this step */
+				dup |= s->x[by_src[b - 1]].flow == x->flow &&
+				       s->x[by_src[b - 1]].op == PM_COPY;
+			if (dup)
+				continue;	/* one Gather row per (step, flow) */
+			k0 = s->step_off[k];
+			if (x->op == PM_REDUCE) {
+				parent = x->dst;
+				for (size_t b = lower(idx, X, (struct key){r, 0, x->flow, PM_REDUCE, 0});
+				     b < X && idx[b].dst == r && idx[b].flow == x->flow &&
+				     idx[b].op == PM_REDUCE && idx[b].i < k0 && used < sizeof kids; b++)
+					used += (size_t)snprintf(kids + used, sizeof kids - used, "%s%d",
+								 used ? " " : "", idx[b].src);
+			} else {
+				size_t b = lower(idx, X, (struct key){r, 0, x->flow, PM_COPY, k0});
+				if (b > 0 && idx[b - 1].dst == r && idx[b - 1].flow == x->flow &&
+				    idx[b - 1].op == PM_COPY)
+					parent = idx[b - 1].src;
+				for (size_t c = a; c < src_off[r + 1] && step_of[by_src[c]] == k; c++) {
+					const struct pm_xfer *y = &s->x[by_src[c]];
+					if (y->flow == x->flow && y->op == PM_COPY && used < sizeof kids)
+						used += (size_t)snprintf(kids + used, sizeof kids - used, "%s%d",
+									 used ? " " : "", y->dst);
 				}
-				cli_table_row(tab);
-				cli_table_set(tab, 0, "%d", r);
-				cli_table_set(tab, 1, "%s", x->op == PM_REDUCE ? "Reduce" : "Gather");
-				cli_table_set(tab, 2, "%d", x->flow);
-				if (parent >= 0)
-					cli_table_set(tab, 3, "%d", parent);
-				else
-					cli_table_set(tab, 3, "nil");
-				cli_table_set(tab, 4, "%s", used ? kids : "nil");
-				cli_table_set(tab, 5, "%d", k + 1);
 			}
+			cli_table_row(tab);
+			cli_table_set(tab, 0, "%d", r);
+			cli_table_set(tab, 1, "%s", x->op == PM_REDUCE ? "Reduce" : "Gather");
+			cli_table_set(tab, 2, "%d", x->flow);
+			if (parent >= 0)
+				cli_table_set(tab, 3, "%d", parent);
+			else
+				cli_table_set(tab, 3, "nil");
+			cli_table_set(tab, 4, "%s", used ? kids : "nil");
+			cli_table_set(tab, 5, "%d", k + 1);
+		}
+	free(idx), free(src_off), free(by_src), free(step_of), free(fill);
+	return PM_OK;
 }
 
 /* Graphviz: the all-gather (broadcast) half, one cluster per flow, node
@@ -313,7 +382,7 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	else if (v == V_TRANSFERS)
 		rc = view_transfers(&tab, &in, &s, bytes, err);
 	else
-		view_nodes(&tab, &s);
+		rc = view_nodes(&tab, &s, err);
 	if (rc)
 		goto out;
 	cli_table_meta(&tab, "perfmodel schedule: %s on %s, %d ranks, %d steps (all-gather/broadcast from step %d), %zu transfers, message cut in %u units",

@@ -50,8 +50,8 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 		       struct pm_step_cost *steps, struct pm_err *err);
 
 /* Pricing walks every stored transfer's route once: its cost is the
- * links crossed in all.  Refused above this (about 7 s at 7 ns a link). */
-#define PM_EVAL_MAX_VISITS 1e9
+ * links crossed in all.  Refused above this (about 3.5 s at 7 ns a link). */
+#define PM_EVAL_MAX_VISITS 5e8
 
 /* The links the stored transfers of s cross in all, estimated before any
  * pricing from the routes of at most 1024 evenly spaced transfers (exact
