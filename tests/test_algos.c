@@ -78,7 +78,7 @@ Test(closed, recdoubling)
 }
 
 /* Binomial, P = 6: ceil(lg 6) = 3; 6 x (2.695 + 240) + 3 x 219.3 =
- * 1456.17 + 657.9 = 2114.07 us; seed 002 Table 2 "binary tree":
+ * 1456.17 + 657.9 = 2114.07 us; Shi et al. (MG-WFBP) Table 2 "binary tree":
  * a = 2 alpha log N, b = (2 beta + gamma) log N with log N = 3. */
 Test(closed, binomial)
 {
@@ -103,7 +103,7 @@ Test(closed, hring)
 	assert_rel(closed_time("hring:2x2x2", "full:8"), closed_time("rabenseifner", "full:8"), 1e-12);
 }
 
-/* dbtree on 9 ranks, K = 9: S = 15 reduce steps (seed 003 §II), so
+/* dbtree on 9 ranks, K = 9: S = 15 reduce steps (the MULTITREE supplement §II), so
  * 30 x (2.695 + n/9 beta = 26.6667) + 15 x n/9 gamma = 880.85 + 365.5
  * = 1246.35 us. */
 Test(closed, dbtree)
@@ -375,7 +375,7 @@ Test(seed_facts, ring_uses_a_quarter_of_a_torus)
 	assert_rel(c.links_used, 0.25, 1e-12);
 	assert_rel(c.util_avg, 0.25, 1e-12);
 	pm_sched_release(&s);
-	/* 2D-ring keeps every link busy (seed 000 Table I: "none" contention,
+	/* 2D-ring keeps every link busy (Huang et al. 2021 Table I: "none" contention,
 	 * full utilisation) */
 	resolve_or_die("2d-ring", t, 0, &in);
 	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
@@ -549,7 +549,7 @@ Test(resolve, hring_default_layers)
 	}
 }
 
-/* ---- MULTITREE (seed 000 Algorithm 1, seed 003) ---------------------- */
+/* ---- MULTITREE (Huang et al. 2021 Algorithm 1, the MULTITREE supplement) ---------------------- */
 
 static void build_sched(const char *algo, const char *topo, struct pm_topo **t,
 			struct pm_inst *in, struct pm_sched *s)
@@ -645,7 +645,7 @@ static int mt_steps(const char *algo, const char *topo)
 	return in.steps;
 }
 
-/* Seed 000 Fig. 3: a 2x2 mesh takes 2 steps per phase; seed 003 §I: a
+/* Seed 000 Fig. 3: a 2x2 mesh takes 2 steps per phase; the MULTITREE supplement §I: a
  * 3x3 torus takes 3 ("the trees can finish each phase in 3 time steps"). */
 Test(multitree, seed_examples)
 {
@@ -749,7 +749,7 @@ Test(multitree, one_construction_per_network)
 	pm_topo_free(t);
 }
 
-/* Message-based flow control (seed 000 §IV-B): at 64 MiB on torus:8x8 a
+/* Message-based flow control (Huang et al. 2021 §IV-B): at 64 MiB on torus:8x8 a
  * chunk is 1 MiB; packet flow control puts 1 MiB x 17/16 on the wire,
  * message flow control 1 MiB + 16 B, so the bandwidth terms differ by
  * (1048576 + 16) / (1048576 x 17 / 16) = 0.941191. */
@@ -813,7 +813,7 @@ Test(hdrm, not_applicable_elsewhere)
 	expect_na("multitree", "torus:65x65", "at most 4096 endpoints (got 4225)");
 }
 
-/* ---- multiphase (seed 004) ------------------------------------------ */
+/* ---- multiphase (Rashidi et al. 2021) ------------------------------------------ */
 
 static struct pm_topo *ace_torus(const char *spec)
 {

@@ -1,5 +1,5 @@
 /* test_search.c: hierarchy search, machine model and calibration.
- * Expected values: seed 001's equations (1) and (2) worked by hand, OEIS
+ * Expected values: Ueno & Yokota 2019's equations (1) and (2) worked by hand, OEIS
  * A074206, the enumeration and the dynamic programme checked against each
  * other, and least-squares fits checked against the normal equations
  * computed here from scratch. */
@@ -345,7 +345,7 @@ Test(fit, recovers_synthetic_parameters)
 	pm_points_release(&noisy);
 }
 
-/* The shared OSU logs (10GbE cluster, seed 002's authors): 266 points
+/* The shared OSU logs (10GbE cluster, Shi et al. (MG-WFBP)'s authors): 266 points
  * each; the fit equals the normal equations computed above. */
 Test(fit, shared_osu_logs)
 {

@@ -354,7 +354,7 @@ Test(topo, link_defaults_apply)
 	pm_topo_free(t);
 }
 
-/* Per-dimension links (seed 004 Table V: 200 GB/s local ring, 25 GB/s
+/* Per-dimension links (Rashidi et al. 2021 Table V: 200 GB/s local ring, 25 GB/s
  * vertical and horizontal rings).  On torus:4x4x4 every X link is fast and
  * every Y and Z link slow; the cheapest bisection cuts across Y (or Z):
  * 16 endpoints per plane x 2 cuts (wrap-around) x 25 GB/s = 800 GB/s,

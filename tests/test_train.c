@@ -1,5 +1,5 @@
 /* test_train.c: the training timeline, the merge policies and the DNN
- * profiles (seed 002).  Cases are built by hand (arithmetic in the
+ * profiles (Shi et al. (MG-WFBP)).  Cases are built by hand (arithmetic in the
  * comments), properties are checked on random profiles from a seeded GSL
  * generator, and the two MG-WFBP and two optimum implementations are
  * checked against each other. */
@@ -254,7 +254,7 @@ static struct pm_profile load(const char *name)
 	return p;
 }
 
-/* Estimated profiles against seed 002 Table 4 (multiply-accumulates per
+/* Estimated profiles against Shi et al. (MG-WFBP) Table 4 (multiply-accumulates per
  * sample in the forward pass: GoogleNet 1.43G, ResNet-50 3.9G, ResNet-152
  * 11.61G): forward time x 7.85 TFLOP/s / (2 flops x batch).  And the
  * parameter totals of the sources (ResNet-50 25,557,032, VGG-16

@@ -1,5 +1,5 @@
 /* cmd_hier.c: perfmodel hier, the best hierarchical decompositions of P
- * processes on a machine (seed 001), next to the flat ring and
+ * processes on a machine (Ueno & Yokota 2019), next to the flat ring and
  * Rabenseifner, layer by layer. */
 #include "cli/cli.h"
 #include "cli/common.h"
@@ -25,14 +25,14 @@ static void usage(const struct cli_opt *opts, int n)
 	printf("usage: perfmodel hier --machine M --procs P --size SIZE [--top K] [options]\n\n"
 	       "Finds the fastest hierarchical ring all-reduce of P processes on a machine:\n"
 	       "every ordered factorization p1 x p2 x ... (p1 innermost, each >= 2) from the\n"
-	       "flat ring P to Rabenseifner 2 x 2 x ..., priced with seed 001's model\n"
+	       "flat ring P to Rabenseifner 2 x 2 x ..., priced with Ueno & Yokota 2019's model\n"
 	       "  T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i - 1)/(p1...p_i) / bw_i\n"
 	       "where bw_i is what a ring of layer i gets on the machine (docs/model.md).\n"
 	       "Prints the best K, layer by layer (processes, message size, the machine\n"
 	       "level the rings cross, flows sharing it, bandwidth, reduce-scatter and\n"
 	       "all-gather time), the flat ring and Rabenseifner, and whether each best\n"
 	       "hierarchy extends the best one for P/2 by a layer of 2 or a doubled layer\n"
-	       "(seed 001 SV-B5).  Lists every factorization when there are at most a\n"
+	       "(Ueno & Yokota 2019 SV-B5).  Lists every factorization when there are at most a\n"
 	       "million, else runs an exact dynamic programme over the divisors of P.\n\n"
 	       "Examples:\n"
 	       "  perfmodel hier --machine abci --procs 512 --size 128M\n"
@@ -238,7 +238,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	pm_fmt_size(q.n, sz, sizeof sz);
 	cli_table_meta(&t, "perfmodel hier: %ld processes on %s, %s per process", P, m.name, sz);
 	cli_table_meta(&t, "machine: %s (%lld accelerators; %s)", m.name, m.capacity, m.description);
-	cli_table_meta(&t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (seed 001 SIV-C)",
+	cli_table_meta(&t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (Ueno & Yokota 2019 SIV-C)",
 		       q.alpha_s * 1e6, alpha ? "" : " (", alpha ? "" : m.alpha_source, alpha ? "" : ")", q.s);
 	cli_table_meta(&t, "%.0f ordered factorizations of %ld (OEIS A074206), %d divisors; searched by %s%s",
 		       st.factorizations, P, st.divisors,

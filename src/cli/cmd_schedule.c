@@ -1,6 +1,6 @@
 /* cmd_schedule.c: perfmodel schedule, an algorithm's schedule on a network
- * seen per step, per transfer, per node (seed 000 Fig. 5's tables) or as
- * Graphviz trees (seed 003 Fig. 1). */
+ * seen per step, per transfer, per node (Huang et al. 2021 Fig. 5's tables) or as
+ * Graphviz trees (the MULTITREE supplement Fig. 1). */
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "model/algo.h"
@@ -170,7 +170,7 @@ static size_t lower(const struct key *keys, size_t n, struct key probe)
 }
 
 /* One row per (rank, step, flow) the rank sends in: its parent and
- * children in that flow's tree, as seed 003's tables list them.  Reduce
+ * children in that flow's tree, as the MULTITREE supplement's tables list them.  Reduce
  * rows: the parent is where the rank sends, the children those that sent
  * to it in earlier steps.  Gather rows: the parent is who last sent it
  * the flow, the children those it sends to in this step.  O(X log X) for
@@ -255,7 +255,7 @@ static int view_nodes(struct cli_table *tab, const struct pm_sched *s, struct pm
 }
 
 /* Graphviz: the all-gather (broadcast) half, one cluster per flow, node
- * "T-n" as seed 003 names them, edges labelled with their step. */
+ * "T-n" as the MULTITREE supplement names them, edges labelled with their step. */
 static void write_dot(FILE *f, const struct pm_inst *in, const struct pm_sched *s)
 {
 	int first = s->second_phase >= 0 ? s->second_phase : 0;
@@ -325,7 +325,7 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	n = cli_net_opt_rows(&net, opts);
 	opts[n++] = (struct cli_opt){"algo", "NAME", "the algorithm (required; see perfmodel list)", &algo, NULL};
 	opts[n++] = (struct cli_opt){"size", "SIZE", "message size the steps are priced at (default 1M)", &size, NULL};
-	opts[n++] = (struct cli_opt){"view", "V", "steps (default), transfers or nodes (seed 000 Fig. 5 tables)", &view, NULL};
+	opts[n++] = (struct cli_opt){"view", "V", "steps (default), transfers or nodes (Huang et al. 2021 Fig. 5 tables)", &view, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv, json, or dot (Graphviz trees)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("schedule", argc, argv, opts, n, pos, &npos, 0, err))
@@ -335,8 +335,8 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		       "Shows an algorithm's schedule on a network: per step (transfers, longest\n"
 		       "route, busy links, busiest link, time), per transfer (flow, ranks, chunks,\n"
 		       "bytes, the vertices crossed; sN is switch N), per node (Op, FlowID, Parent,\n"
-		       "Children, Step, as seed 000 Fig. 5), or as Graphviz trees of the all-gather\n"
-		       "half (--format dot | dot -Tpdf), one cluster per tree as seed 003 Fig. 1.\n\n"
+		       "Children, Step, as Huang et al. 2021 Fig. 5), or as Graphviz trees of the all-gather\n"
+		       "half (--format dot | dot -Tpdf), one cluster per tree as the MULTITREE supplement Fig. 1.\n\n"
 		       "Examples:\n"
 		       "  perfmodel schedule --topo torus:3x3 --algo multitree --view nodes\n"
 		       "  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"

@@ -29,7 +29,7 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 		       "bisection bandwidth, how routes are chosen and the rank order of rings.\n\n"
 		       "Examples:\n  perfmodel topo --topo torus:4x4\n"
 		       "  perfmodel topo --topo torus:4x4x4 --dim-bw 200GB/s,25GB/s,25GB/s --dim-lat 72ns,402ns,402ns\n"
-		       "    (seed 004's L x V x H platform: a fast package ring in X, slower rings in Y and Z)\n\nOptions:\n");
+		       "    (Rashidi et al. 2021's L x V x H platform: a fast package ring in X, slower rings in Y and Z)\n\nOptions:\n");
 		cli_print_opts(stdout, opts, n);
 		return 0;
 	}

@@ -1,5 +1,5 @@
 /* cmd_train.c: perfmodel train, one training iteration of a DNN under the
- * gradient-communication policies of seed 002 (and the frameworks'
+ * gradient-communication policies of Shi et al. (MG-WFBP) (and the frameworks'
  * buckets), with the all-reduce cost from any source perfmodel has. */
 #include "cli/cli.h"
 #include "cli/common.h"
@@ -25,15 +25,15 @@ struct policy_row {
 
 /* The policies by name; "all" runs the first seven. */
 static const struct policy_row policies[] = {
-	{"naive", K_NAIVE, 0, 0, "layer-wise all-reduce after the whole backward pass (seed 002 eq. 3)"},
+	{"naive", K_NAIVE, 0, 0, "layer-wise all-reduce after the whole backward pass (Shi et al. (MG-WFBP) eq. 3)"},
 	{"wfbp", K_WFBP, 0, 0, "each layer as soon as its gradients exist (WFBP, eqs. 6-8)"},
 	{"synceasgd", K_SYNC, 0, 0, "one all-reduce of everything after backward (SyncEASGD, eq. 9)"},
 	{"ddp", K_BUCKET, 25.0 * 1048576, 1048576, "PyTorch DDP buckets: 25 MiB, the first 1 MiB"},
 	{"horovod", K_BUCKET, 64.0 * 1048576, 64.0 * 1048576, "Horovod tensor fusion, 64 MB threshold (before v0.21); fusion cycles ignored"},
-	{"mgwfbp", K_MGWFBP, 0, 0, "MG-WFBP: merge by Theorem 1 (seed 002), the O(L) pass"},
+	{"mgwfbp", K_MGWFBP, 0, 0, "MG-WFBP: merge by Theorem 1 (Shi et al. (MG-WFBP)), the O(L) pass"},
 	{"optimal", K_OPT, 0, 0, "the fastest grouping of consecutive layers (dynamic programme)"},
 	{"horovod-0.21", K_BUCKET, 128.0 * 1048576, 128.0 * 1048576, "Horovod tensor fusion, 128 MB threshold (v0.21 on)"},
-	{"mgwfbp-alg1", K_MGWFBP_ALG1, 0, 0, "MG-WFBP as seed 002 Algorithm 1, O(L^2)"},
+	{"mgwfbp-alg1", K_MGWFBP_ALG1, 0, 0, "MG-WFBP as Shi et al. (MG-WFBP) Algorithm 1, O(L^2)"},
 };
 #define NPOL (int)(sizeof policies / sizeof policies[0])
 #define NALL 7
@@ -150,7 +150,7 @@ static int cost_for(struct cost_src *c, int N, double lo, double hi,
 		pm_fmt_bw(c->params.link_bw_Bps, bw, sizeof bw);
 		pm_fmt_time(c->params.alpha_s, al, sizeof al);
 		snprintf(c->desc, sizeof c->desc,
-			 "seed 002 Table 2 '%s': a = %s, b = %s with alpha %s, beta = 1/(%s), gamma %.4g ns/B",
+			 "Shi et al. (MG-WFBP) Table 2 '%s': a = %s, b = %s with alpha %s, beta = 1/(%s), gamma %.4g ns/B",
 			 c->t2->name, c->t2->a_text, c->t2->b_text, al, bw, c->params.gamma_spB * 1e9);
 		return PM_OK;
 	default:
@@ -221,10 +221,10 @@ static void usage(const struct cli_opt *opts, int n)
 	printf("usage: perfmodel train --model M (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
 	       "Times one training iteration of a DNN on N data-parallel workers: forward,\n"
 	       "backward, and the gradient all-reduces under each policy, with the all-reduce\n"
-	       "cost T(M) = a + b M (seed 002 eq. 10).  Per policy: iteration time, compute\n"
+	       "cost T(M) = a + b M (Shi et al. (MG-WFBP) eq. 10).  Per policy: iteration time, compute\n"
 	       "(forward + backward), non-overlapped communication t_c^no, all communication,\n"
 	       "number of all-reduces, merged layers, speedup S(N) = N t_comp / t_iter and\n"
-	       "scaling efficiency S(N) / N (seed 002 eqs. 4-5).\n\n"
+	       "scaling efficiency S(N) / N (Shi et al. (MG-WFBP) eqs. 4-5).\n\n"
 	       "COST, one of:\n"
 	       "  --a T --b T|BW              a and b directly (b as time per byte or a rate)\n"
 	       "  --fit FILE [--fit-range R]  a and b fitted to osu, nccl-tests or CSV measurements\n"
@@ -232,14 +232,14 @@ static void usage(const struct cli_opt *opts, int n)
 	       "                              over the sizes the layers span (--cost-model contention\n"
 	       "                              fits the contention evaluator instead)\n"
 	       "  --algo NAME --workers N     the same on N ranks without a network\n"
-	       "  --table2 NAME --workers N   seed 002 Table 2 (ring, dbtree, halving-doubling,\n"
+	       "  --table2 NAME --workers N   Shi et al. (MG-WFBP) Table 2 (ring, dbtree, halving-doubling,\n"
 	       "                              recursive-doubling, binary-tree) with --alpha,\n"
 	       "                              --link-bw (1/beta) and --gamma\n\n"
 	       "Policies: naive, wfbp, synceasgd, ddp, horovod, horovod-0.21, bucket:SIZE[/FIRST],\n"
 	       "mgwfbp, mgwfbp-alg1, optimal; all = the first seven.  --groups prints the\n"
 	       "merge plan (which layers each all-reduce carries) instead.  --workers-sweep\n"
 	       "4:2048:x2 repeats the table per worker count (--table2 or --algo without a\n"
-	       "network), as seed 002 SS6.4 does.\n\n"
+	       "network), as Shi et al. (MG-WFBP) SS6.4 does.\n\n"
 	       "Examples:\n"
 	       "  perfmodel train --model googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
 	       "  perfmodel train --model resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
@@ -284,7 +284,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"fit-range", "MIN:MAX", "sizes the fit uses", &fit_range, NULL};
 	opts[n++] = (struct cli_opt){"algo", "NAME", "fit a and b to this algorithm's cost", &algo, NULL};
 	opts[n++] = (struct cli_opt){"cost-model", "M", "closed (default) or contention, for --algo with --topo", &cmodel, NULL};
-	opts[n++] = (struct cli_opt){"table2", "NAME", "seed 002 Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &table2, NULL};
+	opts[n++] = (struct cli_opt){"table2", "NAME", "Shi et al. (MG-WFBP) Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &table2, NULL};
 	opts[n++] = (struct cli_opt){"policy", "LIST", "all (default) or a comma-separated list", &policy, NULL};
 	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &bpp, NULL};
 	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &scale, NULL};

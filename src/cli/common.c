@@ -18,9 +18,9 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows)
 {
 	const struct cli_opt r[] = {
 		{"topo", "SPEC", "network, e.g. torus:8x8, fattree:8,2, bigraph:4x8, file:net.csv (see perfmodel list)", &o->topo, NULL},
-		{"link-bw", "BW", "bandwidth of every generated link (default 16GB/s, seed 000 Table III)", &o->link_bw, NULL},
-		{"link-lat", "T", "latency delta of every generated link (default 150ns, seed 000 Table III)", &o->link_lat, NULL},
-		{"dim-bw", "BW,BW[,BW]", "per-dimension link bandwidth on ring/torus/mesh, X first (seed 004 Table V: 200GB/s,25GB/s,25GB/s)", &o->dim_bw, NULL},
+		{"link-bw", "BW", "bandwidth of every generated link (default 16GB/s, Huang et al. 2021 Table III)", &o->link_bw, NULL},
+		{"link-lat", "T", "latency delta of every generated link (default 150ns, Huang et al. 2021 Table III)", &o->link_lat, NULL},
+		{"dim-bw", "BW,BW[,BW]", "per-dimension link bandwidth on ring/torus/mesh, X first (Rashidi et al. 2021 Table V: 200GB/s,25GB/s,25GB/s)", &o->dim_bw, NULL},
 		{"dim-lat", "T,T[,T]", "per-dimension link latency on ring/torus/mesh, X first", &o->dim_lat, NULL},
 		{"inj-bw", "BW", "endpoint injection/ejection bandwidth (default: only the links limit)", &o->inj_bw, NULL},
 		{"alpha", "T", "per-message startup alpha (default 0: hardware-issued messages; ~5us for MPI/NCCL)", &o->alpha, NULL},

@@ -4,7 +4,7 @@
  * r mod 2^(k+1) = 2^k sends its whole vector to r - 2^k, which reduces)
  * and the same rounds reversed to broadcast.
  * Cost:  T = 2 ceil(lg P)(alpha + delta + w(n) beta) + ceil(lg P) n gamma
- *        (seed 002 Table 2 "binary tree": a = 2 alpha log N,
+ *        (Shi et al. (MG-WFBP) Table 2 "binary tree": a = 2 alpha log N,
  *        b = (2 beta + gamma) log N).
  * Restrictions: none.  Ranks on endpoints in order.
  */
@@ -50,7 +50,7 @@ const struct pm_algo pm_algo_btree = {
 	.name = "binomial",
 	.summary = "binomial tree reduce to one root, then binomial broadcast",
 	.formula = "2 ceil(lg P)(a + d + w(n) b) + ceil(lg P) n g",
-	.reference = "Thakur, Rabenseifner & Gropp 2005; seed 002 Table 2",
+	.reference = "Thakur, Rabenseifner & Gropp 2005; Shi et al. (MG-WFBP) Table 2",
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,

@@ -1,5 +1,5 @@
 /* algo_dbtree.c: double binary tree all-reduce (Sanders, Speck & Traff
- * 2009) with NCCL's two trees, as seed 003 §II draws it on 9 nodes.
+ * 2009) with NCCL's two trees, as the MULTITREE supplement §II draws it on 9 nodes.
  *
  * Trees: tree 0 is NCCL's binary tree on ranks 0..P-1 (root 0, one child;
  * a rank's parent found from its lowest set bit); tree 1 is tree 0 shifted
@@ -16,12 +16,12 @@
  * parity t mod 2 carries its child's next chunk once that child has it
  * from all its own children.  The broadcast is the reduce run backwards.
  * On 9 ranks this takes 15 reduce steps with K = 9 and 8 with K = 2
- * (unpipelined), as seed 003 reports.
+ * (unpipelined), as the MULTITREE supplement reports.
  * Cost:  T = 2 S (alpha + delta + w(n/K) beta) + S (n/K) gamma, with S the
  *        reduce steps of the construction; 2h+K-3 <= S <= 2h+K-2 for
  *        h = ceil(lg P).  Above 5e7 rank-steps the closed form uses the
  *        upper bound 2h+K-2 instead of running the construction.
- * Restrictions: none.  K defaults to P (seed 003).  Ranks on endpoints in
+ * Restrictions: none.  K defaults to P (the MULTITREE supplement).  Ranks on endpoints in
  * order (topology-oblivious, as NCCL places them).
  */
 #include "model/algo.h"
@@ -355,9 +355,9 @@ const struct pm_algo pm_algo_dbtree = {
 	.name = "dbtree",
 	.summary = "double binary tree, pipelined into K chunks (NCCL trees, Sanders et al.)",
 	.arg_syntax = "K",
-	.arg_help = "pipeline chunks (default P, as seed 003; dbtree:2 is unpipelined)",
+	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement; dbtree:2 is unpipelined)",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
-	.reference = "Sanders, Speck & Traff 2009; NCCL trees.cc; seed 003 SII",
+	.reference = "Sanders, Speck & Traff 2009; NCCL trees.cc; the MULTITREE supplement SII",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,

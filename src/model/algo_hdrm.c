@@ -1,5 +1,5 @@
 /* algo_hdrm.c: halving-doubling with rank mapping (HDRM), the all-reduce
- * EFLOPS co-designs with its BiGraph (Dong et al., HPCA 2020; seed 000
+ * EFLOPS co-designs with its BiGraph (Dong et al., HPCA 2020; Huang et al. 2021
  * §I, §II-C, §VI).
  *
  * Steps: Rabenseifner's recursive halving and doubling (algo_rhd.c), with
@@ -80,7 +80,7 @@ const struct pm_algo pm_algo_hdrm = {
 	.summary = "halving-doubling with rank mapping, contention free on BiGraph (EFLOPS)",
 	.flags = PM_ALGO_BIGRAPH | PM_ALGO_POW2 | PM_ALGO_NEEDS_TOPO,
 	.formula = "2 lg P (a + 3d) + 2 sum_k w(n/2^k) b + (P-1)/P n g",
-	.reference = "Dong et al., EFLOPS, HPCA 2020; seed 000 SII-C, SVI",
+	.reference = "Dong et al., EFLOPS, HPCA 2020; Huang et al. 2021 SII-C, SVI",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,

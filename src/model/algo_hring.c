@@ -1,4 +1,4 @@
-/* algo_hring.c: hierarchical ring all-reduce (Ueno & Yokota, seed 001
+/* algo_hring.c: hierarchical ring all-reduce (Ueno & Yokota, Ueno & Yokota 2019
  * §IV-B/C) over a layer list p1 x p2 x ... x ph = P, p1 innermost.
  *
  * Steps: rank r has digits d_i = (r / (p1...p_(i-1))) mod p_i.  Layer by
@@ -6,7 +6,7 @@
  * reduce-scatter over the part they hold (p_i - 1 steps); the last layer
  * runs a full ring all-reduce; then all-gathers go back inward.  The flat
  * ring (one layer P) and Rabenseifner (2 x 2 x ... x 2) are its two ends.
- * Cost (seed 001 eq. before (1), one link class):
+ * Cost (Ueno & Yokota 2019 eq. before (1), one link class):
  *        T = sum_i 2(p_i - 1)[s(alpha + delta) + s w(n_i/(p_i s)) beta]
  *            + [s = 1] sum_i (p_i - 1) n_i/p_i gamma,   n_i = n/(p1...p_(i-1))
  *          = 2s alpha (sum p_i - h) + 2 n beta sum (p_i - 1)/(p1...p_i) + ...
@@ -182,7 +182,7 @@ const struct pm_algo pm_algo_hring = {
 	.arg_syntax = "P1xP2x...",
 	.arg_help = "layer sizes, innermost first, multiplying to P (default: the network's natural hierarchy)",
 	.formula = "sum_i 2(p_i-1)[(a+d) + w(n_i/p_i) b] + sum_i (p_i-1)(n_i/p_i) g, n_i = n/(p_1..p_(i-1))",
-	.reference = "Ueno & Yokota, CCGrid 2019 (seed 001) SIV-C",
+	.reference = "Ueno & Yokota, CCGrid 2019 (Ueno & Yokota 2019) SIV-C",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,

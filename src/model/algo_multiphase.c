@@ -1,5 +1,5 @@
 /* algo_multiphase.c: the hierarchical multi-phase all-reduce of the
- * L x V x H 3-D torus platform of ACE (seed 004 §V, "Topology-aware
+ * L x V x H 3-D torus platform of ACE (Rashidi et al. 2021 §V, "Topology-aware
  * Collective Algorithms"; the algorithm comes from ASTRA-SIM).
  *
  * Steps: dimension 0 (X) is the local, intra-package ring of L NPUs,
@@ -10,7 +10,7 @@
  *   2. all-reduce along Y of that 1/L share (reduce-scatter + all-gather);
  *   3. all-reduce along Z of the same share;
  *   4. all-gather along X.
- * Every ring is bidirectional (seed 004 Table V: "1 bidirectional ring"
+ * Every ring is bidirectional (Rashidi et al. 2021 Table V: "1 bidirectional ring"
  * per dimension): half of the message turns in the + direction, half in
  * the - direction, on different links.  On a 2-D torus the phases are
  * RS X, AR Y, AG X; on a ring it is the bidirectional ring.  Phases run
@@ -24,7 +24,7 @@
  *     + 2(H-1)(alpha + delta_Z + w(n/2LH) / b_Z)
  *     + [(L-1)/L n + (V-1)/V n/L + (H-1)/H n/L] gamma.
  * Bytes one NPU sends: (L-1)/L n twice (phases 1 and 4) plus 2(V-1)/V n/L
- * and 2(H-1)/H n/L; 2.25 n on 4x4x4 (seed 004 §VI-A: 3/4 + 2 x 6/16 +
+ * and 2(H-1)/H n/L; 2.25 n on 4x4x4 (Rashidi et al. 2021 §VI-A: 3/4 + 2 x 6/16 +
  * 3/4).  Each step uses one link per direction of one dimension, so the
  * contention evaluator should price it exactly as the closed form.  On a
  * dimension of size 2 both directions reach the same neighbour and the

@@ -15,7 +15,7 @@
  * path found is used up.  Within a step the allowed path length grows in
  * stages (shortest first): every tree takes its one-switch and
  * one-switch-link edges before any tree spends two switch-to-switch links
- * on one edge.  This reproduces seed 000 §VI-A ("both MULTITREE and RING
+ * on one edge.  This reproduces Huang et al. 2021 §VI-A ("both MULTITREE and RING
  * derive the same number of steps" on fat tree and BiGraph); the literal
  * per-turn search ("literal" option) needs 43 steps where the ring needs
  * 31 on bigraph:4x8 (docs/validation.md).  A node sends at most `ports` messages and
@@ -796,12 +796,12 @@ static double xfers(const struct pm_inst *in)
 
 const struct pm_algo pm_algo_multitree = {
 	.name = "multitree",
-	.summary = "one topology-aware spanning tree per node, built top down in lockstep (seed 000)",
+	.summary = "one topology-aware spanning tree per node, built top down in lockstep (Huang et al. 2021)",
 	.arg_syntax = "ports=N,priority,literal",
 	.arg_help = "ports: messages a node sends/receives per step (default: all its links on a direct network, 1 on a switch network); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.formula = "2S(a + w(n/P) b) + 2 d sum_t h_t + (n/P) g sum_t r_t, S, h_t, r_t from the construction",
-	.reference = "Huang et al., ISCA 2021 (seed 000) Algorithm 1, SIII-C3",
+	.reference = "Huang et al., ISCA 2021 (Huang et al. 2021) Algorithm 1, SIII-C3",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
@@ -810,12 +810,12 @@ const struct pm_algo pm_algo_multitree = {
 
 const struct pm_algo pm_algo_multitree_msg = {
 	.name = "multitree-msg",
-	.summary = "MULTITREE with message-based flow control: one head flit per message (seed 000 SIV-B)",
+	.summary = "MULTITREE with message-based flow control: one head flit per message (Huang et al. 2021 SIV-B)",
 	.arg_syntax = "ports=N,priority,literal",
 	.arg_help = "as multitree",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.formula = "as multitree with w(m) = m + flit",
-	.reference = "Huang et al., ISCA 2021 (seed 000) SIV-B",
+	.reference = "Huang et al., ISCA 2021 (Huang et al. 2021) SIV-B",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,

@@ -1,6 +1,6 @@
 /* algo_rhd.c: Rabenseifner's all-reduce, recursive halving reduce-scatter
  * then recursive doubling all-gather (Thakur, Rabenseifner & Gropp 2005,
- * SIV-B; seed 001 SIII-A2).
+ * SIV-B; Ueno & Yokota 2019 SIII-A2).
  *
  * Steps: in reduce-scatter step k = 0..lg P-1 a rank exchanges half of the
  * part it still holds with rank XOR 2^k (distance 1, 2, 4, ...), keeping
@@ -105,7 +105,7 @@ const struct pm_algo pm_algo_rhd = {
 	.name = "rabenseifner",
 	.summary = "recursive halving reduce-scatter + recursive doubling all-gather",
 	.formula = "2 lg P (a+d) + 2 sum_k w(n/2^k) b + (P-1)/P n g; non-power-of-two: MPICH fold",
-	.reference = "Thakur, Rabenseifner & Gropp 2005 SIV-B; seed 001 SIII-A2",
+	.reference = "Thakur, Rabenseifner & Gropp 2005 SIV-B; Ueno & Yokota 2019 SIII-A2",
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,

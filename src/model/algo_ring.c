@@ -1,4 +1,4 @@
-/* algo_ring.c: ring all-reduce (Baidu; Patarasuk & Yuan 2009; seed 001
+/* algo_ring.c: ring all-reduce (Baidu; Patarasuk & Yuan 2009; Ueno & Yokota 2019
  * §III-A1) and its bidirectional form, the two counter-rotating rings
  * NCCL-style libraries run on full-duplex links.
  *
@@ -7,7 +7,7 @@
  * Cost:  T = 2(P-1)(alpha + delta) + 2(P-1) w(n/P) beta + (P-1)(n/P) gamma,
  *        w(m) = wire bytes of an m-byte message (= m without flow control),
  *        so the beta term is the bandwidth lower bound 2(P-1)/P n beta.
- *        With Ueno & Yokota's pipelining factor s > 1 (seed 001 §IV-C) each
+ *        With Ueno & Yokota's pipelining factor s > 1 (Ueno & Yokota 2019 §IV-C) each
  *        message is cut into s pieces: the alpha and delta terms grow s-fold
  *        and the reduction is hidden behind communication.
  *
@@ -102,7 +102,7 @@ const struct pm_algo pm_algo_ring = {
 	.name = "ring",
 	.summary = "ring all-reduce: reduce-scatter then all-gather around one ring",
 	.formula = "2(P-1)(a+d) + 2(P-1) w(n/P) b + (P-1)(n/P) g",
-	.reference = "Patarasuk & Yuan 2009; seed 001 SIII-A1",
+	.reference = "Patarasuk & Yuan 2009; Ueno & Yokota 2019 SIII-A1",
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,

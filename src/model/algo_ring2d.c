@@ -1,5 +1,5 @@
 /* algo_ring2d.c: 2D-ring all-reduce on an A x B torus or mesh (Ying et
- * al. 2018, the TPU baseline of seed 000 §I and §VI).
+ * al. 2018, the TPU baseline of Huang et al. 2021 §I and §VI).
  *
  * Steps: the message is split in four streams of n/4.  Streams 0 and 1 run
  * a ring all-reduce along X (the rows, rings of A) and then along Y (the
@@ -8,7 +8,7 @@
  * all four links of a node are busy.  Phase 1 takes max(2(A-1), 2(B-1))
  * steps, phase 2 the same again.  Each stream all-reduces its full quarter
  * twice, so a node sends 2N(N-1) units of n/N^2 per reduce-scatter +
- * all-gather pass where the flat ring sends N^2-1 (seed 000 §I, N = A = B).
+ * all-gather pass where the flat ring sends N^2-1 (Huang et al. 2021 §I, N = A = B).
  * Cost:  for A = B = N:
  *          T = 4(N-1)(alpha + delta + w(n/4N) beta) + 2(N-1)(n/N) gamma;
  *        in general each step pays alpha + delta plus the larger message
@@ -141,7 +141,7 @@ const struct pm_algo pm_algo_ring2d = {
 	.summary = "ring all-reduce along X then Y (and Y then X), all four links busy (TPU)",
 	.flags = PM_ALGO_GRID2D | PM_ALGO_NEEDS_TOPO,
 	.formula = "A=B=N: 4(N-1)(a + d + w(n/4N) b) + 2(N-1)(n/N) g",
-	.reference = "Ying et al. 2018; seed 000 SI, SVI",
+	.reference = "Ying et al. 2018; Huang et al. 2021 SI, SVI",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,

@@ -1,4 +1,4 @@
-/* machine.h: machines for the hierarchical all-reduce model (seed 001).
+/* machine.h: machines for the hierarchical all-reduce model (Ueno & Yokota 2019).
  *
  * A machine is a nest of levels, innermost first: a node holds `count`
  * accelerators, a rack `count` nodes, and so on.  Each level says how fast

@@ -6,7 +6,7 @@
  *   gamma   seconds per byte of reduction at the receiver;
  *   delta   latency of one link (s), paid per link a message crosses.
  * Flow control decides how many bytes a message puts on the wire: packet
- * flow control adds one head flit per packet (seed 000 §II-C: 16-byte
+ * flow control adds one head flit per packet (Huang et al. 2021 §II-C: 16-byte
  * flits, 256-byte payloads, 6% overhead), message flow control one head
  * flit per message (MULTITREE-MSG, §IV-B).
  */

@@ -20,9 +20,9 @@
 struct pm_topo;
 
 /* Bandwidth and latency given to every generated link; the defaults are
- * seed 000 Table III (16 GB/s, 150 ns).  Rings, tori and meshes may give
+ * Huang et al. 2021 Table III (16 GB/s, 150 ns).  Rings, tori and meshes may give
  * each dimension its own links (dimension 0 = X, the first size of the
- * spec), as the L x V x H platform of seed 004 Table V does: the first
+ * spec), as the L x V x H platform of Rashidi et al. 2021 Table V does: the first
  * ndim_bw (ndim_lat) dimensions take dim_bw_Bps[d] (dim_lat_s[d]). */
 struct pm_link_defaults {
 	double bw_Bps;
@@ -103,7 +103,7 @@ int pm_topo_min_hops(const struct pm_topo *t);
 int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links);
 
 /* Out-links of v in the kind's neighbour order (torus and mesh: the
- * highest dimension first, - before +, as seed 000 SIII-C tries Y before
+ * highest dimension first, - before +, as Huang et al. 2021 SIII-C tries Y before
  * X); links must hold the vertex's out-degree. */
 int pm_topo_neighbors(const struct pm_topo *t, int v, int *links);
 /* Most links leaving one vertex. */

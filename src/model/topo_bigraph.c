@@ -1,5 +1,5 @@
 /* topo_bigraph.c: bigraph:MxN, the two-layer BiGraph of EFLOPS (Dong et
- * al., HPCA 2020) as seed 000 §VI-A evaluates it ("4x8" = 32 nodes, "4x16"
+ * al., HPCA 2020) as Huang et al. 2021 §VI-A evaluates it ("4x8" = 32 nodes, "4x16"
  * = 64): N switches, the first N/2 the upper layer and the rest the lower
  * layer, every upper switch linked to every lower one, no links inside a
  * layer, M endpoints under each switch (endpoint e under switch e / M).

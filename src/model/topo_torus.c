@@ -259,9 +259,9 @@ static void ring_order_grid(const struct pm_topo *t, int *order)
 }
 
 /* Y before X (Z before Y in 3-D), - before + in each dimension: the
- * order of seed 000 SIII-C and of its authors' simulator (north, south,
+ * order of Huang et al. 2021 SIII-C and of its authors' simulator (north, south,
  * west, east), which makes the first MULTITREE edge on a 3x3 torus 0 -> 6
- * as in seed 003. */
+ * as in the MULTITREE supplement. */
 static int neighbors_grid(const struct pm_topo *t, int v, int *links)
 {
 	int n = 0;

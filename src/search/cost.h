@@ -1,5 +1,5 @@
 /* cost.h: the all-reduce cost T(M) = a + b M a training timeline needs,
- * from seed 002 Table 2 or fitted to any perfmodel algorithm. */
+ * from Shi et al. (MG-WFBP) Table 2 or fitted to any perfmodel algorithm. */
 #ifndef PM_COST_H
 #define PM_COST_H
 

@@ -1,5 +1,5 @@
 /* hier.c: enumeration and dynamic programme over hierarchical
- * decompositions (seed 001 SIV-C, SV). */
+ * decompositions (Ueno & Yokota 2019 SIV-C, SV). */
 #include "search/hier.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* hier.h: choosing a hierarchy before the cluster job (seed 001).
+/* hier.h: choosing a hierarchy before the cluster job (Ueno & Yokota 2019).
  *
  * A hierarchy of P processes is an ordered factorization p1 x ... x ph = P
  * (factors >= 2, p1 innermost); every one is a hierarchical ring all-reduce
@@ -56,7 +56,7 @@ double pm_hier_count(long long P);
 int pm_hier_search(const struct pm_hier_query *q, struct pm_hier *out, int *nout,
 		   struct pm_hier_stats *st, struct pm_err *err);
 
-/* How big extends small (seed 001 SV-B5): 0 no; 1 a layer of 2 was added
+/* How big extends small (Ueno & Yokota 2019 SV-B5): 0 no; 1 a layer of 2 was added
  * at position *where; 2 layer *where was doubled. */
 int pm_hier_extends(const struct pm_hier *big, const struct pm_hier *small,
 		    int *where);

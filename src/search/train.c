@@ -265,7 +265,7 @@ static int plan_from_merges(int L, const char *merged, struct pm_plan *p)
 	return PM_OK;
 }
 
-/* Algorithm 1 of seed 002, line by line (1-based arrays, tau_b[L] = 0). */
+/* Algorithm 1 of Shi et al. (MG-WFBP), line by line (1-based arrays, tau_b[L] = 0). */
 int pm_mgwfbp_alg1(const struct pm_iter *it, struct pm_plan *plan)
 {
 	int L = it->L, rc;

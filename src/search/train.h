@@ -1,10 +1,10 @@
-/* train.h: the training iteration and gradient merging (seed 002).
+/* train.h: the training iteration and gradient merging (Shi et al. (MG-WFBP)).
  *
  * A DNN profile lists its gradient tensors ("layers") in forward order
  * with parameter counts and backward times.  Backward runs from the last
  * layer to the first; each layer's gradients can be all-reduced once they
  * exist, one all-reduce at a time, and an all-reduce of M bytes costs
- * T(M) = a + b M (seed 002 eq. 10).  A plan groups consecutive layers (in
+ * T(M) = a + b M (Shi et al. (MG-WFBP) eq. 10).  A plan groups consecutive layers (in
  * backward order) into one all-reduce each; every policy is a plan:
  * WFBP one layer per group, SyncEASGD one group, buckets by size, MG-WFBP
  * by Theorem 1, and the optimum over all groupings.
@@ -58,7 +58,7 @@ struct pm_timing {
 	int calls;		/* all-reduce operations */
 };
 
-/* The timeline of a plan (seed 002 eqs. 6-8 generalised to groups): group
+/* The timeline of a plan (Shi et al. (MG-WFBP) eqs. 6-8 generalised to groups): group
  * g starts at max(its last layer's gradients ready, group g-1 done).
  * after_backward: every group waits for the whole backward (naive S-SGD,
  * eq. 3). */
@@ -78,7 +78,7 @@ int pm_plan_single(int L, struct pm_plan *p);	/* SyncEASGD */
 int pm_plan_buckets(const struct pm_iter *it, double cap, double first_cap,
 		    struct pm_plan *p);
 
-/* MG-WFBP: seed 002 Algorithm 1 as written (O(L^2)), and one O(L) pass
+/* MG-WFBP: Shi et al. (MG-WFBP) Algorithm 1 as written (O(L^2)), and one O(L) pass
  * that makes the same decisions. */
 int pm_mgwfbp_alg1(const struct pm_iter *it, struct pm_plan *p);
 int pm_mgwfbp_fast(const struct pm_iter *it, struct pm_plan *p);
