@@ -128,7 +128,10 @@ Test(cli, bad_input_exits_2)
 		{"hier --machine tests/expected/CASES --procs 8 --size 1M", "no 'kind' column"},
 		{"fit", "missing measurement file"},
 		{"fit /nonexistent.log", "cannot read measurement file"},
-		{"fit data/measurements/osu_allreduce_2nodes.log --format xls", "invalid input format 'xls'"},
+		{"fit data/measurements/osu_allreduce_2nodes.log --input-format xls", "invalid input format 'xls'"},
+		{"fit data/measurements/osu_allreduce_2nodes.log --format xls", "invalid format 'xls'"},
+		{"fit data/measurements/osu_allreduce_2nodes.log --procs 1", "invalid process count '1'"},
+		{"fit tests/data/nccl_bad_row.log", "line 6: expected an nccl-tests result row"},
 		{"fit data/measurements/osu_allreduce_2nodes.log --range 1M", "invalid range '1M'"},
 		{"fit data/measurements/osu_allreduce_2nodes.log --range 1G:2G", "too few points"},
 		{"fit data/measurements/osu_allreduce_2nodes.log extra", "unexpected argument 'extra'"},
@@ -414,4 +417,73 @@ Test(cli, writer_quotes_csv_and_escapes_json)
 	cr_assert(strstr(out, "\"note\": \"got file:a,\\\"b\\\"\\\\c.csv\""), "%s", out);
 	free(out);
 	cli_table_release(&t);
+}
+
+/* nccl-tests output as it really comes (issue 13): tests/data/
+ * nccl_allreduce_tagged.log has the layout of nccl-tests 2.13 under
+ * mpirun --tag-output with NCCL_DEBUG=INFO (3 NCCL INFO lines and the
+ * version line between the header and the rows, "[1,0]<stdout>:" before
+ * most lines) and times made as 20 us + n / 10 GB/s, printed to 0.01 us.
+ * The fit recovers that line; ring on the 8 ranks of the header converts
+ * it to alpha_link = 20 us / 14 = 1.42857 us and bw_link = 14 / (8 x
+ * 0.1 ns/B) = 17.5 GB/s, and those options priced by allreduce give the
+ * measured 64 MiB row back: 6730.89 us (20 + 67108864 B / 10 GB/s). */
+Test(cli, fit_reads_real_nccl_logs_and_round_trips)
+{
+	struct run r = run_perfmodel("fit tests/data/nccl_allreduce_tagged.log --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "collective,all_reduce_perf\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "ranks_in_header,8\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "rows_read,11\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "lines_skipped,4\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "alpha_us,20.0008\n"), "%s", r.out);	/* 20, rounding of the printed times */
+	cr_assert(strstr(r.out, "beta_ns_per_B,0.1\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "as_options,--alpha 1.42863us --link-bw 17.5GB/s --link-lat 0 --flow none\n"), "%s", r.out);
+	run_free(&r);
+	for (int i = 0; i < 2; i++) {
+		char cmd[256];
+		snprintf(cmd, sizeof cmd, "allreduce --topo %s --size 64M --algo ring --model closed --alpha 1.42863us --link-bw 17.5GB/s --link-lat 0 --flow none --format csv",
+			 i ? "switch:8" : "full:8");
+		r = run_perfmodel(cmd);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert(strstr(r.out, "67108864,ring,closed,6730.89,"), "%s: %s", cmd, r.out);
+		run_free(&r);
+	}
+	/* nccl-tests 2.9 broadcast_perf: root but no redop column, the time
+	 * found from the header line; same line, 12 rows */
+	r = run_perfmodel("fit tests/data/nccl_broadcast_old.log --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "rows_read,12\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "beta_ns_per_B,0.1\n"), "%s", r.out);
+	run_free(&r);
+	/* OSU logs do not say how many ranks ran: no per-link options */
+	r = run_perfmodel("fit data/measurements/osu_allreduce_8nodes.log");
+	cr_assert(strstr(r.out, "none: how many ranks ran is not known"), "%s", r.out);
+	run_free(&r);
+}
+
+/* Every example in every --help runs (issue 13: hier's did not). */
+Test(cli, help_examples_run)
+{
+	const char *cmds[] = {"--help", "allreduce --help", "schedule --help", "hier --help",
+			      "fit --help", "train --help", "topo --help", "list --help", "models --help"};
+	int ran = 0;
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		struct run h = run_perfmodel(cmds[i]);
+		cr_assert_eq(h.status, 0, "%s: %s", cmds[i], h.err);
+		for (char *line = strtok(h.out, "\n"); line; line = strtok(NULL, "\n")) {
+			char args[512], *redirect;
+			if (strncmp(line, "  perfmodel ", 12) != 0)
+				continue;
+			snprintf(args, sizeof args, "%s", line + 12);
+			if ((redirect = strchr(args, '>')))
+				*redirect = '\0';	/* "> trees.dot": print instead */
+			struct run r = run_perfmodel(args);
+			cr_assert_eq(r.status, 0, "example '%s' from '%s' exits %d: %s", args, cmds[i], r.status, r.err);
+			run_free(&r);
+			ran++;
+		}
+		run_free(&h);
+	}
+	cr_assert_geq(ran, 15, "only %d examples found", ran);
 }

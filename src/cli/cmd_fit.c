@@ -1,7 +1,9 @@
 /* cmd_fit.c: perfmodel fit, alpha and beta from measured (size, time)
- * points: osu_allreduce/osu_latency output, nccl-tests output or a CSV. */
+ * points: osu_allreduce/osu_latency output, nccl-tests output or a CSV,
+ * and the per-link options that make an algorithm reproduce them. */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "search/cost.h"
 #include "search/fit.h"
 #include "model/units.h"
 
@@ -10,87 +12,143 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *format_name(enum pm_points_format f)
+static const char *const input_names[] = {"auto", "osu", "nccl-tests", "csv"};
+
+static void usage(const struct cli_opt *opts, int n)
 {
-	static const char *const names[] = {"auto", "osu", "nccl-tests", "csv"};
-	return names[f];
+	printf("usage: perfmodel fit FILE [--input-format F] [--range MIN:MAX] [--algo NAME]\n"
+	       "                     [--procs P] [--format F]\n\n"
+	       "Fits time = alpha + size x beta by least squares (GSL) to measured points and\n"
+	       "prints alpha and beta with standard errors, R^2 and the size range used.\n"
+	       "Inputs: osu_allreduce or osu_latency output (SIZE LATENCY_US; a 'P,' prefix\n"
+	       "on the size is ignored), nccl-tests output as it comes (the out-of-place\n"
+	       "time; NCCL INFO lines, the version line and mpirun --tag-output prefixes are\n"
+	       "skipped and counted), or a CSV with a header naming size (or size_B) and\n"
+	       "time_us, time_s or time (with units).\n\n"
+	       "The fitted alpha and beta describe the whole P-rank collective, not a link.\n"
+	       "as_options converts them with the closed form of --algo (default ring) on P\n"
+	       "ranks (--procs, or the ranks an nccl-tests header lists): ring takes\n"
+	       "2(P-1) alpha + 2(P-1)/P n / bw, so alpha_link = alpha / (2(P-1)) and\n"
+	       "bw_link = 2(P-1) / (P beta), with no link latency and no flow control; fed\n"
+	       "back to allreduce they give the measured line again.  A single line rarely\n"
+	       "fits a whole OSU curve: small messages follow another protocol than large\n"
+	       "ones, so fit the range you will model (--range).\n\n"
+	       "Examples:\n"
+	       "  perfmodel fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M\n"
+	       "  perfmodel fit tests/data/nccl_allreduce_tagged.log --range 1M:1G --format json\n\n"
+	       "Options:\n");
+	cli_print_opts(stdout, opts, n);
+}
+
+static int parse_input(const char *s, enum pm_points_format *pf, struct pm_err *err)
+{
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, input_names[i]) == 0) {
+			*pf = (enum pm_points_format)i;
+			return PM_OK;
+		}
+	return pm_fail(err, PM_EINPUT, "invalid input format '%s' (expected auto, osu, nccl-tests or csv)", s);
+}
+
+static int parse_range(const char *range, double *lo, double *hi, struct pm_err *err)
+{
+	char a[64], *colon = strchr(range, ':');
+
+	if (!colon || (size_t)(colon - range) >= sizeof a)
+		return pm_fail(err, PM_EINPUT, "invalid range '%s' (expected MIN:MAX such as 64K:1M)", range);
+	memcpy(a, range, (size_t)(colon - range));
+	a[colon - range] = '\0';
+	if (pm_parse_size(a, lo, err) || pm_parse_size(colon + 1, hi, err))
+		return PM_EINPUT;
+	if (*hi < *lo)
+		return pm_fail(err, PM_EINPUT, "invalid range '%s' (expected MIN <= MAX)", range);
+	return PM_OK;
+}
+
+/* as_options: the fitted line as per-link options of algo on P ranks. */
+static void link_options(struct cli_table *t, const struct pm_fit *f,
+			 const struct pm_points *pts, const char *algo, int P)
+{
+	double al, bw;
+	struct pm_err e;
+
+	if (!(f->beta_spB > 0) || f->alpha_s < 0) {
+		cli_table_kv(t, "as_options", "none: %s (expected a positive intercept and slope; try --range)",
+			     f->beta_spB <= 0 ? "the slope is not positive" : "the intercept is negative");
+		return;
+	}
+	if (pts->collective[0] && strcmp(pts->collective, "all_reduce_perf") != 0) {
+		cli_table_kv(t, "as_options", "none: the file measures %s (expected all_reduce_perf: the algorithms are all-reduce algorithms)",
+			     pts->collective);
+		return;
+	}
+	if (P < 2) {
+		cli_table_kv(t, "as_options", "none: how many ranks ran is not known (expected --procs P; alpha and beta describe the whole P-rank collective)");
+		return;
+	}
+	if (pm_fit_to_link(algo, P, f->alpha_s, f->beta_spB, &al, &bw, &e)) {
+		cli_table_kv(t, "as_options", "none: %s", e.msg);
+		return;
+	}
+	cli_table_kv(t, "as_options", "--alpha %.6gus --link-bw %.6gGB/s --link-lat 0 --flow none", al * 1e6, bw * 1e-9);
+	cli_table_kv(t, "as_options_model", "%s on %d ranks, closed form with these options gives the fitted line", algo, P);
 }
 
 int cmd_fit(int argc, char **argv, struct pm_err *err)
 {
-	const char *format = "auto", *range = NULL, *output = "table", *pos[2];
+	const char *input = "auto", *range = NULL, *format = "table", *algo = "ring", *procs = NULL;
+	const char *pos[2];
 	int help = 0, npos, n = 0, rc;
 	struct cli_opt opts[8];
-	enum pm_points_format pf;
+	enum pm_points_format pf = PM_POINTS_AUTO;
 	enum cli_format fmt;
 	struct pm_points pts;
 	struct pm_fit f;
 	double lo = 0, hi = 0;
+	long P = 0;
 
-	opts[n++] = (struct cli_opt){"format", "F", "input: auto (default), osu, nccl-tests or csv", &format, NULL};
+	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests or csv", &input, NULL};
 	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &range, NULL};
-	opts[n++] = (struct cli_opt){"output", "F", "table, csv or json (default table)", &output, NULL};
+	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default ring)", &algo, NULL};
+	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &procs, NULL};
+	opts[n++] = (struct cli_opt){"format", "F", "output: table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("fit", argc, argv, opts, n, pos, &npos, 1, err))
 		return PM_EINPUT;
 	if (help) {
-		printf("usage: perfmodel fit FILE [--format F] [--range MIN:MAX] [--output F]\n\n"
-		       "Fits time = alpha + size x beta by least squares (GSL) to measured points and\n"
-		       "prints alpha and beta with standard errors, R^2, the size range used, and\n"
-		       "the values as options of the other commands (--alpha, --link-bw).\n"
-		       "Inputs: osu_allreduce or osu_latency output (SIZE LATENCY_US; a 'P,' prefix\n"
-		       "on the size is ignored), nccl-tests output (the out-of-place time), or a CSV\n"
-		       "with a header naming size (or size_B) and time_us, time_s or time (with units).\n"
-		       "A single line rarely fits a whole OSU curve: small messages follow another\n"
-		       "protocol than large ones, so fit the range you will model (--range).\n\n"
-		       "Examples:\n"
-		       "  perfmodel fit osu_allreduce.log\n"
-		       "  perfmodel fit all_reduce_perf.txt --format nccl-tests --range 1M:1G\n\n"
-		       "Options:\n");
-		cli_print_opts(stdout, opts, n);
+		usage(opts, n);
 		return 0;
 	}
 	if (npos < 1)
 		return pm_fail(err, PM_EINPUT, "missing measurement file (expected perfmodel fit FILE, see perfmodel fit --help)");
-	if (strcmp(format, "auto") == 0)
-		pf = PM_POINTS_AUTO;
-	else if (strcmp(format, "osu") == 0)
-		pf = PM_POINTS_OSU;
-	else if (strcmp(format, "nccl-tests") == 0)
-		pf = PM_POINTS_NCCL;
-	else if (strcmp(format, "csv") == 0)
-		pf = PM_POINTS_CSV;
-	else
-		return pm_fail(err, PM_EINPUT, "invalid input format '%s' (expected auto, osu, nccl-tests or csv)", format);
-	if (cli_parse_format(output, &fmt, err))
+	if (parse_input(input, &pf, err) || cli_parse_format(format, &fmt, err) ||
+	    (range && parse_range(range, &lo, &hi, err)) ||
+	    (procs && pm_parse_int(procs, 2, 1L << 30, "process count", &P, err)))
 		return PM_EINPUT;
-	if (range) {
-		char a[64], *colon = strchr(range, ':');
-		if (!colon || (size_t)(colon - range) >= sizeof a)
-			return pm_fail(err, PM_EINPUT, "invalid range '%s' (expected MIN:MAX such as 64K:1M)", range);
-		memcpy(a, range, (size_t)(colon - range));
-		a[colon - range] = '\0';
-		if (pm_parse_size(a, &lo, err) || pm_parse_size(colon + 1, &hi, err))
-			return PM_EINPUT;
-		if (hi < lo)
-			return pm_fail(err, PM_EINPUT, "invalid range '%s' (expected MIN <= MAX)", range);
-	}
 	if ((rc = pm_points_read(pos[0], pf, &pts, err)))
 		return rc;
-	rc = pm_fit_line(&pts, lo, hi, &f, err);
-	if (rc) {
+	if ((rc = pm_fit_line(&pts, lo, hi, &f, err))) {
 		pm_points_release(&pts);
 		return rc;
 	}
+	if (!procs)
+		P = pts.ranks;
 	static const char *const cols[] = {"property", "value"};
-	static const unsigned flags[] = {0, 0};
+	static const unsigned flags[] = {0, COL_AUTO};
 	struct cli_table t;
-	char a[32], b[32], bw[32];
+	char a[32], b[32];
 	cli_table_init(&t, 2, cols, flags);
 	cli_table_meta(&t, "perfmodel fit: time = alpha + size x beta, ordinary least squares (GSL gsl_fit_linear)");
 	cli_table_kv(&t, "file", "%s", pos[0]);
-	cli_table_kv(&t, "format", "%s", format_name(pts.format));
-	cli_table_kv(&t, "points", "%d of %d", f.n, pts.n);
+	cli_table_kv(&t, "format", "%s", input_names[pts.format]);
+	if (pts.collective[0])
+		cli_table_kv(&t, "collective", "%s", pts.collective);
+	if (pts.ranks)
+		cli_table_kv(&t, "ranks_in_header", "%d", pts.ranks);
+	cli_table_kv(&t, "rows_read", "%d", pts.n);
+	if (pts.format == PM_POINTS_NCCL)
+		cli_table_kv(&t, "lines_skipped", "%d", pts.skipped);
+	cli_table_kv(&t, "points_fitted", "%d", f.n);
 	pm_fmt_size(f.min_B, a, sizeof a);
 	pm_fmt_size(f.max_B, b, sizeof b);
 	cli_table_kv(&t, "size_range", "%s to %s", a, b);
@@ -104,13 +162,7 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	}
 	cli_table_kv(&t, "r_squared", "%.6f", f.r2);
 	cli_table_kv(&t, "rms_residual_us", "%.4g", f.rms_s * 1e6);
-	if (f.beta_spB > 0 && f.alpha_s >= 0) {
-		snprintf(bw, sizeof bw, "%.4gGB/s", 1e-9 / f.beta_spB);
-		cli_table_kv(&t, "as_options", "--alpha %.4gus --link-bw %s", f.alpha_s * 1e6, bw);
-	} else {
-		cli_table_kv(&t, "as_options", "none: %s (expected a positive intercept and slope; try --range)",
-			     f.beta_spB <= 0 ? "the slope is not positive" : "the intercept is negative");
-	}
+	link_options(&t, &f, &pts, algo, (int)P);
 	rc = cli_table_write(stdout, &t, fmt, err);
 	cli_table_release(&t);
 	pm_points_release(&pts);

@@ -37,7 +37,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "Examples:\n"
 	       "  perfmodel hier --machine abci --procs 512 --size 128M\n"
 	       "  perfmodel hier --machine dgx-h100 --procs 1024 --size 1G --aligned\n"
-	       "  perfmodel hier --machine data/machines/abci.csv --procs 720720 --size 64M --method dp\n\n"
+	       "  perfmodel hier --machine data/machines/abci.csv --procs 2520 --size 64M --method dp\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 	char **names;

@@ -42,7 +42,7 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 	pm_topo_describe(t, &info);
 
 	static const char *const cols[] = {"property", "value"};
-	static const unsigned flags[] = {0, 0};
+	static const unsigned flags[] = {0, COL_AUTO};
 	struct cli_table tab;
 	cli_table_init(&tab, 2, cols, flags);
 	cli_table_kv(&tab, "topology", "%s", pm_topo_spec(t));

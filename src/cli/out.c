@@ -3,6 +3,7 @@
 #include "cli/out.h"
 
 #include <csv.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -214,6 +215,17 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A finite number in JSON's grammar: no leading '+', '.', "0x", "inf". */
+static int is_number(const char *s)
+{
+	char *end;
+	const char *d = *s == '-' ? s + 1 : s;
+	if (!isdigit((unsigned char)*d) || (d[0] == '0' && isdigit((unsigned char)d[1])))
+		return 0;
+	double v = strtod(s, &end);
+	return *end == '\0' && isfinite(v) && !strpbrk(s, "xX");
+}
+
 static void write_json(FILE *f, const struct cli_table *t)
 {
 	fputs("{\n  \"meta\": [", f);
@@ -234,6 +246,8 @@ static void write_json(FILE *f, const struct cli_table *t)
 			fputs(": ", f);
 			if (t->flags && (t->flags[c] & COL_NUM))
 				fputs(*s ? s : "null", f);
+			else if (t->flags && (t->flags[c] & COL_AUTO) && is_number(s))
+				fputs(s, f);
 			else
 				json_string(f, s);
 			first = 0;

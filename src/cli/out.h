@@ -15,6 +15,8 @@ enum cli_col_flags {
 	COL_NUM = 1 << 0,	/* JSON number (empty cell -> null) */
 	COL_TABLE = 1 << 1,	/* shown in the text table only */
 	COL_DATA = 1 << 2,	/* shown in CSV/JSON only */
+	COL_AUTO = 1 << 3,	/* key-value tables: a JSON number when the cell is
+				 * one ("16", "1.5e-3"), else a string */
 };
 
 enum cli_format {

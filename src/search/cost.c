@@ -39,6 +39,36 @@ const struct pm_table2 *pm_table2_find(const char *name)
 	return NULL;
 }
 
+int pm_fit_to_link(const char *algo, int P, double A, double B,
+		   double *alpha_s, double *bw_Bps, struct pm_err *err)
+{
+	struct pm_inst in;
+	struct pm_params p;
+	struct pm_cost c1, c2;
+	const double n = 1 << 20;
+	int rc = pm_algo_resolve(algo, NULL, P, &in, err);
+
+	if (rc)
+		return rc;
+	pm_params_default(&p);
+	p.alpha_s = 1;		/* one second a message: c_a seconds */
+	p.link_bw_Bps = 1;	/* one byte a second: c_b n seconds */
+	p.link_lat_s = 0;
+	p.gamma_spB = 0;
+	p.flow = PM_FLOW_NONE;
+	pm_algo_closed(&in, n, &p, &c1);
+	pm_algo_closed(&in, 2 * n, &p, &c2);
+	double ca = c1.alpha_s, cb = c1.bw_s / n;
+	if (!(ca > 0) || !(cb > 0) || fabs(c2.bw_s - 2 * c1.bw_s) > 1e-9 * c2.bw_s ||
+	    c2.alpha_s != c1.alpha_s)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "%s on %d ranks is not alpha x c_a + n x c_b / bw (expected an algorithm whose closed form is a line in the message size, such as ring)",
+			       algo, P);
+	*alpha_s = A / ca;
+	*bw_Bps = cb / B;
+	return PM_OK;
+}
+
 int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		     int contention, double lo, double hi, struct pm_fit *f,
 		     struct pm_err *err)

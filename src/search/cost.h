@@ -24,4 +24,14 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		     int contention, double lo, double hi, struct pm_fit *f,
 		     struct pm_err *err);
 
+/* The inverse of a fit: the per-link alpha and bandwidth with which
+ * algorithm `algo` on P ranks reproduces a measured whole-collective line
+ * T(n) = A + B n.  Its closed form without link latency, flow control or
+ * pipelining is c_a alpha + c_b n / bw (ring: c_a = 2(P-1), c_b =
+ * 2(P-1)/P); the two coefficients are read off the closed form itself, so
+ * alpha = A / c_a and bw = c_b / B.  PM_ENOTAPPLICABLE when the algorithm
+ * needs a network or its cost is not of that form. */
+int pm_fit_to_link(const char *algo, int P, double A, double B,
+		   double *alpha_s, double *bw_Bps, struct pm_err *err);
+
 #endif

@@ -79,6 +79,19 @@ static int out_of_range(const char *path, const char *where, int line,
 /* OSU micro-benchmarks: "# OSU ..." headers, then "SIZE LATENCY_US [...]".
  * Some logs prefix the size with the process count ("8,4096"); the part
  * after the last comma is the size. */
+/* mpirun --tag-output puts "[1,0]<stdout>:" before every line. */
+static char *strip_tag(char *line)
+{
+	char *p = line;
+	if (*p != '[')
+		return line;
+	p += strspn(p + 1, "0123456789,") + 1;
+	if (*p != ']' || p[1] != '<')
+		return line;
+	p = strchr(p, '>');
+	return p && p[1] == ':' ? p + 2 : line;
+}
+
 static int parse_osu(char *line, int lineno, const char *path,
 		     struct pm_points *pts, struct pm_err *err)
 {
@@ -98,20 +111,67 @@ static int parse_osu(char *line, int lineno, const char *path,
 	return pm_points_add(pts, size, us * 1e-6) ? PM_EINTERNAL : PM_OK;
 }
 
-/* nccl-tests: "size count type redop root time algbw busbw #wrong time ..."
- * (root appears from 2.10; without it time is the 5th field).  The
- * out-of-place time (microseconds) is used. */
+/* nccl-tests output as it comes: "#" header lines, then result rows
+ * "size count type [redop] [root] time algbw busbw #wrong time ...", the
+ * columns named by the header line that starts "#  size  count" (redop
+ * and root come and go between versions and collectives: all_reduce_perf
+ * of 2.10 and later has both, broadcast_perf of 2.9 root alone, 2.6 none).
+ * The out-of-place time, the first "time" column, in microseconds, is
+ * used.  Lines that are not result rows (NCCL INFO, "NCCL version", mpirun
+ * warnings) are skipped and counted; mpirun's --tag-output prefix
+ * "[1,0]<stdout>:" is removed first. */
+struct nccl_state {
+	int time_col;		/* index of the out-of-place time; -1 unknown */
+};
+
+static void nccl_header(char *line, struct nccl_state *st, struct pm_points *pts)
+{
+	char copy[4096], *f[32];
+	const char *key = "Collective test starting:";
+	char *c = strstr(line, key);
+	int n;
+
+	if (c) {
+		int len = 0;
+		c += strlen(key);
+		while (*c == ' ')
+			c++;
+		while (c[len] && !strchr(" \t\r\n", c[len]) && len < (int)sizeof pts->collective - 1)
+			len++;
+		memcpy(pts->collective, c, (size_t)len);
+		pts->collective[len] = '\0';
+	}
+	pm_strlcpy(copy, line + 1, sizeof copy);
+	n = fields(copy, f, 32);
+	if (n >= 2 && strcmp(f[0], "Rank") == 0)
+		pts->ranks++;
+	if (n >= 3 && strcmp(f[0], "size") == 0 && strcmp(f[1], "count") == 0)
+		for (int i = 2; i < n; i++)
+			if (strcmp(f[i], "time") == 0) {
+				st->time_col = i;
+				break;
+			}
+}
+
 static int parse_nccl(char *line, int lineno, const char *path,
-		      struct pm_points *pts, struct pm_err *err)
+		      struct pm_points *pts, const struct nccl_state *st,
+		      struct pm_err *err)
 {
 	char *f[32];
 	double size, us;
-	int n = fields(line, f, 32);
+	int n = fields(line, f, 32), tc;
 
 	if (n == 0)
 		return PM_OK;
-	if (n < 12 || number(f[0], &size) || number(f[n >= 13 ? 5 : 4], &us))
-		return line_error(path, lineno, "expected an nccl-tests result row (size count type redop [root] time algbw busbw ...)", err);
+	if (number(f[0], &size)) {
+		pts->skipped++;	/* not a result row: NCCL INFO, NCCL version, ... */
+		return PM_OK;
+	}
+	/* without a header: 13 fields from 2.10 (redop, root), 12 before, 11
+	 * in the oldest (neither) */
+	tc = st->time_col >= 0 ? st->time_col : n >= 13 ? 5 : n == 12 ? 4 : 3;
+	if (tc >= n || number(f[tc], &us))
+		return line_error(path, lineno, "expected an nccl-tests result row (size count type [redop] [root] time algbw busbw ...)", err);
 	if (size <= 0 || us <= 0)
 		return PM_OK;
 	if (out_of_range(path, "line", lineno, size, us * 1e-6, err))
@@ -213,17 +273,21 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 		struct creader r = {.path = path, .pts = pts};
 		rc = pm_csv_read(path, "measurement file", csv_row, NULL, &r, err);
 	} else {
+		struct nccl_state st = {.time_col = -1};
 		while (!rc && fgets(line, sizeof line, f)) {
+			char *l = strip_tag(line);
 			lineno++;
 			if ((total += (long)strlen(line)) > PM_INPUT_MAX_BYTES) {
 				rc = pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",
 					     path, PM_INPUT_MAX_BYTES);
 				break;
 			}
-			if (line[0] == '#' || strspn(line, " \t\r\n") == strlen(line))
+			if (l[0] == '#' && fmt == PM_POINTS_NCCL)
+				nccl_header(l, &st, pts);
+			if (l[0] == '#' || strspn(l, " \t\r\n") == strlen(l))
 				continue;
-			rc = fmt == PM_POINTS_NCCL ? parse_nccl(line, lineno, path, pts, err)
-						   : parse_osu(line, lineno, path, pts, err);
+			rc = fmt == PM_POINTS_NCCL ? parse_nccl(l, lineno, path, pts, &st, err)
+						   : parse_osu(l, lineno, path, pts, err);
 		}
 	}
 	fclose(f);

@@ -19,6 +19,9 @@ struct pm_points {
 	double *time_s;
 	int n, cap;
 	enum pm_points_format format;	/* the one read */
+	int skipped;		/* lines that were not result rows (NCCL INFO ...) */
+	int ranks;		/* nccl-tests: "#  Rank N" lines in the header; 0 unknown */
+	char collective[32];	/* nccl-tests: the test named in the header, or "" */
 };
 
 /* Read points from path (format AUTO guesses from the content). */
