@@ -913,6 +913,80 @@ Test(multiphase, one_dimension_is_the_bidirectional_ring)
 	pm_topo_free(t);
 }
 
+/* multiphase:2 on Rashidi et al. 2021 Table V's platform (4x4x4; X 200
+ * GB/s 72 ns, Y and Z 25 GB/s 402 ns), 256 MiB, packet flow control
+ * (w(m) = 17/16 m), alpha 0, by hand.  Phases X-RS 3 steps, Y-AR 6, Z-AR
+ * 6, X-AG 3; chunk 0 runs them at steps 0-2, 3-8, 9-14, 15-17; chunk 1
+ * starts each when chunk 0 leaves it and it has left the one before:
+ * 3-5, 9-14, 15-20, 21-23: 24 steps.  Per chunk m_X = 256 MiB/(2 x 4 x 2)
+ * = 16 MiB, m_Y = m_Z = 4 MiB; a step of X alone takes 72 ns + 17 MiB /
+ * 200 GB/s = 89.20096 us, any step with Y or Z busy 402 ns + 4.25 MiB /
+ * 25 GB/s = 178.65992 us (X's 89.13 us of serialization runs beside it on
+ * other links).  X alone in steps 0-2 and 21-23:
+ * T = 6 x 89.20096 + 18 x 178.65992 = 3751.08432 us, against 5352.99 us
+ * for the phases one after the other.  Both evaluators. */
+Test(multiphase, pipelined_chunks_by_hand)
+{
+	struct pm_topo *t = ace_torus("torus:4x4x4");
+	struct pm_params p = plain_params(0, 0, 16e9, 0);
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c, e;
+	struct pm_err err;
+	const double n = 256.0 * 1048576;
+
+	p.flow = PM_FLOW_PACKET;
+	resolve_or_die("multiphase:2", t, 0, &in);
+	cr_assert_str_eq(in.label, "multiphase:2");
+	pm_algo_closed(&in, n, &p, &c);
+	assert_rel(c.time_s, 3751.08432e-6, 1e-9);
+	cr_assert_eq(c.steps, 24);
+	assert_rel(c.sent_B, 2.25 * n, 1e-12);	/* chunking sends no byte more */
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 24);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &e, NULL, &err), PM_OK);
+	assert_rel(e.time_s, 3751.08432e-6, 1e-9);
+	assert_rel(e.sent_B, 2.25 * n, 1e-12);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Pipelined schedules are all-reduces (the replay check), and the step
+ * table of the closed form prices them as the contention evaluator does
+ * link by link, with alpha, gamma, flow control, size-2 dimensions (both
+ * directions on one link) and steps where the X reduce-scatter of one
+ * chunk and the X all-gather of another share every X link. */
+Test(multiphase, pipelined_schedules_check_and_price_alike)
+{
+	const char *shapes[] = {"torus:4x4x4", "torus:2x3x4", "torus:5x2x3", "torus:4x6", "torus:3x3", "torus:6"};
+	const int ks[] = {2, 3, 7};
+	struct pm_params p = plain_params(ALPHA, 0, 16e9, GAMMA);
+	p.flow = PM_FLOW_PACKET;
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+			struct pm_topo *t = ace_torus(shapes[i]);
+			struct pm_inst in;
+			struct pm_sched s;
+			struct pm_cost c, e;
+			struct pm_err err;
+			char name[32];
+			snprintf(name, sizeof name, "multiphase:%d", ks[j]);
+			resolve_or_die(name, t, 0, &in);
+			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s on %s: %s", name, shapes[i], err.msg);
+			pm_algo_closed(&in, 64.0 * 1048576, &p, &c);
+			cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &e, NULL, &err), PM_OK);
+			cr_assert(rel_close(c.time_s, e.time_s, 1e-9), "%s on %s: closed %.9g contention %.9g",
+				  name, shapes[i], c.time_s, e.time_s);
+			cr_assert(rel_close(c.red_s, e.red_s, 1e-9), "%s on %s: reduction %.9g vs %.9g",
+				  name, shapes[i], c.red_s, e.red_s);
+			cr_assert_eq(c.steps, s.nsteps);
+			pm_sched_release(&s);
+			pm_topo_free(t);
+		}
+	expect_bad("multiphase:0", "torus:4x4", "invalid chunk count '0'");
+}
+
 Test(multiphase, needs_a_torus)
 {
 	expect_na("multiphase", "mesh:4x4", "needs a torus");

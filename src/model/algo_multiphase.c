@@ -13,9 +13,24 @@
  * Every ring is bidirectional (Rashidi et al. 2021 Table V: "1 bidirectional ring"
  * per dimension): half of the message turns in the + direction, half in
  * the - direction, on different links.  On a 2-D torus the phases are
- * RS X, AR Y, AG X; on a ring it is the bidirectional ring.  Phases run
- * one after the other (lockstep); ACE's overlap of chunks across phases is
- * not modelled.  Ranks on endpoints in order (X fastest).
+ * RS X, AR Y, AG X; on a ring it is the bidirectional ring.  Ranks on
+ * endpoints in order (X fastest).
+ *
+ * multiphase:K, the pipeline ACE runs (Rashidi et al. 2021 §IV-E/F): the
+ * message is cut into K chunks that flow through the phases, one FSM per
+ * phase taking its chunks in order, so chunk c starts phase k at the
+ * first step when it has finished phase k-1 and chunk c-1 has finished
+ * phase k: start(c,k) = max(end(c,k-1), end(c-1,k)).  Every step of the
+ * schedule holds the current step of each busy phase, of different
+ * chunks; SRAM and FSM counts are not limits here (one FSM per phase, the
+ * SRAM as large as needed).  Phases 1 and 4 both drive the X links, so a
+ * step where both are busy puts two messages on every X link.  Cost, per
+ * step g over the phases busy in it, with m_d the message of dimension d
+ * divided by K and a_d of them on each link of d (1 or 2):
+ *   T = sum_g [alpha + max_d delta_d + max_d a_d w(m_d) f_d / b_d
+ *              + gamma sum_phases 2 m_d (reduce steps)]
+ * (f_d = 2 on a dimension of size 2, as below).  The contention evaluator
+ * prices the same steps link by link; a test holds the two equal.
  *
  * Cost: with n_X = n/2 per direction and (b_d, delta_d) the links of
  * dimension d,
@@ -34,17 +49,76 @@
  */
 #include "model/algo.h"
 #include "model/ringlib.h"
+#include "model/units.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
+
+/* The phases, in order, on the dimensions of size > 1. */
+enum { RS, AR, AG };
+
+struct phase {
+	int d, kind, len;	/* dimension, kind, steps */
+};
+
+static int phase_steps(int kind, int p)
+{
+	return p < 2 ? 0 : kind == AR ? 2 * (p - 1) : p - 1;
+}
+
+static int phases(const int dims[3], struct phase ph[4])
+{
+	static const int d[4] = {0, 1, 2, 0}, kind[4] = {RS, AR, AR, AG};
+	int n = 0;
+	for (int i = 0; i < 4; i++)
+		if (dims[d[i]] > 1)
+			ph[n++] = (struct phase){d[i], kind[i], phase_steps(kind[i], dims[d[i]])};
+	return n;
+}
+
+/* start[c * np + k]: the step chunk c starts phase k; returns the steps in
+ * all.  start(c,k) = max(end(c,k-1), end(c-1,k)). */
+static int pipeline(const struct phase *ph, int np, int K, int *start)
+{
+	int total = 0;
+	for (int c = 0; c < K; c++)
+		for (int k = 0; k < np; k++) {
+			int a = k > 0 ? start[c * np + k - 1] + ph[k - 1].len : 0;
+			int b = c > 0 ? start[(c - 1) * np + k] + ph[k].len : 0;
+			start[c * np + k] = a > b ? a : b;
+			if (start[c * np + k] + ph[k].len > total)
+				total = start[c * np + k] + ph[k].len;
+		}
+	return total;
+}
+
+/* The chunk in phase k at step g, or -1; *cur only moves forward as g
+ * grows (one FSM a phase: at most one chunk in it at a time). */
+static int busy_chunk(const struct phase *ph, int np, int K, const int *start,
+		      int k, int g, int *cur)
+{
+	while (*cur < K && start[*cur * np + k] + ph[k].len <= g)
+		(*cur)++;
+	return *cur < K && start[*cur * np + k] <= g ? *cur : -1;
+}
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	int wrap;
+	long k = 1;
 
-	(void)arg;
-	(void)err;
 	in->ndims = pm_topo_grid(in->topo, in->dims, &wrap);
 	in->ports = 2;	/* one link each way along the dimension of the phase */
+	if (arg && pm_parse_int(arg, 1, 4096, "chunk count", &k, err))
+		return PM_EINPUT;
+	if (2.0 * in->P * (double)k > 2147483648.0)
+		return pm_fail(err, PM_EINPUT,
+			       "multiphase:%ld on %d endpoints cuts the message into %.0f units (expected at most 2^31: fewer chunks)",
+			       k, in->P, 2.0 * in->P * (double)k);
+	in->chunks = (int)k;
+	if (k > 1)
+		snprintf(in->label, sizeof in->label, "multiphase:%ld", k);
 	return PM_OK;
 }
 
@@ -63,20 +137,12 @@ static void line_members(const int dims[3], int d, int line, int *members)
 	}
 }
 
-/* Phase kinds: reduce-scatter, all-reduce, all-gather. */
-enum { RS, AR, AG };
-
-static int phase_steps(int kind, int p)
-{
-	return p < 2 ? 0 : kind == AR ? 2 * (p - 1) : p - 1;
-}
-
 /* Step t of a phase on every line of dimension d, both directions, as
  * logical step `step`.  Direction stream k (0: +, 1: -) owns units
  * [k q, (k+1) q); in phases on Y and Z a member works on the share its X
  * coordinate owns after phase 1. */
 static void phase_step(struct pm_sched *s, const int dims[3], int d, int kind,
-		       uint32_t q, int step, int t, int *members)
+		       uint32_t q, uint32_t base, int step, int t, int *members)
 {
 	int p = dims[d], P = dims[0] * dims[1] * dims[2];
 
@@ -84,7 +150,7 @@ static void phase_step(struct pm_sched *s, const int dims[3], int d, int kind,
 		for (int line = 0; line < P / p; line++) {
 			line_members(dims, d, line, members);
 			uint32_t share = d == 0 ? q : q / (uint32_t)dims[0];
-			uint32_t lo = (uint32_t)k * q +
+			uint32_t lo = base + (uint32_t)k * q +
 				(d == 0 ? 0 : (uint32_t)(members[0] % dims[0]) * share);
 			int dir = k ? -1 : +1;
 			int rs = kind == RS || (kind == AR && t < p - 1);
@@ -106,9 +172,35 @@ static void add_phase(struct pm_sched *s, const int dims[3], int d, int kind,
 	if (p < 2)
 		return;
 	for (int t = 0; t < phase_steps(kind, p); t += p - 1) {
-		phase_step(s, dims, d, kind, q, step0 + t, t, members);
+		phase_step(s, dims, d, kind, q, 0, step0 + t, t, members);
 		pm_sched_repeat(s, 1, p - 1);
 	}
+}
+
+/* multiphase:K: step by step, the current step of every busy phase, each
+ * on its chunk's units [c 2q, (c+1) 2q). */
+static int build_pipelined(const struct pm_inst *in, struct pm_sched *s, int *members,
+			   struct pm_err *err)
+{
+	struct phase ph[4];
+	int np = phases(in->dims, ph), K = in->chunks;
+	int *start = malloc(sizeof(int) * (size_t)(K * np + 1));
+	uint32_t q = (uint32_t)in->P;
+
+	if (!start)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	s->nchunks = 2 * q * (uint32_t)K;
+	int total = pipeline(ph, np, K, start), cur[4] = {0, 0, 0, 0};
+	for (int g = 0; g < total; g++)
+		for (int k = 0; k < np; k++) {
+			int c = busy_chunk(ph, np, K, start, k, g, &cur[k]);
+			if (c >= 0)
+				phase_step(s, in->dims, ph[k].d, ph[k].kind, q,
+					   (uint32_t)c * 2 * q, g, g - start[c * np + k], members);
+		}
+	s->second_phase = start[np - 1];	/* chunk 0's all-gather */
+	free(start);
+	return PM_OK;
 }
 
 static int build(const struct pm_inst *in, struct pm_sched *s,
@@ -122,6 +214,11 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 
 	if (!members)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	if (in->chunks > 1) {
+		int rc = build_pipelined(in, s, members, err);
+		free(members);
+		return rc;
+	}
 	s->nchunks = 2 * q;
 	add_phase(s, dims, 0, RS, q, step, members);
 	step += phase_steps(RS, dims[0]);
@@ -135,11 +232,62 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	return PM_OK;
 }
 
+/* multiphase:K, step by step as the header states. */
+static void closed_pipelined(const struct pm_inst *in, double n,
+			     const struct pm_params *p, struct pm_cost *c)
+{
+	struct phase ph[4];
+	int np = phases(in->dims, ph), K = in->chunks, cur[4] = {0, 0, 0, 0};
+	int *start = malloc(sizeof(int) * (size_t)(K * np + 1));
+	double bw[3], lat[3], m[3], L = in->dims[0];
+
+	if (!start)
+		return;	/* leaves the cost zero; resolve has succeeded already */
+	for (int d = 0; d < 3; d++) {
+		pm_topo_dim_link(in->topo, d, &bw[d], &lat[d]);
+		m[d] = (d == 0 ? n / (2 * L) : n / (2 * L * in->dims[d])) / K;
+		if (in->dims[d] > 1)	/* bytes sent: as one chunk, unchanged by K */
+			c->sent_B += 2 * (in->dims[d] - 1) * 2 * m[d] * K;
+	}
+	int total = pipeline(ph, np, K, start);
+	for (int g = 0; g < total; g++) {
+		int on[3] = {0, 0, 0};
+		double red = 0, dl = 0, load = 0;
+		for (int k = 0; k < np; k++) {
+			int ch = busy_chunk(ph, np, K, start, k, g, &cur[k]);
+			if (ch < 0)
+				continue;
+			int d = ph[k].d, t = g - start[ch * np + k];
+			on[d]++;
+			if (ph[k].kind == RS || (ph[k].kind == AR && t < in->dims[d] - 1))
+				red += 2 * m[d];	/* both directions reduced */
+		}
+		for (int d = 0; d < 3; d++) {
+			if (!on[d])
+				continue;
+			double tl = on[d] * pm_wire_bytes(p, m[d]) / bw[d] * (in->dims[d] == 2 ? 2 : 1);
+			dl = lat[d] > dl ? lat[d] : dl;
+			load = tl > load ? tl : load;
+		}
+		c->alpha_s += p->alpha_s;
+		c->lat_s += dl;
+		c->bw_s += load;
+		c->red_s += red * p->gamma_spB;
+	}
+	c->steps = total;
+	free(start);
+}
+
 static void closed(const struct pm_inst *in, double n,
 		   const struct pm_params *p, struct pm_cost *c)
 {
 	const int *dims = in->dims;
 	double L = dims[0];
+
+	if (in->chunks > 1) {
+		closed_pipelined(in, n, p, c);
+		return;
+	}
 
 	for (int d = 0; d < 3; d++) {
 		double bw, lat, k = dims[d];
@@ -163,17 +311,25 @@ static void closed(const struct pm_inst *in, double n,
  * step, both directions, P transfers each */
 static double xfers(const struct pm_inst *in)
 {
+	struct phase ph[4];
+	int np = phases(in->dims, ph);
 	double t = 0;
-	for (int d = 0; d < 3; d++)
-		t += in->dims[d] > 1 ? 2.0 * 2 * in->P : 0;
+
+	/* K = 1: one stored step per ring half (two for an all-reduce);
+	 * K > 1: every step stored; both directions, P transfers each */
+	for (int k = 0; k < np; k++)
+		t += 2.0 * in->P * (in->chunks > 1 ? (double)ph[k].len * in->chunks
+						  : ph[k].kind == AR ? 2 : 1);
 	return t;
 }
 
 const struct pm_algo pm_algo_multiphase = {
 	.name = "multiphase",
+	.arg_syntax = "K",
+	.arg_help = "K: chunks pipelined through the phases, one FSM a phase (default 1: the phases one after the other)",
 	.summary = "ACE's 3-D torus all-reduce: RS along X, AR along Y, AR along Z, AG along X (bidirectional rings)",
 	.flags = PM_ALGO_TORUS | PM_ALGO_NEEDS_TOPO,
-	.formula = "sum over d: 2(k_d-1)(a + d_d + w(m_d)/b_d), m_X = n/2L, m_Y = n/2LV, m_Z = n/2LH; + gamma terms",
+	.formula = "K = 1: sum over d: 2(k_d-1)(a + d_d + w(m_d)/b_d), m_X = n/2L, m_Y = n/2LV, m_Z = n/2LH; + gamma terms; K > 1: sum over pipeline steps of a + max d_d + max a_d w(m_d/K)/b_d",
 	.reference = "Rashidi et al. ISCA 2021 (ACE) SV and SVI-A; ASTRA-SIM",
 	.prepare = prepare,
 	.build = build,
