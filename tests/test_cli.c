@@ -109,6 +109,9 @@ Test(cli, bad_input_exits_2)
 		{"topo --topo mesh:0x2", "invalid topology 'mesh:0x2'"},
 		{"list extra", "unexpected argument 'extra'"},
 		{"alreduce", "unknown command 'alreduce' (expected one of"},
+		{"help bogus", "unknown command 'bogus'"},
+		{"allreduce --topo ring:1 --size 1M", "network 'ring:1' has one endpoint: nothing to reduce"},
+		{"schedule --topo torus:1x1 --algo ring", "has one endpoint"},
 		{"schedule --topo torus:3x3", "missing --algo"},
 		{"schedule --algo ring", "missing --topo"},
 		{"schedule --topo torus:3x3 --algo ring --view trees", "invalid view 'trees'"},
@@ -202,7 +205,25 @@ Test(cli, no_arguments_is_usage_error)
 	struct run r = run_perfmodel("");
 	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "usage: perfmodel"));
+	cr_assert(strstr(r.err, "perfmodel: missing command"), "%s", r.err);
 	run_free(&r);
+}
+
+/* Every shipped machine preset answers hier at several P (issue 13: the
+ * TPU v4-like description failed from P = 32 on). */
+Test(cli, every_machine_preset_answers)
+{
+	const char *machines[] = {"abci", "dgx-a100", "dgx-h100", "tpu-v4-like"};
+	const int ps[] = {8, 16, 32, 64, 256, 1024};	/* dgx-a100 holds 1120 */
+	for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
+		for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++) {
+			char cmd[128];
+			snprintf(cmd, sizeof cmd, "hier --machine %s --procs %d --size 64M --top 1 --format csv",
+				 machines[i], ps[j]);
+			struct run r = run_perfmodel(cmd);
+			cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+			run_free(&r);
+		}
 }
 
 /* --help teaches: syntax, units and an example, and exits 0. */

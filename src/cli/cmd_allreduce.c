@@ -333,7 +333,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		return PM_EINPUT;
 	if ((rc = pm_parse_size_range(size, &sizes, &nsizes, err)))
 		return rc;
-	if ((rc = cli_net_build(&net, &p, &t, err)))
+	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
 		goto out;
 	if (!(jobs = calloc(MAX_ALGOS, sizeof *jobs))) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");

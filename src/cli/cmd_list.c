@@ -62,5 +62,17 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 		}
 		pm_preset_free(names, n);
 	}
+	printf("\nReferences (the short names above):\n"
+	       "  Huang et al. 2021         J. Huang, P. Majumder, S. Kim, A. Muzahid, K. H. Yum, E. J. Kim, \"Communication\n"
+	       "                            Algorithm-Architecture Co-Design for Distributed Deep Learning\", ISCA 2021\n"
+	       "  the MULTITREE supplement  the same authors, \"A MULTITREE Example and Comparison with Double Binary Tree\"\n"
+	       "  Ueno & Yokota 2019        Y. Ueno, R. Yokota, \"Exhaustive Study of Hierarchical AllReduce Patterns for\n"
+	       "                            Large Messages Between GPUs\", CCGrid 2019\n"
+	       "  Shi et al. (MG-WFBP)      S. Shi, X. Chu, B. Li, \"MG-WFBP: Merging Gradients Wisely for Efficient\n"
+	       "                            Communication in Distributed Deep Learning\" (journal version of IEEE INFOCOM 2019)\n"
+	       "  Rashidi et al. 2021       S. Rashidi, M. Denton, S. Sridharan, S. Srinivasan, A. Suresh, J. Nie, T. Krishna,\n"
+	       "                            \"Enabling Compute-Communication Overlap in Distributed Deep Learning Training\n"
+	       "                            Platforms\", ISCA 2021 (ACE)\n"
+	       "  Others are cited in full where they are used (docs/model.md).\n");
 	return 0;
 }

@@ -364,6 +364,10 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		return PM_EINPUT;
 	if ((rc = cli_net_build(&net, &p, &t, err)))
 		return rc;
+	if ((rc = cli_need_two(t, err))) {
+		pm_topo_free(t);
+		return rc;
+	}
 	rc = pm_algo_resolve(algo, t, 0, &in, err);
 	if (rc == PM_ENOTAPPLICABLE)
 		rc = PM_EINPUT;	/* asked for this one algorithm: an input error */

@@ -67,6 +67,14 @@ static void slowest_link(const struct pm_topo *t, struct pm_params *p)
 	}
 }
 
+int cli_need_two(const struct pm_topo *t, struct pm_err *err)
+{
+	if (pm_topo_endpoints(t) >= 2)
+		return PM_OK;
+	return pm_fail(err, PM_EINPUT, "network '%s' has one endpoint: nothing to reduce (expected at least 2 endpoints)",
+		       pm_topo_spec(t));
+}
+
 int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		  struct pm_topo **topo, struct pm_err *err)
 {

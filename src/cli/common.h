@@ -20,6 +20,9 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows);
 int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		  struct pm_topo **topo, struct pm_err *err);
 
+/* A collective needs two ranks: refuse a network of one endpoint. */
+int cli_need_two(const struct pm_topo *t, struct pm_err *err);
+
 /* "X 200 GB/s 72ns, Y ..." for a grid network into buf; returns whether
  * any dimension differs from the single link of p. */
 int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,

@@ -21,6 +21,24 @@ static const struct cli_cmd commands[] = {
 };
 #define NCMDS (int)(sizeof commands / sizeof commands[0])
 
+static int unknown_command(const char *name)
+{
+	const char *names[NCMDS];
+	char list[256];
+
+	for (int i = 0; i < NCMDS; i++)
+		names[i] = commands[i].name;
+	int near = pm_nearest(name, names, NCMDS);
+	pm_join(list, sizeof list, names, NCMDS);
+	if (near >= 0)
+		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s; did you mean '%s'?)\n",
+			name, list, names[near]);
+	else
+		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s)\n",
+			name, list);
+	return 2;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -55,7 +73,6 @@ static void usage(FILE *f)
 int cli_run(int argc, char **argv)
 {
 	struct pm_err err = {""};
-	const char *names[NCMDS];
 
 	gsl_set_error_handler_off();	/* GSL's default handler aborts */
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -65,8 +82,11 @@ int cli_run(int argc, char **argv)
 			for (int i = 0; i < NCMDS; i++)
 				if (strcmp(commands[i].name, argv[2]) == 0)
 					return commands[i].run(1, help + 1, &err);
+			return unknown_command(argv[2]);
 		}
 		usage(argc < 2 ? stderr : stdout);
+		if (argc < 2)
+			fprintf(stderr, "perfmodel: missing command (expected one of the commands above, such as allreduce)\n");
 		return argc < 2 ? 2 : 0;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
@@ -74,7 +94,6 @@ int cli_run(int argc, char **argv)
 		return 0;
 	}
 	for (int i = 0; i < NCMDS; i++) {
-		names[i] = commands[i].name;
 		if (strcmp(commands[i].name, argv[1]) == 0) {
 			int rc = commands[i].run(argc - 2, argv + 2, &err);
 			if (rc != 0)
@@ -82,14 +101,5 @@ int cli_run(int argc, char **argv)
 			return rc == PM_EINPUT ? 2 : rc ? 1 : 0;
 		}
 	}
-	int near = pm_nearest(argv[1], names, NCMDS);
-	char list[256];
-	pm_join(list, sizeof list, names, NCMDS);
-	if (near >= 0)
-		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s; did you mean '%s'?)\n",
-			argv[1], list, names[near]);
-	else
-		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s)\n",
-			argv[1], list);
-	return 2;
+	return unknown_command(argv[1]);
 }

@@ -98,8 +98,10 @@ static int take_param(const struct mreader *r, struct pm_err *err)
 		if (pm_parse_int(v, 1, 1 << 16, "nics", &s, &sub))
 			return bad(r, "nics", v, "a positive integer: network interfaces per node", err);
 		r->m->nics = (int)s;
+	} else if (strcmp(name, "network") == 0) {
+		pm_strlcpy(r->m->network, v, sizeof r->m->network);
 	} else {
-		return bad(r, "parameter", name, "description, alpha, pipeline or nics", err);
+		return bad(r, "parameter", name, "description, alpha, pipeline, nics or network", err);
 	}
 	return PM_OK;
 }

@@ -32,6 +32,8 @@ struct pm_machine {
 	double alpha_s;		/* per-message startup */
 	int pipeline_s;		/* Ueno & Yokota's s */
 	int nics;		/* network interfaces per node; 0: one per accelerator */
+	char network[64];	/* param network: "" (a switched cluster) or what
+				 * --topo spells the machine as instead */
 	int nlevels;
 	struct pm_level level[PM_MACHINE_LEVELS];
 	long long capacity;	/* accelerators in the whole machine */

@@ -72,6 +72,10 @@ static int shape_of(struct pm_topo *t, const struct pm_machine *m, long nodes,
 		return pm_fail(err, PM_EINPUT,
 			       "network too large: '%s' has %.0f GPUs (expected at most %d endpoints)",
 			       t->spec, (double)nodes * node->count, PM_TOPO_MAX_VERTICES);
+	if (m->network[0])
+		return pm_fail(err, PM_EINPUT,
+			       "machine '%s' is not a switched cluster (expected a GPU cluster description; as a network it is --topo %s)",
+			       m->name, m->network);
 	if (node->inner_bw <= 0 || (nodes > 1 && node->egress_bw <= 0))
 		return pm_fail(err, PM_EINPUT,
 			       "machine '%s' cannot be built as a network: its level '%s' needs inner_bw and egress_bw (expected the NVLink and NIC bandwidths)",
