@@ -145,7 +145,14 @@ static int resolve_algos(const char *list, const struct pm_topo *t,
 			return j->status;
 		}
 	}
-	return PM_OK;
+	/* One rule for every command: it fails when nothing it was asked for
+	 * can be answered (a list of names with one that applies prints the
+	 * others' rows with the reason) */
+	for (int i = 0; i < *njobs; i++)
+		if (jobs[i].status == PM_OK)
+			return PM_OK;
+	return pm_fail(err, PM_EINPUT, "none of the algorithms asked for applies: %s: %s",
+		       jobs[0].in.label, jobs[0].note);
 }
 
 static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, int P)

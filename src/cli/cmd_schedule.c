@@ -92,7 +92,7 @@ static int view_transfers(struct cli_table *tab, const struct pm_inst *in,
 			  const struct pm_sched *s, double n, struct pm_err *err)
 {
 	static const char *const cols[] = {"step", "flow", "src_rank", "dst_rank",
-		"op", "chunks", "bytes", "path"};
+		"op", "chunks", "bytes_B", "path"};
 	static const unsigned flags[] = {COL_NUM, COL_NUM, COL_NUM, COL_NUM, 0, 0,
 		COL_NUM, 0};
 	/* a route has at most max_hops links (source routes too: they are
@@ -389,10 +389,12 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		rc = view_nodes(&tab, &s, err);
 	if (rc)
 		goto out;
+	int view_meta = tab.nmeta;
 	cli_table_meta(&tab, "perfmodel schedule: %s on %s, %d ranks, %d steps (all-gather/broadcast from step %d), %zu transfers, message cut in %u units",
 		       in.label, pm_topo_spec(t), in.P, s.nsteps, s.second_phase + 1, s.nx, s.nchunks);
 	cli_table_meta(&tab, "ranks on endpoints: %s", s.mapping);
 	cli_net_meta(&tab, t, &p);
+	cli_table_meta_to_front(&tab, view_meta);
 	rc = cli_table_write(stdout, &tab, fmt, err);
 out:
 	cli_table_release(&tab);

@@ -181,7 +181,7 @@ static const unsigned tflags[NT] = {COL_NUM, 0, COL_NUM, COL_NUM, COL_NUM, COL_N
 
 enum { G_POLICY, G_GROUP, G_FIRST, G_LAST, G_TENSORS, G_BYTES, G_READY, G_START, G_END, NG };
 static const char *const gcols[NG] = {"policy", "group", "first_layer", "last_layer",
-	"tensors", "bytes", "ready_ms", "start_ms", "end_ms"};
+	"tensors", "bytes_B", "ready_ms", "start_ms", "end_ms"};
 static const unsigned gflags[NG] = {0, COL_NUM, 0, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
 
 static void group_rows(struct cli_table *t, const struct policy *p,
@@ -218,7 +218,7 @@ static void group_rows(struct cli_table *t, const struct policy *p,
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel train --model M (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
+	printf("usage: perfmodel train --profile NAME (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
 	       "Times one training iteration of a DNN on N data-parallel workers: forward,\n"
 	       "backward, and the gradient all-reduces under each policy, with the all-reduce\n"
 	       "cost T(M) = a + b M (Shi et al. (MG-WFBP) eq. 10).  Per policy: iteration time, compute\n"
@@ -241,9 +241,9 @@ static void usage(const struct cli_opt *opts, int n)
 	       "4:2048:x2 repeats the table per worker count (--table2 or --algo without a\n"
 	       "network), as Shi et al. (MG-WFBP) SS6.4 does.\n\n"
 	       "Examples:\n"
-	       "  perfmodel train --model googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
-	       "  perfmodel train --model resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
-	       "  perfmodel train --model resnet50 --a 236us --b 0.406ns --workers 16\n\n"
+	       "  perfmodel train --profile googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
+	       "  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
+	       "  perfmodel train --profile resnet50 --a 236us --b 0.406ns --workers 16\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 	char **names;
@@ -275,7 +275,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	enum cli_format fmt;
 
 	n = cli_net_opt_rows(&net, opts);
-	opts[n++] = (struct cli_opt){"model", "M", "DNN profile: a name from perfmodel models or a profile .csv (required)", &model, NULL};
+	opts[n++] = (struct cli_opt){"profile", "NAME", "DNN profile: a name from perfmodel models or a profile .csv (required)", &model, NULL};
+	opts[n++] = (struct cli_opt){"model", "NAME", "the old spelling of --profile, kept until the next release (--model means the evaluator in allreduce)", &model, NULL};
 	opts[n++] = (struct cli_opt){"workers", "N", "data-parallel workers (with --topo: its endpoints)", &workers, NULL};
 	opts[n++] = (struct cli_opt){"workers-sweep", "RANGE", "one table per worker count, e.g. 4:2048:x2", &sweep, NULL};
 	opts[n++] = (struct cli_opt){"a", "T", "all-reduce startup a", &a, NULL};
@@ -298,7 +299,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		return 0;
 	}
 	if (!model)
-		return pm_fail(err, PM_EINPUT, "missing --model (expected a profile such as resnet50; see perfmodel models)");
+		return pm_fail(err, PM_EINPUT, "missing --profile (expected a DNN profile such as resnet50; see perfmodel models)");
 	if (cli_parse_format(format, &fmt, err) || parse_policies(policy, pol, &npol, err))
 		return PM_EINPUT;
 	int sources = !!(a || b) + !!fit + !!table2 + (!!algo && !table2);

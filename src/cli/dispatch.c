@@ -59,7 +59,7 @@ static void usage(FILE *f)
 		"  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
 		"  perfmodel hier --machine abci --procs 512 --size 128M\n"
 		"  perfmodel fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M\n"
-		"  perfmodel train --model resnet50 --topo torus:8x8 --algo ring\n"
+		"  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring\n"
 		"  perfmodel topo --topo bigraph:4x8\n"
 		"  perfmodel list\n"
 		"\n"

@@ -104,6 +104,18 @@ void cli_table_meta(struct cli_table *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_table_meta_to_front(struct cli_table *t, int first)
+{
+	char *tmp[32];
+	int k = t->nmeta - first;
+
+	if (first <= 0 || k <= 0)
+		return;
+	memcpy(tmp, t->meta + first, sizeof(char *) * (size_t)k);
+	memmove(t->meta + k, t->meta, sizeof(char *) * (size_t)first);
+	memcpy(t->meta, tmp, sizeof(char *) * (size_t)k);
+}
+
 static const char *cell(const struct cli_table *t, int r, int c)
 {
 	const char *s = t->cells[r * t->ncols + c];

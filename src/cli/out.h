@@ -53,6 +53,10 @@ void cli_table_kv(struct cli_table *t, const char *key, const char *fmt, ...)
 void cli_table_meta(struct cli_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Move the meta lines from index first on in front of the others (a
+ * command's heading before what its view added). */
+void cli_table_meta_to_front(struct cli_table *t, int first);
+
 /* Write the table; refuses (PM_EINTERNAL, nothing written) when a number
  * cell is not a finite number or any cell or heading says inf or nan. */
 int cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt,
