@@ -85,7 +85,7 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 	if ((a->flags & PM_ALGO_TORUS) &&
 	    (!t || strcmp(pm_topo_kind_name(t), "torus") != 0))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: needs a torus such as torus:4x4x4 (got %s)",
+			       "not applicable: needs a torus such as torus:4x4x4 or torus:8 (got %s)",
 			       t ? pm_topo_spec(t) : "no network");
 	if ((a->flags & PM_ALGO_BIGRAPH) && (!t || !pm_topo_bigraph(t, &m, &sw)))
 		return pm_fail(err, PM_ENOTAPPLICABLE,

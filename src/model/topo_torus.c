@@ -318,8 +318,8 @@ const struct pm_topo_kind pm_topo_ring = {
 
 const struct pm_topo_kind pm_topo_torus = {
 	.name = "torus",
-	.syntax = "torus:AxB[xC]",
-	.summary = "2-D or 3-D torus, wrap-around links in every dimension (TPU-like)",
+	.syntax = "torus:A[xB[xC]]",
+	.summary = "1-D, 2-D or 3-D torus, wrap-around links in every dimension (TPU-like); torus:N is ring:N as a torus",
 	.build = build_torus,
 	.route = route_grid,
 	.ring_order = ring_order_grid,
@@ -329,8 +329,8 @@ const struct pm_topo_kind pm_topo_torus = {
 
 const struct pm_topo_kind pm_topo_mesh = {
 	.name = "mesh",
-	.syntax = "mesh:AxB[xC]",
-	.summary = "2-D or 3-D mesh, no wrap-around links",
+	.syntax = "mesh:A[xB[xC]]",
+	.summary = "1-D, 2-D or 3-D mesh, no wrap-around links",
 	.build = build_mesh,
 	.route = route_grid,
 	.ring_order = ring_order_grid,
