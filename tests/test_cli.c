@@ -110,6 +110,10 @@ Test(cli, bad_input_exits_2)
 		{"list extra", "unexpected argument 'extra'"},
 		{"alreduce", "unknown command 'alreduce' (expected one of"},
 		{"help bogus", "unknown command 'bogus'"},
+		{"best --size 1M", "missing --topo"},
+		{"best --topo torus:4x4 --model sim", "invalid model 'sim' (expected closed or contention)"},
+		{"best --topo torus:4x4 --algo hdrm", "needs a BiGraph"},
+		{"best --topo torus:4x4 --size 1M:1K:x2", "expected END >= START"},
 		{"allreduce --topo torus:8x8 --size 1M --algo hdrm", "none of the algorithms asked for applies: hdrm: not applicable: needs a BiGraph"},
 		{"train --profile resnet5 --workers 8 --a 1us --b 1ns", "did you mean 'resnet50'"},
 		{"allreduce --topo ring:1 --size 1M", "network 'ring:1' has one endpoint: nothing to reduce"},
@@ -488,7 +492,7 @@ Test(cli, fit_reads_real_nccl_logs_and_round_trips)
 /* Every example in every --help runs (issue 13: hier's did not). */
 Test(cli, help_examples_run)
 {
-	const char *cmds[] = {"--help", "allreduce --help", "schedule --help", "hier --help",
+	const char *cmds[] = {"--help", "allreduce --help", "best --help", "schedule --help", "hier --help",
 			      "fit --help", "train --help", "topo --help", "list --help", "models --help"};
 	int ran = 0;
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
@@ -509,4 +513,52 @@ Test(cli, help_examples_run)
 		run_free(&h);
 	}
 	cr_assert_geq(ran, 15, "only %d examples found", ran);
+}
+
+/* perfmodel best on full:8, closed forms, alpha 5 us, 16 GB/s, no link
+ * latency or flow control (beta = 1/16e9 s/B), by hand (Thakur,
+ * Rabenseifner & Gropp 2005): recursive doubling 3 alpha + 3 n beta,
+ * Rabenseifner 6 alpha + 1.75 n beta, ring 14 alpha + 1.75 n beta.
+ * Recursive doubling wins below 3 alpha = 1.25 n beta, i.e. n = 2.4
+ * alpha / beta = 192,000 B, where both take 15 + 36 = 51 us;
+ * Rabenseifner wins above (ring never: same bandwidth term, more alpha). */
+Test(cli, best_crossover_by_hand)
+{
+	struct run r = run_perfmodel("best --topo full:8 --size 4K:64M:x2 --alpha 5us --link-lat 0 --flow none --model closed --algo ring,recdoubling,rabenseifner --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	char *c = strstr(r.out, "\ncrossover,");
+	cr_assert(c, "%s", r.out);
+	double size = strtod(c + 11, NULL);
+	assert_rel(size, 192000, 1e-4);
+	cr_assert(strstr(c, ",rabenseifner,"), "%s", c);
+	cr_assert(strstr(c, ",recdoubling,"), "%s", c);
+	cr_assert(!strstr(c + 1, "\ncrossover,"), "one crossover only: %s", r.out);
+	cr_assert(strstr(r.out, "size,4096,recdoubling,"), "%s", r.out);
+	cr_assert(strstr(r.out, "size,67108864,rabenseifner,"), "%s", r.out);
+	run_free(&r);
+}
+
+/* best's winner and time at a size are the fastest contention row of
+ * allreduce at that size (the same evaluator, two commands). */
+Test(cli, best_agrees_with_allreduce)
+{
+	struct run a = run_perfmodel("allreduce --topo torus:4x4 --size 1M --model contention --format csv");
+	struct run b = run_perfmodel("best --topo torus:4x4 --size 1M --format csv");
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert_eq(b.status, 0, "%s", b.err);
+	double fastest = 1e300;
+	char algo[64] = "";
+	for (char *line = strtok(a.out, "\n"); line; line = strtok(NULL, "\n")) {
+		char name[64];
+		double t;
+		if (sscanf(line, "1048576,%63[^,],contention,%lf,", name, &t) == 2 && t < fastest) {
+			fastest = t;
+			snprintf(algo, sizeof algo, "%s", name);
+		}
+	}
+	char want[128];
+	snprintf(want, sizeof want, "size,1048576,%s,%.6g,", algo, fastest);
+	cr_assert(strstr(b.out, want), "'%s' not in %s", want, b.out);
+	run_free(&a);
+	run_free(&b);
 }

@@ -17,6 +17,7 @@ struct cli_cmd {
  * the exit status (0, 1 internal failure, 2 bad usage or input). */
 int cli_run(int argc, char **argv);
 
+int cmd_best(int argc, char **argv, struct pm_err *err);
 int cmd_list(int argc, char **argv, struct pm_err *err);
 int cmd_topo(int argc, char **argv, struct pm_err *err);
 int cmd_allreduce(int argc, char **argv, struct pm_err *err);

@@ -11,6 +11,7 @@
 
 static const struct cli_cmd commands[] = {
 	{"allreduce", "predict all-reduce time for every algorithm on a network", cmd_allreduce},
+	{"best", "which all-reduce algorithm is fastest at each size, and the crossover sizes", cmd_best},
 	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
 	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},
 	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},

@@ -1,0 +1,169 @@
+/* cmd_best.c: perfmodel best, the fastest all-reduce algorithm per size on
+ * a network and the sizes where the winner changes. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "search/best.h"
+#include "model/text.h"
+#include "model/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ALGOS 64
+
+enum { B_KIND, B_SIZE, B_SIZE_B, B_BEST, B_TIME, B_BUSBW, B_SECOND, B_SECOND_T, B_MARGIN, NB };
+static const char *const cols[NB] = {"kind", "size", "size_B", "best", "time_us", "busbw_GBps",
+				     "runner_up", "runner_up_us", "margin_pct"};
+static const unsigned flags[NB] = {0, COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM, COL_NUM, 0,
+				   COL_NUM, COL_NUM};
+
+static void usage(const struct cli_opt *opts, int n)
+{
+	printf("usage: perfmodel best --topo SPEC [--size RANGE] [--algo LIST] [--model closed|contention]\n"
+	       "                      [network options] [--format F]\n\n"
+	       "Which all-reduce algorithm wins where: every applicable algorithm priced at\n"
+	       "every size of the sweep by one evaluator (contention by default, closed with\n"
+	       "--model closed).  One 'size' row per size (the fastest, its time and bus\n"
+	       "bandwidth, the runner-up and by how much it loses) and a 'crossover' row\n"
+	       "wherever the winner changes between two sweep points: the size where the\n"
+	       "two cost the same, found by bisection to 0.01%% (as NCCL's tuner keeps a\n"
+	       "size threshold between algorithms).  A third algorithm winning only inside\n"
+	       "such an interval is missed: sweep finer (x1.25) to see it.\n\n"
+	       "Examples:\n"
+	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x2\n"
+	       "  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n\n"
+	       "Options:\n");
+	cli_print_opts(stdout, opts, n);
+}
+
+/* The --algo list: every applicable algorithm, or the named ones. */
+static int resolve(const char *list, const struct pm_topo *t, struct pm_inst *in, int *n,
+		   struct pm_err *err)
+{
+	char buf[1024];
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+
+	*n = 0;
+	if (strcmp(list, "all") == 0) {
+		for (int i = 0; i < na; i++) {
+			struct pm_err e;
+			if (pm_algo_resolve(all[i]->name, t, 0, &in[*n], &e) == PM_OK)
+				(*n)++;
+		}
+		return *n ? PM_OK : pm_fail(err, PM_EINPUT, "no algorithm applies to %s", pm_topo_spec(t));
+	}
+	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
+		return PM_EINPUT;
+	if (strlen(list) >= sizeof buf)
+		return pm_fail(err, PM_EINPUT, "algorithm list too long (expected at most %zu characters)", sizeof buf - 1);
+	strcpy(buf, list);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_ALGOS)
+			return pm_fail(err, PM_EINPUT, "too many algorithms (expected at most %d)", MAX_ALGOS);
+		int rc = pm_algo_resolve(tok, t, 0, &in[*n], err);
+		if (rc == PM_ENOTAPPLICABLE)
+			rc = PM_EINPUT;	/* asked for by name: an input error */
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return PM_OK;
+}
+
+static void size_row(struct cli_table *tab, const char *kind, double size)
+{
+	char buf[32];
+	cli_table_row(tab);
+	cli_table_set(tab, B_KIND, "%s", kind);
+	pm_fmt_size(size, buf, sizeof buf);
+	cli_table_set(tab, B_SIZE, "%s", buf);
+	cli_table_set(tab, B_SIZE_B, "%.0f", size);
+}
+
+static void put_rows(struct cli_table *tab, const struct pm_best *b, const struct pm_inst *in, int P)
+{
+	for (int i = 0, c = 0; i < b->npts; i++) {
+		const struct pm_best_point *pt = &b->pts[i];
+		for (; c < b->ncross && b->cross[c].size_B <= pt->size_B; c++) {
+			const struct pm_best_cross *x = &b->cross[c];
+			size_row(tab, "crossover", x->size_B);
+			cli_table_set(tab, B_BEST, "%s", in[x->to].label);
+			cli_table_set(tab, B_TIME, "%.6g", x->time_s * 1e6);
+			cli_table_set(tab, B_BUSBW, "%.6g", pm_busbw(x->size_B, x->time_s, P) / 1e9);
+			cli_table_set(tab, B_SECOND, "%s", in[x->from].label);
+			cli_table_set(tab, B_SECOND_T, "%.6g", x->time_s * 1e6);
+			cli_table_set(tab, B_MARGIN, "0");
+		}
+		size_row(tab, "size", pt->size_B);
+		cli_table_set(tab, B_BEST, "%s", in[pt->winner].label);
+		cli_table_set(tab, B_TIME, "%.6g", pt->time_s * 1e6);
+		cli_table_set(tab, B_BUSBW, "%.6g", pm_busbw(pt->size_B, pt->time_s, P) / 1e9);
+		if (pt->second >= 0) {
+			cli_table_set(tab, B_SECOND, "%s", in[pt->second].label);
+			cli_table_set(tab, B_SECOND_T, "%.6g", pt->second_s * 1e6);
+			cli_table_set(tab, B_MARGIN, "%.4g", 100 * (pt->second_s / pt->time_s - 1));
+		}
+	}
+}
+
+int cmd_best(int argc, char **argv, struct pm_err *err)
+{
+	struct cli_net_opts net = {0};
+	const char *size = "1K:1G:x2", *algo = "all", *model = "contention", *format = "table";
+	const char *pos[1];
+	int help = 0, npos, n, rc, nsizes = 0, nalgo = 0;
+	struct cli_opt opts[20];
+	enum cli_format fmt;
+	struct pm_params p;
+	struct pm_topo *t = NULL;
+	double *sizes = NULL;
+	struct pm_inst *in = NULL;
+	struct pm_best b = {0};
+	struct cli_table tab = {0};
+
+	n = cli_net_opt_rows(&net, opts);
+	opts[n++] = (struct cli_opt){"size", "RANGE", "sizes per rank to compare, e.g. 1K:1G:x2 (the default)", &size, NULL};
+	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list", &algo, NULL};
+	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &model, NULL};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("best", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		usage(opts, n);
+		return 0;
+	}
+	if (!net.topo)
+		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
+	if (strcmp(model, "closed") && strcmp(model, "contention"))
+		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed or contention)", model);
+	if (cli_parse_format(format, &fmt, err) || pm_parse_size_range(size, &sizes, &nsizes, err))
+		return PM_EINPUT;
+	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
+		goto out;
+	if (!(in = calloc(MAX_ALGOS, sizeof *in))) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	if ((rc = resolve(algo, t, in, &nalgo, err)) ||
+	    (rc = pm_best_run(in, nalgo, sizes, nsizes, &p, strcmp(model, "contention") == 0, &b, err)))
+		goto out;
+	cli_table_init(&tab, NB, cols, flags);
+	cli_table_meta(&tab, "perfmodel best: the fastest all-reduce per size on %s (%d ranks), %s evaluator",
+		       pm_topo_spec(t), pm_topo_endpoints(t), model);
+	cli_net_meta(&tab, t, &p);
+	for (int a = 0; a < nalgo; a++)
+		if (!b.usable[a])
+			cli_table_meta(&tab, "left out: %s: %s", in[a].label, b.why[a]);
+	put_rows(&tab, &b, in, pm_topo_endpoints(t));
+	rc = cli_table_write(stdout, &tab, fmt, err);
+out:
+	cli_table_release(&tab);
+	pm_best_release(&b);
+	free(in);
+	free(sizes);
+	pm_topo_free(t);
+	return rc;
+}

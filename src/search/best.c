@@ -1,0 +1,134 @@
+/* best.c: the fastest algorithm per size and the crossovers (best.h). */
+#include "search/best.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pricer {
+	const struct pm_inst *in;
+	struct pm_sched *s;		/* per algorithm; NULL entries: closed form */
+	const struct pm_params *p;
+	int contention;
+};
+
+static double price(const struct pricer *q, int a, double n)
+{
+	struct pm_cost c;
+	struct pm_err e;
+
+	if (!q->contention) {
+		pm_algo_closed(&q->in[a], n, q->p, &c);
+		return c.time_s;
+	}
+	if (pm_algo_contention(&q->in[a], &q->s[a], n, q->p, &c, NULL, &e))
+		return INFINITY;
+	return c.time_s;
+}
+
+/* The size between lo and hi where a and b cost the same (a wins at lo,
+ * b at hi): geometric bisection to 0.01%. */
+static double crossing(const struct pricer *q, int a, int b, double lo, double hi)
+{
+	while (hi / lo > 1.0001) {
+		double mid = sqrt(lo * hi);
+		if (price(q, a, mid) <= price(q, b, mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
+}
+
+static void rank_size(const struct pricer *q, const struct pm_best *b, int n,
+		      double size, struct pm_best_point *pt)
+{
+	*pt = (struct pm_best_point){size, -1, -1, INFINITY, INFINITY};
+	for (int a = 0; a < n; a++) {
+		if (!b->usable[a])
+			continue;
+		double t = price(q, a, size);
+		if (t < pt->time_s) {
+			pt->second = pt->winner;
+			pt->second_s = pt->time_s;
+			pt->winner = a;
+			pt->time_s = t;
+		} else if (t < pt->second_s) {
+			pt->second = a;
+			pt->second_s = t;
+		}
+	}
+}
+
+static int build_schedules(struct pricer *q, int n, struct pm_best *b, struct pm_err *err)
+{
+	if (!(q->s = calloc((size_t)n, sizeof *q->s)))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (int a = 0; a < n; a++) {
+		struct pm_err e;
+		int rc = pm_algo_schedule(&q->in[a], &q->s[a], &e);
+		if (rc == PM_EINPUT) {
+			b->usable[a] = 0;
+			snprintf(b->why[a], sizeof b->why[a], "%s", e.msg);
+		} else if (rc) {
+			*err = e;
+			return rc;
+		}
+	}
+	return PM_OK;
+}
+
+int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes,
+		const struct pm_params *p, int contention, struct pm_best *b,
+		struct pm_err *err)
+{
+	struct pricer q = {in, NULL, p, contention};
+	int rc = PM_OK, any = 0;
+
+	memset(b, 0, sizeof *b);
+	b->pts = calloc((size_t)nsizes + 1, sizeof *b->pts);
+	b->cross = calloc((size_t)nsizes + 1, sizeof *b->cross);
+	b->usable = malloc(sizeof(int) * ((size_t)n + 1));
+	b->why = calloc((size_t)n + 1, sizeof *b->why);
+	if (!b->pts || !b->cross || !b->usable || !b->why)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (int a = 0; a < n; a++)
+		b->usable[a] = 1;
+	if (contention && (rc = build_schedules(&q, n, b, err)))
+		goto out;
+	for (int a = 0; a < n; a++)
+		any |= b->usable[a];
+	if (!any) {
+		rc = pm_fail(err, PM_EINPUT, "no algorithm can be priced: %s: %s", in[0].label, b->why[0]);
+		goto out;
+	}
+	for (int i = 0; i < nsizes; i++) {
+		rank_size(&q, b, n, sizes[i], &b->pts[b->npts++]);
+		if (i == 0)
+			continue;
+		const struct pm_best_point *x = &b->pts[i - 1], *y = &b->pts[i];
+		if (x->winner == y->winner)
+			continue;
+		struct pm_best_cross *c = &b->cross[b->ncross++];
+		c->from = x->winner;
+		c->to = y->winner;
+		c->size_B = crossing(&q, x->winner, y->winner, x->size_B, y->size_B);
+		c->time_s = price(&q, c->to, c->size_B);
+	}
+out:
+	for (int a = 0; q.s && a < n; a++)
+		if (b->usable[a])
+			pm_sched_release(&q.s[a]);
+	free(q.s);
+	return rc;
+}
+
+void pm_best_release(struct pm_best *b)
+{
+	free(b->pts);
+	free(b->cross);
+	free(b->usable);
+	free(b->why);
+	memset(b, 0, sizeof *b);
+}
