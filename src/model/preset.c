@@ -12,11 +12,18 @@
 #ifndef PM_DATADIR
 #define PM_DATADIR "data"
 #endif
+#ifndef PM_SRC_DATADIR
+#define PM_SRC_DATADIR PM_DATADIR
+#endif
 
 const char *pm_data_dir(void)
 {
 	const char *d = getenv("PERFMODEL_DATA");
-	return d && *d ? d : PM_DATADIR;
+	if (d && *d)
+		return d;
+	/* the source tree while it exists (a build run in place), else
+	 * where meson install put the data */
+	return access(PM_SRC_DATADIR "/machines", R_OK) == 0 ? PM_SRC_DATADIR : PM_DATADIR;
 }
 
 static int ends_csv(const char *s)

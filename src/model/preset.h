@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-/* The data directory: $PERFMODEL_DATA, else the source tree's data/. */
+/* The data directory: $PERFMODEL_DATA, else the source tree's data/ while
+ * it exists, else the installed copy (DATADIR/perfmodel). */
 const char *pm_data_dir(void);
 
 /* The preset names of one kind ("machines", "models"), sorted; release with
