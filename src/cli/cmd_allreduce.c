@@ -366,8 +366,13 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	cli_net_meta(&tab, t, &p);
 	if (explain_flag)
 		explain(&tab, jobs, njobs);
-	for (int i = 0; i < njobs && !rc; i++)
+	struct cli_progress pr;
+	cli_progress_start(&pr);
+	for (int i = 0; i < njobs && !rc; i++) {
+		cli_progress_step(&pr, jobs[i].in.label, i, njobs);
 		rc = price_job(&jobs[i], sizes, nsizes, t, &p, on, (int)segments, flags, err);
+	}
+	cli_progress_end(&pr);
 	for (int s = 0; s < nsizes && !rc; s++)	/* rows size by size, as a sweep reads */
 		for (int i = 0; i < njobs && !rc; i++)
 			rc = cli_table_move_rows(&tab, &jobs[i].rows, jobs[i].first[s],

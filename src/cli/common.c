@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 const char cli_units_help[] =
 	"Units:\n"
@@ -165,4 +167,34 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 		cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
 	cli_table_meta(t, "alpha %s per message; gamma %.4g ns/B; flow control %s; pipelining s = %d",
 		       alpha, p->gamma_spB * 1e9, flow, p->pipeline_s);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void cli_progress_start(struct cli_progress *pr)
+{
+	pr->t0 = now_s();
+	pr->tty = isatty(STDERR_FILENO);
+	pr->shown = 0;
+}
+
+void cli_progress_step(struct cli_progress *pr, const char *what, int i, int n)
+{
+	if (!pr->tty || now_s() - pr->t0 < 1.0)
+		return;
+	fprintf(stderr, "\rperfmodel: %s (%d/%d)\033[K", what, i + 1, n);
+	fflush(stderr);
+	pr->shown = 1;
+}
+
+void cli_progress_end(struct cli_progress *pr)
+{
+	if (pr->shown)
+		fprintf(stderr, "\r\033[K");
+	pr->shown = 0;
 }

@@ -32,6 +32,16 @@ int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
 void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 		  const struct pm_params *p);
 
+/* A progress line on stderr for work past a second, only when stderr is
+ * a terminal (pipes and logs see nothing): "perfmodel: multitree (9/12)". */
+struct cli_progress {
+	double t0;
+	int tty, shown;
+};
+void cli_progress_start(struct cli_progress *pr);
+void cli_progress_step(struct cli_progress *pr, const char *what, int i, int n);
+void cli_progress_end(struct cli_progress *pr);
+
 /* The help paragraph on units, shared by several --help texts. */
 extern const char cli_units_help[];
 
