@@ -1017,3 +1017,83 @@ Test(algos, ring_on_a_machine_network)
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
+
+/* ---- the endpoint (Rashidi et al. 2021 SVI-A) ------------------------ */
+
+/* ring on full:4, n = 4 MiB (1 MiB a step), 16 GB/s links, no latency or
+ * flow control, by hand.  Ideal: 6 steps x 1 MiB / 16 GB/s = 6 x 65.536
+ * = 393.216 us.  Baseline with 16 GB/s of memory: a reduce-scatter step
+ * reads 2 MiB (its data and what it received) = 131.072 us, an
+ * all-gather step 1 MiB = 65.536 us: 3 x 131.072 + 3 x 65.536 = 589.824
+ * us, 9 MiB read = 1.5 x the 6 MiB sent.  ACE: step 1 loads the part it
+ * sends and the part it reduces into (2 MiB, 131.072 us), steps 2-3 one
+ * new part each (1 MiB, as long as the link), the all-gather none:
+ * 131.072 + 5 x 65.536 = 458.752 us, 4 MiB read = n. */
+Test(endpoint, ring_on_full4_by_hand)
+{
+	struct pm_topo *t = topo_with("full:4", 16e9, 0);
+	struct pm_params p = plain_params(0, 0, 16e9, 0);
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+	const double n = 4.0 * 1048576;
+	const double want[3] = {393.216e-6, 589.824e-6, 458.752e-6};
+	const double reads[3] = {0, 9.0 * 1048576, 4.0 * 1048576};
+
+	resolve_or_die("ring", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	for (int e = 0; e < 3; e++) {
+		p.endpoint = (enum pm_endpoint)e;
+		p.mem_bw_Bps = 16e9;
+		cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+		assert_rel(c.time_s, want[e], 1e-9);
+		assert_rel(c.mem_B, reads[e], 1e-12);
+	}
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Rashidi et al. 2021 SVI-A on 4x4x4: the baseline reads 1.5 N for every
+ * N it sends; ACE sends 2.25 N for every N it reads (3/4 + 2 x 6/16 + 3/4).
+ * With memory bandwidth far above the links' the baseline and ACE equal
+ * the ideal endpoint; at every memory share ACE reaches at least the
+ * baseline's network bandwidth. */
+Test(endpoint, table_v_platform_traffic)
+{
+	struct pm_topo *t = ace_torus("torus:4x4x4");
+	struct pm_params p = plain_params(0, 0, 16e9, 0);
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost ideal, c;
+	struct pm_err err;
+	const double n = 64.0 * 1048576;
+
+	p.flow = PM_FLOW_PACKET;
+	resolve_or_die("multiphase", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &ideal, NULL, &err), PM_OK);
+	p.mem_bw_Bps = 1e15;
+	p.endpoint = PM_END_BASELINE;
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK);
+	assert_rel(c.mem_B, 1.5 * c.sent_B, 1e-12);
+	assert_rel(c.time_s, ideal.time_s, 1e-12);
+	p.endpoint = PM_END_ACE;
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK);
+	assert_rel(c.sent_B, 2.25 * c.mem_B, 1e-12);
+	assert_rel(c.mem_B, n, 1e-12);
+	assert_rel(c.time_s, ideal.time_s, 1e-12);
+	for (double mem = 25e9; mem <= 800e9; mem *= 2) {
+		struct pm_cost base, ace;
+		p.mem_bw_Bps = mem;
+		p.endpoint = PM_END_BASELINE;
+		cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &base, NULL, &err), PM_OK);
+		p.endpoint = PM_END_ACE;
+		cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &ace, NULL, &err), PM_OK);
+		cr_assert(ace.time_s <= base.time_s * (1 + 1e-12), "at %g B/s ACE %g s, baseline %g s",
+			  mem, ace.time_s, base.time_s);
+		cr_assert(base.time_s >= ideal.time_s * (1 - 1e-12));
+	}
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}

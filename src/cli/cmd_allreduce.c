@@ -26,14 +26,14 @@ struct job {
 
 enum col {
 	C_SIZE, C_SIZE_B, C_ALGO, C_MODEL, C_TIME, C_ALGBW, C_BUSBW, C_STEPS,
-	C_SENT, C_SENT_B, C_MAXLINK, C_MAXLINK_B, C_USED, C_UTIL,
+	C_SENT, C_SENT_B, C_MAXLINK, C_MAXLINK_B, C_USED, C_UTIL, C_MEM_B,
 	C_ALPHA, C_LAT, C_BW, C_RED, C_NOTE, NCOL
 };
 
 static const char *const col_names[NCOL] = {
 	"size", "size_B", "algo", "model", "time_us", "algbw_GBps", "busbw_GBps",
 	"steps", "sent/node", "sent_per_node_B", "max_link", "max_link_B",
-	"links_used_pct", "util_avg_pct", "alpha_us", "latency_us",
+	"links_used_pct", "util_avg_pct", "mem_read_per_node_B", "alpha_us", "latency_us",
 	"bandwidth_us", "reduction_us", "note",
 };
 
@@ -172,6 +172,8 @@ static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, i
 		cli_table_set(tab, C_MAXLINK_B, "%.0f", c->max_link_B);
 		cli_table_set(tab, C_USED, "%.4g", 100 * c->links_used);
 		cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
+		if (c->mem_B > 0)
+			cli_table_set(tab, C_MEM_B, "%.0f", c->mem_B);
 	}
 	cli_table_set(tab, C_ALPHA, "%.6g", c->alpha_s * 1e6);
 	cli_table_set(tab, C_LAT, "%.6g", c->lat_s * 1e6);
@@ -357,6 +359,8 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 			flags[c] = COL_NUM;
 	for (int c = C_ALPHA; c <= C_RED; c++)
 		flags[c] = COL_NUM | (explain_flag ? 0 : COL_DATA);
+	/* memory reads: only with an endpoint model (hidden otherwise) */
+	flags[C_MEM_B] = p.endpoint != PM_END_IDEAL ? COL_NUM : COL_TABLE | COL_DATA;
 	flags[C_SENT] |= COL_NUM;
 	flags[C_MAXLINK] |= COL_NUM;
 	cli_table_init(&tab, NCOL, col_names, flags);

@@ -29,6 +29,9 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows)
 		{"gamma", "T|BW", "reduction cost per byte, e.g. 0.05ns or a rate such as 20GB/s (default 0)", &o->gamma, NULL},
 		{"flow", "F", "flow control: none, message, packet:PAYLOAD[/FLIT] (default packet:256/16)", &o->flow, NULL},
 		{"pipeline", "S", "Ueno & Yokota's pipelining factor s for ring closed forms (default 1)", &o->pipeline, NULL},
+		{"endpoint", "E", "ideal (default), baseline or ace: memory reads the endpoint needs to drive the network (Rashidi et al. 2021 SVI-A; contention evaluator)", &o->endpoint, NULL},
+		{"mem-bw", "BW", "memory bandwidth the collective may use (--endpoint baseline or ace)", &o->mem_bw, NULL},
+		{"sms", "N", "baseline: SMs running the collective, each moving 64 B/cycle at 1245 MHz (79.7 GB/s); caps --mem-bw", &o->sms, NULL},
 	};
 	memcpy(rows, r, sizeof r);
 	return (int)(sizeof r / sizeof r[0]);
@@ -67,6 +70,43 @@ static void slowest_link(const struct pm_topo *t, struct pm_params *p)
 		if (i == 0 || l[i].lat_s > p->link_lat_s)
 			p->link_lat_s = l[i].lat_s;
 	}
+}
+
+/* --endpoint, --mem-bw, --sms: the memory bandwidth reads may use is
+ * --mem-bw, capped for the baseline by --sms x 64 B x 1245 MHz. */
+static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
+			  struct pm_err *err)
+{
+	static const char *const names[] = {"ideal", "baseline", "ace"};
+	long sms;
+
+	if (!o->endpoint) {
+		if (o->mem_bw || o->sms)
+			return pm_fail(err, PM_EINPUT, "--%s needs --endpoint (expected --endpoint baseline or ace)",
+				       o->mem_bw ? "mem-bw" : "sms");
+		return PM_OK;
+	}
+	int e = 0;
+	while (e < 3 && strcmp(o->endpoint, names[e]))
+		e++;
+	if (e == 3)
+		return pm_fail(err, PM_EINPUT, "invalid endpoint '%s' (expected ideal, baseline or ace)", o->endpoint);
+	p->endpoint = (enum pm_endpoint)e;
+	if (o->mem_bw && pm_parse_bw(o->mem_bw, &p->mem_bw_Bps, err))
+		return PM_EINPUT;
+	if (o->sms) {
+		if (p->endpoint != PM_END_BASELINE)
+			return pm_fail(err, PM_EINPUT, "--sms applies to --endpoint baseline (ACE moves data without the SMs)");
+		if (pm_parse_int(o->sms, 1, 4096, "SM count", &sms, err))
+			return PM_EINPUT;
+		double cap = (double)sms * PM_SM_BW_Bps;
+		if (!(p->mem_bw_Bps > 0) || cap < p->mem_bw_Bps)
+			p->mem_bw_Bps = cap;
+	}
+	if (p->endpoint != PM_END_IDEAL && !(p->mem_bw_Bps > 0))
+		return pm_fail(err, PM_EINPUT, "--endpoint %s needs the memory bandwidth the collective may use (expected --mem-bw such as 450GB/s%s)",
+			       names[e], p->endpoint == PM_END_BASELINE ? ", or --sms" : "");
+	return PM_OK;
 }
 
 int cli_need_two(const struct pm_topo *t, struct pm_err *err)
@@ -108,6 +148,8 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 			return PM_EINPUT;
 		p->pipeline_s = (int)s;
 	}
+	if (parse_endpoint(o, p, err))
+		return PM_EINPUT;
 	p->link_bw_Bps = ld.bw_Bps;
 	p->link_lat_s = ld.lat_s;
 	if (!(topo && o->topo))
@@ -167,6 +209,14 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 		cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
 	cli_table_meta(t, "alpha %s per message; gamma %.4g ns/B; flow control %s; pipelining s = %d",
 		       alpha, p->gamma_spB * 1e9, flow, p->pipeline_s);
+	if (p->endpoint != PM_END_IDEAL) {
+		char mem[32];
+		pm_fmt_bw(p->mem_bw_Bps, mem, sizeof mem);
+		cli_table_meta(t, "endpoint: %s, memory reads at %s (Rashidi et al. 2021 SVI-A: %s); contention rows only, closed forms and the simulator do not model the endpoint",
+			       p->endpoint == PM_END_ACE ? "ace" : "baseline", mem,
+			       p->endpoint == PM_END_ACE ? "each byte of own data read once into the engine's SRAM"
+							 : "2 bytes read per byte sent in a reduction step, 1 in a copy step");
+	}
 }
 
 static double now_s(void)

@@ -11,6 +11,7 @@
 struct cli_net_opts {
 	const char *topo, *link_bw, *link_lat, *inj_bw, *dim_bw, *dim_lat;
 	const char *alpha, *gamma, *flow, *pipeline;
+	const char *endpoint, *mem_bw, *sms;
 };
 
 /* The option rows for struct cli_net_opts (count returned in *n). */

@@ -30,6 +30,8 @@ struct pm_cost {
 	double max_link_B;	/* most wire bytes one link carries in the run */
 	double links_used;	/* share of directed links used at least once */
 	double util_avg;	/* time-weighted share of links busy per step */
+	double mem_B;		/* endpoint models: most bytes one endpoint reads
+				 * from memory (0 for the ideal endpoint) */
 };
 
 struct pm_step_cost {

@@ -31,6 +31,8 @@ struct scratch {
 	double *red;		/* payload bytes reduced per rank this step */
 	double *sent;		/* payload bytes sent per rank, whole run */
 	int *route;
+	double *mem, *mem_run;	/* endpoint: bytes read per rank, step and run */
+	uint8_t *cached;	/* ACE: [rank][unit] already in the engine's SRAM */
 };
 
 static void scratch_free(struct scratch *z)
@@ -43,6 +45,9 @@ static void scratch_free(struct scratch *z)
 	free(z->red);
 	free(z->sent);
 	free(z->route);
+	free(z->mem);
+	free(z->mem_run);
+	free(z->cached);
 }
 
 static int scratch_alloc(struct scratch *z, int links, int ends, int ranks,
@@ -57,8 +62,34 @@ static int scratch_alloc(struct scratch *z, int links, int ends, int ranks,
 	z->red = calloc((size_t)ranks + 1, sizeof(double));
 	z->sent = calloc((size_t)ranks + 1, sizeof(double));
 	z->route = malloc(sizeof(int) * ((size_t)hops + 1));
+	z->mem = calloc((size_t)ranks + 1, sizeof(double));
+	z->mem_run = calloc((size_t)ranks + 1, sizeof(double));
 	return z->step_load && z->run_load && z->touched && z->inj && z->ej &&
-	       z->red && z->sent && z->route;
+	       z->red && z->sent && z->route && z->mem && z->mem_run;
+}
+
+/* The memory reads transfer x costs its endpoints this step (params.h,
+ * enum pm_endpoint): baseline 2 bytes per byte sent in a reduction and 1
+ * in a copy; ACE the units its sender sends, and its receiver reduces
+ * into, that are not yet in the engine's SRAM. */
+static void read_memory(const struct pm_sched *s, const struct pm_xfer *x,
+			double unit, double bytes, enum pm_endpoint e, struct scratch *z)
+{
+	if (e == PM_END_BASELINE) {
+		z->mem[x->src] += bytes * (x->op == PM_REDUCE ? 2 : 1);
+		return;
+	}
+	for (int r = 0; r < 2; r++) {
+		int q = r ? x->dst : x->src;
+		uint8_t *c = z->cached + (size_t)q * s->nchunks;
+		if (r && x->op != PM_REDUCE)
+			break;	/* a copy arrives final: nothing of its own to load */
+		for (uint32_t u = x->lo; u < x->lo + x->cnt; u++)
+			if (!c[u]) {
+				c[u] = 1;
+				z->mem[q] += unit;
+			}
+	}
 }
 
 /* Price stored step k, played rep times; accumulate run-wide loads
@@ -109,6 +140,8 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 			hops_max = h;
 		z->inj[a] += wire;
 		z->ej[b] += wire;
+		if (p->endpoint != PM_END_IDEAL)
+			read_memory(s, x, unit, bytes, p->endpoint, z);
 		z->sent[x->src] += bytes * rep;
 		if (x->op == PM_REDUCE) {
 			z->red[x->dst] += bytes;
@@ -129,10 +162,20 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 		z->run_load[l] += w * rep;
 		z->step_load[l] = 0;
 	}
-	/* endpoint injection limit, then reset the per-step tallies */
+	/* endpoint injection and memory limits, then reset the tallies */
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
 		int a = s->map[x->src], b = s->map[x->dst];
+		if (p->endpoint != PM_END_IDEAL) {
+			for (int r = 0; r < 2; r++) {	/* sender and receiver */
+				int q = r ? x->dst : x->src;
+				double tm = z->mem[q] / p->mem_bw_Bps;
+				if (tm > load_s)
+					load_s = tm;
+				z->mem_run[q] += z->mem[q] * rep;
+				z->mem[q] = 0;
+			}
+		}
 		if (p->inj_bw_Bps > 0) {
 			double ti = z->inj[a] / p->inj_bw_Bps, te = z->ej[b] / p->inj_bw_Bps;
 			if (ti > load_s)
@@ -197,16 +240,47 @@ double pm_eval_route_estimate(const struct pm_topo *t, const struct pm_sched *s)
 	return hops / (double)samples * (double)s->nx;
 }
 
+static int price_all(const struct pm_topo *t, const struct pm_sched *s,
+		     double n, const struct pm_params *p, struct pm_cost *out,
+		     struct pm_step_cost *steps, struct pm_err *err);
+
 int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 		       double n, const struct pm_params *p, struct pm_cost *out,
 		       struct pm_step_cost *steps, struct pm_err *err)
+{
+	struct pm_sched e;
+	int rc;
+
+	if (p->endpoint != PM_END_IDEAL && !(p->mem_bw_Bps > 0))
+		return pm_fail(err, PM_EINPUT, "an endpoint model needs the memory bandwidth it may use (expected --mem-bw or --sms)");
+	if (p->endpoint != PM_END_ACE || !pm_sched_is_compact(s))
+		return price_all(t, s, n, p, out, steps, err);
+	/* ACE's reads depend on which units each pass moves: play it out */
+	if ((rc = pm_sched_expand(s, &e, PM_SCHED_MAX_XFERS, err)))
+		return rc;
+	rc = price_all(t, &e, n, p, out, steps, err);
+	pm_sched_release(&e);
+	return rc;
+}
+
+static int price_all(const struct pm_topo *t, const struct pm_sched *s,
+		     double n, const struct pm_params *p, struct pm_cost *out,
+		     struct pm_step_cost *steps, struct pm_err *err)
 {
 	struct scratch z;
 	int L = pm_topo_nlinks(t);
 
 	memset(out, 0, sizeof *out);
+	if (p->endpoint == PM_END_ACE && (double)s->nranks * s->nchunks > 2147483648.0)
+		return pm_fail(err, PM_EINPUT, "the ACE endpoint model tracks %d ranks x %u units (expected at most 2^31)",
+			       s->nranks, s->nchunks);
 	if (!scratch_alloc(&z, L, pm_topo_endpoints(t), s->nranks,
 			   pm_topo_max_hops(t))) {
+		scratch_free(&z);
+		return pm_fail(err, PM_EINTERNAL, "out of memory pricing a schedule");
+	}
+	if (p->endpoint == PM_END_ACE &&
+	    !(z.cached = calloc((size_t)s->nranks * s->nchunks + 1, 1))) {
 		scratch_free(&z);
 		return pm_fail(err, PM_EINTERNAL, "out of memory pricing a schedule");
 	}
@@ -221,6 +295,9 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 	for (int l = 0; l < L; l++)
 		if (z.run_load[l] > out->max_link_B)
 			out->max_link_B = z.run_load[l];
+	for (int r = 0; r < s->nranks; r++)
+		if (z.mem_run[r] > out->mem_B)
+			out->mem_B = z.mem_run[r];
 	out->links_used = L ? out->links_used / L : 0;
 	out->util_avg = out->time_s > 0 && L ? out->util_avg / (out->time_s * L) : 0;
 	scratch_free(&z);

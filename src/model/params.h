@@ -23,6 +23,22 @@ enum pm_flow {
 	PM_FLOW_MESSAGE,
 };
 
+/* The endpoint that drives the network (Rashidi et al. 2021 §III, §VI-A):
+ * ideal costs nothing; baseline reads 2 bytes from memory for every byte
+ * it sends in a reduction step (its data and what it received) and 1 per
+ * byte in a copy step (1.5 N per N sent over an all-reduce); ace reads each
+ * byte of its own data into the engine's SRAM once, the first time a step
+ * sends it or reduces into it, and serves the rest from SRAM (N read for
+ * 2.25 N sent on 4x4x4).  Reads are limited by mem_bw_Bps. */
+enum pm_endpoint {
+	PM_END_IDEAL,
+	PM_END_BASELINE,
+	PM_END_ACE,
+};
+
+/* One SM of Rashidi et al. 2021 §V moves 64 B a cycle at 1245 MHz. */
+#define PM_SM_BW_Bps (64 * 1245e6)
+
 struct pm_params {
 	double alpha_s;		/* startup per message */
 	double gamma_spB;	/* reduction, seconds per byte */
@@ -33,6 +49,8 @@ struct pm_params {
 	enum pm_flow flow;
 	double payload_B;	/* packet payload (packet flow control) */
 	double flit_B;		/* head flit size */
+	enum pm_endpoint endpoint;	/* contention evaluator only */
+	double mem_bw_Bps;	/* memory bandwidth the collective may use */
 };
 
 /* Seed 000 Table III: 16 GB/s, 150 ns links, 256-byte packet payloads
