@@ -991,7 +991,18 @@ Test(multiphase, needs_a_torus)
 {
 	expect_na("multiphase", "mesh:4x4", "needs a torus");
 	expect_na("multiphase", "fattree:4,2", "needs a torus");
-	expect_na("multiphase", "ring:8", "needs a torus");
+	/* a ring is a 1-D torus: multiphase is the bidirectional ring there */
+	struct pm_topo *a = topo_with("ring:8", BW, DELTA), *b = topo_with("torus:8", BW, DELTA);
+	struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+	struct pm_inst ia, ib;
+	struct pm_cost ca, cb;
+	resolve_or_die("multiphase", a, 0, &ia);
+	resolve_or_die("multiphase", b, 0, &ib);
+	pm_algo_closed(&ia, NB, &p, &ca);
+	pm_algo_closed(&ib, NB, &p, &cb);
+	assert_rel(ca.time_s, cb.time_s, 1e-12);
+	pm_topo_free(a);
+	pm_topo_free(b);
 }
 
 /* Ring across nodes on machine:dgx-h100:4 by hand (no latency, no flow
@@ -1016,6 +1027,27 @@ Test(algos, ring_on_a_machine_network)
 	cr_assert_float_eq(c.steps, 62, 0);
 	pm_sched_release(&s);
 	pm_topo_free(t);
+}
+
+/* ace:LxVxH carries Table V's links: 200 GB/s and 90 cycles inside a
+ * package, 25 GB/s and 500 cycles between packages, at 1245 MHz (72.29
+ * and 401.61 ns); and multiphase prices it as the torus with those links. */
+Test(endpoint, ace_preset_is_table_v)
+{
+	struct pm_topo *t = NULL;
+	struct pm_err err;
+	double bw, lat;
+	cr_assert_eq(pm_topo_parse("ace:4x2x2", NULL, &t, &err), PM_OK, "%s", err.msg);
+	pm_topo_dim_link(t, 0, &bw, &lat);
+	assert_rel(bw, 200e9, 1e-12);
+	assert_rel(lat, 90 / 1245e6, 1e-12);
+	pm_topo_dim_link(t, 2, &bw, &lat);
+	assert_rel(bw, 25e9, 1e-12);
+	assert_rel(lat, 500 / 1245e6, 1e-12);
+	cr_assert_eq(pm_topo_endpoints(t), 16);
+	pm_topo_free(t);
+	cr_assert_eq(pm_topo_parse("ace:4x4", NULL, &t, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "ace:LxVxH"), "%s", err.msg);
 }
 
 /* ---- the endpoint (Rashidi et al. 2021 SVI-A) ------------------------ */

@@ -82,8 +82,8 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: needs a 2-D torus or mesh (got %s)",
 			       t ? pm_topo_spec(t) : "no network");
-	if ((a->flags & PM_ALGO_TORUS) &&
-	    (!t || strcmp(pm_topo_kind_name(t), "torus") != 0))
+	if ((a->flags & PM_ALGO_TORUS) &&	/* a grid that wraps: torus, ace, ring */
+	    (!t || pm_topo_grid(t, dims, &wrap) < 1 || !wrap))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: needs a torus such as torus:4x4x4 or torus:8 (got %s)",
 			       t ? pm_topo_spec(t) : "no network");

@@ -137,6 +137,36 @@ static int build_torus(struct pm_topo *t, const char *args,
 	return build_grid(t, ld, err);
 }
 
+/* ace:LxVxH, the platform of Rashidi et al. 2021 Table V: a 3-D torus of
+ * L NPUs per package (X), V package rows (Y) and H package columns (Z),
+ * links of 200 GB/s inside a package and 25 GB/s between packages, 90 and
+ * 500 cycles of latency at the NPU's 1245 MHz.  --dim-bw and --dim-lat
+ * still override.  The 94% link efficiency of the table is not applied. */
+static int build_ace(struct pm_topo *t, const char *args,
+		     const struct pm_link_defaults *ld, struct pm_err *err)
+{
+	struct pm_link_defaults a = *ld;
+	int rc = parse_dims(t, args, 3, "ace:LxVxH such as ace:4x4x4", err);
+
+	if (rc)
+		return rc;
+	if (t->ndims != 3)
+		return pm_fail(err, PM_EINPUT, "invalid topology '%s' (expected ace:LxVxH, three dimensions, such as ace:4x4x4)",
+			       t->spec);
+	if (!a.ndim_bw) {
+		a.ndim_bw = 3;
+		a.dim_bw_Bps[0] = 200e9;
+		a.dim_bw_Bps[1] = a.dim_bw_Bps[2] = 25e9;
+	}
+	if (!a.ndim_lat) {
+		a.ndim_lat = 3;
+		a.dim_lat_s[0] = 90 / 1245e6;
+		a.dim_lat_s[1] = a.dim_lat_s[2] = 500 / 1245e6;
+	}
+	t->wrap = 1;
+	return build_grid(t, &a, err);
+}
+
 static int build_mesh(struct pm_topo *t, const char *args,
 		      const struct pm_link_defaults *ld, struct pm_err *err)
 {
@@ -321,6 +351,17 @@ const struct pm_topo_kind pm_topo_torus = {
 	.syntax = "torus:A[xB[xC]]",
 	.summary = "1-D, 2-D or 3-D torus, wrap-around links in every dimension (TPU-like); torus:N is ring:N as a torus",
 	.build = build_torus,
+	.route = route_grid,
+	.ring_order = ring_order_grid,
+	.neighbors = neighbors_grid,
+	.describe = describe_grid,
+};
+
+const struct pm_topo_kind pm_topo_ace = {
+	.name = "ace",
+	.syntax = "ace:LxVxH",
+	.summary = "ACE's platform (Rashidi et al. 2021 Table V): 3-D torus, X 200 GB/s 90 cycles, Y and Z 25 GB/s 500 cycles at 1245 MHz",
+	.build = build_ace,
 	.route = route_grid,
 	.ring_order = ring_order_grid,
 	.neighbors = neighbors_grid,

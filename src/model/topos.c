@@ -2,13 +2,13 @@
  * the spec parser all read this one table. */
 #include "model/topo.h"
 
-extern const struct pm_topo_kind pm_topo_ring, pm_topo_torus, pm_topo_mesh,
+extern const struct pm_topo_kind pm_topo_ring, pm_topo_torus, pm_topo_ace, pm_topo_mesh,
 	pm_topo_full, pm_topo_switch, pm_topo_fattree_kind, pm_topo_bigraph_kind,
 	pm_topo_file, pm_topo_machine;
 
 static const struct pm_topo_kind *const kinds[] = {
 	&pm_topo_ring, &pm_topo_full, &pm_topo_switch, &pm_topo_torus,
-	&pm_topo_mesh, &pm_topo_fattree_kind, &pm_topo_bigraph_kind,
+	&pm_topo_ace, &pm_topo_mesh, &pm_topo_fattree_kind, &pm_topo_bigraph_kind,
 	&pm_topo_file, &pm_topo_machine,
 };
 
