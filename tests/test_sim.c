@@ -257,3 +257,37 @@ Test(sim, refuses_huge_runs)
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
+
+/* The port budget in dataflow mode (issue 10): rank 0 of full:3 sends
+ * unit 0 to rank 1 in step 0 and unit 1 to rank 2 in step 1; neither
+ * waits for data, so dataflow may start both at once, but the schedule
+ * never has rank 0 send two messages in one step, so it sends one at a
+ * time.  n = 2 x 2560 B, 256-byte packets, no head flits, 16 GB/s, no
+ * latency: each message is 10 packets of 16 ns = 160 ns; one after the
+ * other on their own links: 160 + 160 = 320 ns (both at once would be
+ * 160 ns).  A schedule that sends both in step 0 has a budget of two and
+ * takes 160 ns. */
+Test(sim, dataflow_keeps_the_port_budget)
+{
+	struct pm_topo *t = topo_with("full:3", BW, 0);
+	struct pm_params p = plain_params(0, 0, BW, 0);
+	struct pm_sched s;
+	struct pm_err err;
+
+	p.flow = PM_FLOW_PACKET;
+	p.flit_B = 0;
+	sched_by_hand(&s, 3, 2);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 0, 2, 1, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	assert_rel(sim_time(t, &s, 5120, &p, 1), 320e-9, 1e-12);
+	pm_sched_release(&s);
+
+	sched_by_hand(&s, 3, 2);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 0, 0, 2, 1, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	assert_rel(sim_time(t, &s, 5120, &p, 1), 160e-9, 1e-12);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}

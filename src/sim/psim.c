@@ -36,6 +36,14 @@ struct sim {
 	double *ready;
 	size_t *doff;		/* readers of transfer i: dep[doff[i] .. doff[i+1]) */
 	uint32_t *dep;
+	/* dataflow: the schedule's port budget, the most transfers one rank
+	 * sends in one step; a rank never has more in flight out of it */
+	int ports;
+	int *sending;		/* per rank: transfers still leaving it */
+	uint32_t *left0;	/* per transfer: segments not yet past hop 0 */
+	uint32_t **waitq;	/* per rank: ready transfers waiting for a port,
+				 * ascending (earlier steps first) */
+	int *nwait, *capwait;
 	int failed;
 };
 
@@ -126,6 +134,8 @@ static void inject(struct sim *m, uint32_t x, double t)
 		push(m, t, x, 0);
 }
 
+static void ready(struct sim *m, uint32_t x, double t);
+
 static void complete(struct sim *m, uint32_t x, double t)
 {
 	if (t > m->end)
@@ -137,8 +147,52 @@ static void complete(struct sim *m, uint32_t x, double t)
 		if (t > m->ready[d])
 			m->ready[d] = t;
 		if (--m->pending[d] == 0)
-			inject(m, d, m->ready[d] + m->p->alpha_s);
+			ready(m, d, m->ready[d] + m->p->alpha_s);
 	}
+}
+
+/* Dataflow: start x at t if its rank has a port free, else queue it
+ * (ordered by transfer index: an earlier step goes first). */
+static void ready(struct sim *m, uint32_t x, double t)
+{
+	int r = m->s->x[x].src;
+
+	if (m->sending[r] < m->ports) {
+		m->sending[r]++;
+		m->left0[x] = m->nseg[x];
+		inject(m, x, t);
+		return;
+	}
+	if (m->nwait[r] == m->capwait[r]) {
+		int cap = m->capwait[r] ? 2 * m->capwait[r] : 8;
+		uint32_t *q = realloc(m->waitq[r], sizeof *q * (size_t)cap);
+		if (!q) {
+			m->failed = 1;
+			return;
+		}
+		m->waitq[r] = q;
+		m->capwait[r] = cap;
+	}
+	int i = m->nwait[r]++;
+	while (i > 0 && m->waitq[r][i - 1] > x) {
+		m->waitq[r][i] = m->waitq[r][i - 1];
+		i--;
+	}
+	m->waitq[r][i] = x;
+	m->ready[x] = t;	/* when it could have started */
+}
+
+/* The last segment of x left its first link at t: its port is free. */
+static void port_free(struct sim *m, uint32_t x, double t)
+{
+	int r = m->s->x[x].src;
+
+	m->sending[r]--;
+	if (m->nwait[r] == 0)
+		return;
+	uint32_t y = m->waitq[r][0];
+	memmove(m->waitq[r], m->waitq[r] + 1, sizeof(uint32_t) * (size_t)--m->nwait[r]);
+	ready(m, y, t > m->ready[y] ? t : m->ready[y]);
 }
 
 static void deliver(struct sim *m, uint32_t x, double t)
@@ -162,6 +216,8 @@ static void run(struct sim *m)
 		size_t first = m->roff[e.x];
 		uint32_t hops = (uint32_t)(m->roff[e.x + 1] - first);
 		if (hops == 0) {
+			if (m->left0 && --m->left0[e.x] == 0)
+				port_free(m, e.x, e.t);
 			deliver(m, e.x, e.t);
 			continue;
 		}
@@ -171,6 +227,8 @@ static void run(struct sim *m)
 		m->free_at[l] = done;
 		m->busy[l] += done - start;
 		m->events += 1;
+		if (e.hop == 0 && m->left0 && --m->left0[e.x] == 0)
+			port_free(m, e.x, done);
 		if (e.hop + 1 == hops)
 			deliver(m, e.x, done + m->lat[l]);
 		else
@@ -247,6 +305,35 @@ static int build_deps(struct sim *m)
 	return ok ? PM_OK : PM_EINTERNAL;
 }
 
+/* The most transfers one rank sends in one step of the schedule: what
+ * the schedule was built for, and the most a rank may have in flight out
+ * of it in dataflow mode. */
+static int port_budget(struct sim *m)
+{
+	const struct pm_sched *s = m->s;
+	int *cnt = calloc((size_t)s->nranks + 1, sizeof(int));
+
+	m->sending = calloc((size_t)s->nranks + 1, sizeof(int));
+	m->left0 = calloc(s->nx + 1, sizeof(uint32_t));
+	m->waitq = calloc((size_t)s->nranks + 1, sizeof *m->waitq);
+	m->nwait = calloc((size_t)s->nranks + 1, sizeof(int));
+	m->capwait = calloc((size_t)s->nranks + 1, sizeof(int));
+	if (!cnt || !m->sending || !m->left0 || !m->waitq || !m->nwait || !m->capwait) {
+		free(cnt);
+		return PM_EINTERNAL;
+	}
+	m->ports = 1;
+	for (int k = 0; k < s->nsteps; k++) {
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+			if (++cnt[s->x[i].src] > m->ports)
+				m->ports = cnt[s->x[i].src];
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+			cnt[s->x[i].src] = 0;
+	}
+	free(cnt);
+	return PM_OK;
+}
+
 static void sim_free(struct sim *m)
 {
 	free(m->bw);
@@ -264,6 +351,13 @@ static void sim_free(struct sim *m)
 	free(m->ready);
 	free(m->doff);
 	free(m->dep);
+	free(m->sending);
+	free(m->left0);
+	for (int r = 0; m->waitq && r < m->s->nranks; r++)
+		free(m->waitq[r]);
+	free(m->waitq);
+	free(m->nwait);
+	free(m->capwait);
 }
 
 /* Route every transfer once and cut it into segments; *events is the
@@ -359,10 +453,14 @@ static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
 		sim_free(&m);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}
+	if (o->dataflow && port_budget(&m) != PM_OK) {
+		sim_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	}
 	if (o->dataflow) {
 		for (size_t i = 0; i < s->nx; i++)
 			if (m.pending[i] == 0)
-				inject(&m, (uint32_t)i, p->alpha_s);
+				ready(&m, (uint32_t)i, p->alpha_s);
 		run(&m);
 	} else {
 		for (int k = 0; k < s->nsteps && !m.failed; k++) {

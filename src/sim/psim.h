@@ -16,7 +16,12 @@
  *             contention evaluator assumes);
  *   dataflow  a transfer starts as soon as its source holds the chunks it
  *             sends (every earlier transfer that wrote them into the
- *             source has arrived and been reduced); no barriers.
+ *             source has arrived and been reduced) and the source has a
+ *             port free; no barriers.  The port budget is the schedule's
+ *             own: the most transfers one rank sends in one step.  A port
+ *             is busy until the message's last segment has left its first
+ *             link; ready transfers wait for a port in schedule order
+ *             (earlier step first).
  * Each transfer pays alpha once before its first packet leaves.
  *
  * A message of m bytes puts w(m) wire bytes on each link (the flow control
