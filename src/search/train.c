@@ -1,6 +1,7 @@
 /* train.c: DNN profiles, the WFBP timeline and the merge policies of seed
  * 002 (eqs. 3-9, Theorem 1, Algorithm 1) and the optimum. */
 #include "search/train.h"
+#include "model/units.h"
 #include "model/csvread.h"
 #include "model/preset.h"
 #include "model/text.h"
@@ -73,6 +74,10 @@ static int profile_row(void *ctx, int row, char *const *cell, int n, struct pm_e
 		return pm_fail(err, PM_EINPUT,
 			       "model file '%s' row %d: invalid numbers '%s', '%s' (expected non-negative params and microseconds)",
 			       p->path, row, sp, stb);
+	if (params > 1e12 || tb > PM_MAX_TIME_S * 1e6 || tf > PM_MAX_TIME_S * 1e6)
+		return pm_fail(err, PM_EINPUT,
+			       "model file '%s' row %d: params %g, backward %g us, forward %g us (expected at most 10^12 parameters and 3600 s per layer)",
+			       p->path, row, params, tb, tf);
 	if (p->L == r->cap && grow(r, err))
 		return PM_EINTERNAL;
 	if (!(p->names[p->L] = strdup(r->cname < n ? cell[r->cname] : "")))
