@@ -78,11 +78,16 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  contention  the algorithm's schedule routed over the network, each step priced\n"
 	       "              by alpha + longest route latency + busiest link load / bandwidth\n"
 	       "              + gamma x most bytes one rank reduces, steps summed;\n"
-	       "  sim         the same schedule in the packet simulator: packets cross links one\n"
-	       "              after another, links serve them first come first served, steps\n"
-	       "              in lockstep (util_avg_pct: time-weighted share of links busy);\n"
+	       "  sim         the same schedule in the packet simulator, steps in lockstep: by\n"
+	       "              default every vertex is an input-queued router (virtual\n"
+	       "              cut-through, credits, 4 VCs of 318 flits, a packet of an earlier\n"
+	       "              step wins an output), as BookSim2 runs the MULTITREE artifact\n"
+	       "              (Huang et al., ISCA 2021, Table III); --sim-net links moves\n"
+	       "              packet trains over first-come-first-served links instead\n"
+	       "              (util_avg_pct: time-weighted share of links busy);\n"
 	       "  dataflow    the packet simulator without step barriers: a transfer starts as\n"
-	       "              soon as its source holds the chunks it sends.\n"
+	       "              soon as its source holds the chunks it sends and one of its ports\n"
+	       "              (as many as the schedule sends at once) is free.\n"
 	       "Bandwidths follow nccl-tests: algbw = size / time, busbw = algbw x 2(P-1)/P.\n"
 	       "links_used_pct is the share of directed links that ever carry data;\n"
 	       "util_avg_pct the time-weighted share busy in each step.\n"
@@ -93,6 +98,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel allreduce --topo full:16 --size 1M --alpha 5us --gamma 20GB/s --model closed\n"
 	       "  perfmodel allreduce --topo fattree:8,2 --size 16M --algo hring:8x8,dbtree:2\n"
 	       "  perfmodel allreduce --topo fattree:8,2 --size 4M --algo multitree,ring --model contention,sim\n"
+	       "  perfmodel allreduce --topo torus:4x4 --size 1M --algo multitree --model sim --arbitration fcfs\n"
 	       "\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
@@ -181,12 +187,79 @@ static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, i
 	cli_table_set(tab, C_RED, "%.6g", c->red_s * 1e6);
 }
 
+/* The packet simulator's options as given on the command line. */
+struct sim_args {
+	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb;
+};
+
+static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
+{
+	int n = 0;
+	o[n++] = (struct cli_opt){"sim-net", "NET", "packet simulator network: routers (default; input-queued routers, virtual cut-through, credits, VCs) or links (packet trains over FCFS links, unbounded buffers, faster)", &a->net, NULL};
+	o[n++] = (struct cli_opt){"sim-segments", "N", "links network: most segments one message is cut into (default 64; more = finer pipelining, slower)", &a->segs, NULL};
+	o[n++] = (struct cli_opt){"vcs", "N", "routers network: virtual channels per input port (default 4; on rings and tori half of them after the dateline)", &a->vcs, NULL};
+	o[n++] = (struct cli_opt){"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318)", &a->vc_flits, NULL};
+	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
+	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
+	return n;
+}
+
+static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
+{
+	long v;
+
+	memset(o, 0, sizeof *o);
+	o->max_segments = PM_SIM_DEFAULT_SEGMENTS;
+	o->routers = 1;
+	pm_router_cfg_default(&o->router);
+	if (a->net && strcmp(a->net, "routers") && strcmp(a->net, "links"))
+		return pm_fail(err, PM_EINPUT, "invalid --sim-net '%s' (expected routers or links)", a->net);
+	if (a->net)
+		o->routers = !strcmp(a->net, "routers");
+	if (a->segs && pm_parse_int(a->segs, 1, 1 << 20, "segment count", &v, err))
+		return PM_EINPUT;
+	if (a->segs)
+		o->max_segments = (int)v;
+	if (a->vcs && pm_parse_int(a->vcs, 1, 64, "virtual channel count", &v, err))
+		return PM_EINPUT;
+	if (a->vcs)
+		o->router.vcs = (int)v;
+	if (a->vc_flits && pm_parse_int(a->vc_flits, 1, 1 << 20, "virtual channel depth in flits", &v, err))
+		return PM_EINPUT;
+	if (a->vc_flits)
+		o->router.vc_flits = (double)v;
+	if (a->pipe && pm_parse_int(a->pipe, 0, 1000000, "router delay in cycles", &v, err))
+		return PM_EINPUT;
+	if (a->pipe)
+		o->router.pipe_cycles = (double)v;
+	if (a->arb && strcmp(a->arb, "schedule") && strcmp(a->arb, "fcfs"))
+		return pm_fail(err, PM_EINPUT, "invalid --arbitration '%s' (expected schedule or fcfs)", a->arb);
+	o->router.fcfs = a->arb && !strcmp(a->arb, "fcfs");
+	return PM_OK;
+}
+
+/* What the packet simulator was configured with, for the table's head. */
+static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
+{
+	const struct pm_router_cfg *c = &o->router;
+
+	if (!o->routers) {
+		cli_table_meta(tab, "packet simulator: links (packet trains of at most %d segments per message, first come first served, unbounded buffers)",
+			       o->max_segments);
+		return;
+	}
+	cli_table_meta(tab, "packet simulator: routers at %.4g GHz, %d VCs x %.0f flits, virtual cut-through, %.0f-cycle pipeline, credits after link latency + %.0f cycle, %.0f-cycle injection/ejection, arbitration by %s",
+		       c->clock_Hz / 1e9, c->vcs, c->vc_flits, c->pipe_cycles, c->credit_cycles,
+		       c->inj_cycles, c->fcfs ? "arrival (fcfs)" : "schedule step");
+}
+
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
 static int put_sim(struct cli_table *tab, const struct job *j, double n,
 		   const struct pm_topo *t, const struct pm_params *p,
-		   int dataflow, int segments, struct pm_err *err)
+		   int dataflow, const struct pm_sim_opts *so, struct pm_err *err)
 {
-	struct pm_sim_opts o = {.dataflow = dataflow, .max_segments = segments};
+	struct pm_sim_opts o = *so;
+	o.dataflow = dataflow;
 	struct pm_params q = pm_inst_params(&j->in, p);
 	struct pm_sim_result r;
 	struct pm_err e;
@@ -210,7 +283,7 @@ static int put_sim(struct cli_table *tab, const struct job *j, double n,
 
 static int add_rows(struct cli_table *tab, struct job *j, double n,
 		    const struct pm_topo *t, const struct pm_params *p,
-		    const int on[NMODEL], int segments, struct pm_err *err)
+		    const int on[NMODEL], const struct pm_sim_opts *so, struct pm_err *err)
 {
 	char size[32];
 	int P = pm_topo_endpoints(t), closed = on[M_CLOSED];
@@ -245,7 +318,7 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 		}
 		int rc = m == M_CONTENTION
 			? pm_algo_contention(&j->in, &j->sched, n, p, &c, NULL, err)
-			: put_sim(tab, j, n, t, p, m == M_DATAFLOW, segments, err);
+			: put_sim(tab, j, n, t, p, m == M_DATAFLOW, so, err);
 		if (rc)
 			return rc;
 		if (m == M_CONTENTION)
@@ -259,7 +332,7 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
  * time (a 4096-endpoint MULTITREE schedule alone is about 1 GB). */
 static int price_job(struct job *j, const double *sizes, int nsizes,
 		     const struct pm_topo *t, const struct pm_params *p,
-		     const int on[NMODEL], int segments, const unsigned *flags,
+		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
 		     struct pm_err *err)
 {
 	int rc = PM_OK;
@@ -282,7 +355,7 @@ static int price_job(struct job *j, const double *sizes, int nsizes,
 	rc = PM_OK;
 	for (int s = 0; s < nsizes && !rc; s++) {
 		j->first[s] = j->rows.nrows;
-		rc = add_rows(&j->rows, j, sizes[s], t, p, on, segments, err);
+		rc = add_rows(&j->rows, j, sizes[s], t, p, on, so, err);
 	}
 	j->first[nsizes] = j->rows.nrows;
 	if (j->have_sched)
@@ -303,11 +376,12 @@ static void explain(struct cli_table *tab, const struct job *jobs, int njobs)
 int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
-	const char *size = NULL, *algo = "all", *model = "both", *format = "table", *segs = NULL;
+	const char *size = NULL, *algo = "all", *model = "both", *format = "table";
+	struct sim_args sa = {0};
+	struct pm_sim_opts so;
 	const char *pos[1];
 	int help = 0, explain_flag = 0, npos, n, rc, nsizes = 0, njobs = 0, on[NMODEL];
-	long segments = PM_SIM_DEFAULT_SEGMENTS;
-	struct cli_opt opts[24];
+	struct cli_opt opts[32];
 	enum cli_format fmt;
 	struct pm_params p;
 	struct pm_topo *t = NULL;
@@ -320,7 +394,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &size, NULL};
 	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument", &algo, NULL};
 	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &model, NULL};
-	opts[n++] = (struct cli_opt){"sim-segments", "N", "packet simulator: most segments one message is cut into (default 64; more = finer pipelining, slower)", &segs, NULL};
+	n += sim_opt_rows(&sa, opts + n);
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &explain_flag};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
@@ -338,7 +412,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		return PM_EINPUT;
 	if (parse_models(model, on, err))
 		return PM_EINPUT;
-	if (segs && pm_parse_int(segs, 1, 1 << 20, "segment count", &segments, err))
+	if (parse_sim_opts(&sa, &so, err))
 		return PM_EINPUT;
 	if ((rc = pm_parse_size_range(size, &sizes, &nsizes, err)))
 		return rc;
@@ -368,13 +442,15 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		       pm_topo_endpoints(t), pm_topo_endpoints(t) > 1 ?
 		       2.0 * (pm_topo_endpoints(t) - 1) / pm_topo_endpoints(t) : 0.0);
 	cli_net_meta(&tab, t, &p);
+	if (on[M_SIM] || on[M_DATAFLOW])
+		sim_meta(&tab, &so);
 	if (explain_flag)
 		explain(&tab, jobs, njobs);
 	struct cli_progress pr;
 	cli_progress_start(&pr);
 	for (int i = 0; i < njobs && !rc; i++) {
 		cli_progress_step(&pr, jobs[i].in.label, i, njobs);
-		rc = price_job(&jobs[i], sizes, nsizes, t, &p, on, (int)segments, flags, err);
+		rc = price_job(&jobs[i], sizes, nsizes, t, &p, on, &so, flags, err);
 	}
 	cli_progress_end(&pr);
 	for (int s = 0; s < nsizes && !rc; s++)	/* rows size by size, as a sweep reads */

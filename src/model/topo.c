@@ -288,6 +288,24 @@ int pm_topo_grid(const struct pm_topo *t, int dims[3], int *wrap)
 	return t->ndims;
 }
 
+int pm_topo_link_dim(const struct pm_topo *t, int link, int *dateline)
+{
+	int v = t->links[link].src;
+
+	*dateline = 0;
+	if (t->ndims == 0 || !t->coord || !t->port || v >= t->n_end)
+		return -1;
+	for (int d = 0; d < t->ndims && 2 * d + 1 < t->n_ports; d++)
+		for (int dir = 0; dir < 2; dir++) {
+			if (pm_port_link(t, v, 2 * d + dir) != link)
+				continue;
+			int x = t->coord[3 * v + d] + (dir == 0 ? 1 : -1);
+			*dateline = t->wrap && (x < 0 || x >= t->dims[d]);
+			return d;
+		}
+	return -1;
+}
+
 void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps,
 		      double *lat_s)
 {

@@ -116,6 +116,11 @@ void pm_topo_describe(const struct pm_topo *t, struct pm_topo_info *info);
 
 /* Grid shape of torus, mesh and ring (ndims 0 otherwise). */
 int pm_topo_grid(const struct pm_topo *t, int dims[3], int *wrap);
+/* The grid dimension link belongs to on a ring, torus or mesh (-1 on
+ * other kinds); *dateline is 1 for a torus's wrap-around link, where the
+ * packet simulator moves a packet to its second virtual-channel class so
+ * that dimension-order routing cannot deadlock (Dally & Seitz 1987). */
+int pm_topo_link_dim(const struct pm_topo *t, int link, int *dateline);
 /* Bandwidth and latency of the links along grid dimension d. */
 void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps,
 		      double *lat_s);

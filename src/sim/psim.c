@@ -1,6 +1,8 @@
 /* psim.c: the packet simulator (see psim.h). */
 #include "sim/psim.h"
 
+#include "sim/rnet.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@ struct sim {
 	const struct pm_params *p;
 	double unit;		/* bytes per chunk unit */
 	int maxseg, inj;	/* inj: endpoint links present */
+	int routers;		/* the router-level network (rnet.h) */
 	int nnet, nlinks;	/* network links; all links with endpoint ones */
 	double *bw, *lat, *free_at, *busy;
 	size_t *roff;		/* route of transfer i: route[roff[i] .. roff[i+1]) */
@@ -45,6 +48,8 @@ struct sim {
 				 * ascending (earlier steps first) */
 	int *nwait, *capwait;
 	int failed;
+	struct rnet *net;	/* router-level network, or NULL: links only */
+	size_t done;		/* transfers delivered */
 };
 
 static int before(const struct ev *a, const struct ev *b)
@@ -104,6 +109,13 @@ static uint32_t segments(const struct pm_params *p, int maxseg, double m,
 	return n;
 }
 
+/* Packets of an m-byte message (at least one). */
+static double packets(const struct pm_params *p, double m)
+{
+	double k = ceil(m / (p->payload_B > 0 ? p->payload_B : 256) - 1e-9);
+	return k < 1 ? 1 : k;
+}
+
 /* The links transfer i crosses: endpoint injection, the route, ejection. */
 static int route_of(const struct pm_topo *t, const struct pm_sched *s,
 		    size_t i, int inj, int *buf)
@@ -127,6 +139,10 @@ static int route_of(const struct pm_topo *t, const struct pm_sched *s,
 
 static void inject(struct sim *m, uint32_t x, double t)
 {
+	if (m->net) {
+		rnet_send(m->net, x, t);
+		return;
+	}
 	uint32_t n = m->nseg[x];
 	m->rem[x] = n;
 	m->segments += n;
@@ -195,11 +211,12 @@ static void port_free(struct sim *m, uint32_t x, double t)
 	ready(m, y, t > m->ready[y] ? t : m->ready[y]);
 }
 
-static void deliver(struct sim *m, uint32_t x, double t)
+/* Every byte of x has arrived at t: reduce it, then wake its readers. */
+static void finish(struct sim *m, uint32_t x, double t)
 {
 	const struct pm_xfer *xf = &m->s->x[x];
-	if (--m->rem[x])
-		return;
+
+	m->done++;
 	if (xf->op == PM_REDUCE && m->p->gamma_spB > 0) {
 		double *r = &m->red_free[xf->dst];
 		*r = (t > *r ? t : *r) + m->unit * xf->cnt * m->p->gamma_spB;
@@ -208,9 +225,32 @@ static void deliver(struct sim *m, uint32_t x, double t)
 	complete(m, x, t);
 }
 
+static void deliver(struct sim *m, uint32_t x, double t)
+{
+	if (--m->rem[x] == 0)
+		finish(m, x, t);
+}
+
+static void net_delivered(void *ctx, uint32_t x, double t)
+{
+	finish(ctx, x, t);
+}
+
+static void net_left(void *ctx, uint32_t x, double t)
+{
+	struct sim *m = ctx;
+	if (m->pending)		/* dataflow: the port is free again */
+		port_free(m, x, t);
+}
+
 /* Move every queued segment to its destination. */
 static void run(struct sim *m)
 {
+	if (m->net) {
+		if (rnet_run(m->net))
+			m->failed = 1;
+		return;
+	}
 	while (m->nheap && !m->failed) {
 		struct ev e = pop(m);
 		size_t first = m->roff[e.x];
@@ -358,6 +398,7 @@ static void sim_free(struct sim *m)
 	free(m->waitq);
 	free(m->nwait);
 	free(m->capwait);
+	rnet_free(m->net);
 }
 
 /* Route every transfer once and cut it into segments; *events is the
@@ -388,7 +429,10 @@ static int plan(struct sim *m, double *events)
 		for (int k = 0; k < h; k++)
 			m->route[total++] = buf[k];
 		m->nseg[i] = segments(m->p, m->maxseg, m->unit * s->x[i].cnt, &m->segw[i]);
-		*events += (double)m->nseg[i] * h;
+		if (m->routers)	/* every packet, injection and ejection included */
+			*events += packets(m->p, m->unit * s->x[i].cnt) * (h + 2);
+		else
+			*events += (double)m->nseg[i] * h;
 	}
 	m->roff[s->nx] = total;
 	free(buf);
@@ -408,7 +452,8 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	m->p = p;
 	m->unit = n / s->nchunks;
 	m->maxseg = o->max_segments > 0 ? o->max_segments : PM_SIM_DEFAULT_SEGMENTS;
-	m->inj = p->inj_bw_Bps > 0;
+	m->routers = o->routers;
+	m->inj = p->inj_bw_Bps > 0 && !o->routers;	/* routers have their own */
 	m->nnet = pm_topo_nlinks(t);
 	m->nlinks = m->nnet + (m->inj ? 2 * E : 0);
 	m->bw = malloc(sizeof(double) * (size_t)m->nlinks);
@@ -430,6 +475,52 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	return PM_OK;
 }
 
+/* Dependencies, the port budget and the router-level network, as the
+ * options ask; on failure *err is set. */
+static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
+		   struct pm_err *err)
+{
+	double limit = o->routers ? PM_SIM_MAX_PACKET_HOPS : PM_SIM_MAX_EVENTS;
+
+	if (ev > limit)
+		return o->routers
+			? pm_fail(err, PM_EINPUT,
+				  "simulation too large: %.3g packet crossings of channels (expected at most %.0e; use a smaller size, --sim-net links or the contention evaluator)",
+				  ev, limit)
+			: pm_fail(err, PM_EINPUT,
+				  "simulation too large: %.3g link traversals (expected at most %.0e; lower --sim-segments or use the contention evaluator)",
+				  ev, limit);
+	if (o->dataflow && build_deps(m) != PM_OK)
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	if ((o->dataflow || o->routers) && port_budget(m) != PM_OK)
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	if (!o->routers)
+		return PM_OK;
+	struct rnet_hooks h = {m, net_delivered, net_left};
+	return rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports,
+			m->roff, m->route, &h, &m->net, err);
+}
+
+/* Play the schedule: dataflow, or step by step with barriers. */
+static void play(struct sim *m, const struct pm_sim_opts *o)
+{
+	const struct pm_sched *s = m->s;
+
+	if (o->dataflow) {
+		for (size_t i = 0; i < s->nx; i++)
+			if (m->pending[i] == 0)
+				ready(m, (uint32_t)i, m->p->alpha_s);
+		run(m);
+		return;
+	}
+	for (int k = 0; k < s->nsteps && !m->failed; k++) {
+		double t0 = m->end;
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+			inject(m, (uint32_t)i, t0 + m->p->alpha_s);
+		run(m);
+	}
+}
+
 static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
 		      double n, const struct pm_params *p,
 		      const struct pm_sim_opts *o, struct pm_sim_result *r,
@@ -437,50 +528,44 @@ static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
 {
 	struct sim m;
 	double ev = 0;
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	if (sim_init(&m, t, s, n, p, o) != PM_OK || plan(&m, &ev) != PM_OK) {
 		sim_free(&m);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}
-	if (ev > PM_SIM_MAX_EVENTS) {
+	if ((rc = prepare(&m, o, ev, err))) {
 		sim_free(&m);
-		return pm_fail(err, PM_EINPUT,
-			       "simulation too large: %.3g link traversals (expected at most %.0e; lower --sim-segments or use the contention evaluator)",
-			       ev, PM_SIM_MAX_EVENTS);
+		return rc;
 	}
-	if (o->dataflow && build_deps(&m) != PM_OK) {
-		sim_free(&m);
-		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
-	}
-	if (o->dataflow && port_budget(&m) != PM_OK) {
-		sim_free(&m);
-		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
-	}
-	if (o->dataflow) {
-		for (size_t i = 0; i < s->nx; i++)
-			if (m.pending[i] == 0)
-				ready(&m, (uint32_t)i, p->alpha_s);
-		run(&m);
-	} else {
-		for (int k = 0; k < s->nsteps && !m.failed; k++) {
-			double t0 = m.end;
-			for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
-				inject(&m, (uint32_t)i, t0 + p->alpha_s);
-			run(&m);
-		}
-	}
+	play(&m, o);
 	if (m.failed) {
 		sim_free(&m);
 		return pm_fail(err, PM_EINTERNAL, "out of memory during the simulation");
 	}
+	if (m.net && m.done < s->nx) {
+		size_t left = s->nx - m.done;
+		sim_free(&m);
+		return pm_fail(err, PM_EINPUT,
+			       "the simulated network deadlocked: %zu of %zu transfers never arrived (expected dimension-order routing with at least 2 virtual channels on rings and tori; raise --vcs)",
+			       left, s->nx);
+	}
 	r->time_s = m.end;
-	r->segments = m.segments;
-	r->events = m.events;
-	double busy = 0;
-	for (int l = 0; l < m.nnet; l++)
-		busy += m.busy[l];
-	r->link_busy = m.end > 0 && m.nnet ? busy / (m.end * m.nnet) : 0;
+	if (m.net) {
+		struct rnet_stats st;
+		rnet_stats(m.net, &st);
+		r->segments = st.packets;
+		r->events = st.hops;
+		r->link_busy = m.end > 0 && m.nnet ? st.link_busy / (m.end * m.nnet) : 0;
+	} else {
+		r->segments = m.segments;
+		r->events = m.events;
+		double busy = 0;
+		for (int l = 0; l < m.nnet; l++)
+			busy += m.busy[l];
+		r->link_busy = m.end > 0 && m.nnet ? busy / (m.end * m.nnet) : 0;
+	}
 	sim_free(&m);
 	return PM_OK;
 }

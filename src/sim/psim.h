@@ -37,19 +37,23 @@
 #include "model/params.h"
 #include "model/sched.h"
 #include "model/topo.h"
+#include "sim/rnet.h"
 
 #define PM_SIM_DEFAULT_SEGMENTS 64
 #define PM_SIM_MAX_EVENTS 5e7
+#define PM_SIM_MAX_PACKET_HOPS 1.5e8
 
 struct pm_sim_opts {
 	int dataflow;		/* 0: lockstep, 1: dataflow */
 	int max_segments;	/* per message; 0 = PM_SIM_DEFAULT_SEGMENTS */
+	int routers;		/* 1: the router-level network of rnet.h */
+	struct pm_router_cfg router;	/* its configuration */
 };
 
 struct pm_sim_result {
 	double time_s;		/* when the last transfer is done */
-	double segments;	/* segments simulated */
-	double events;		/* link traversals simulated */
+	double segments;	/* segments (routers: packets) simulated */
+	double events;		/* link traversals (routers: packet crossings of network links) */
 	double link_busy;	/* time-weighted share of network links busy */
 };
 

@@ -1,0 +1,817 @@
+/* rnet.c: the router-level network of the packet simulator (see rnet.h).
+ *
+ * Ids: channels 0..L-1 are the topology's links, then the injection
+ * channels (endpoint e, port k: L + e*ports + k), then the ejection
+ * channels (L + E*ports + e*ports + k).  Arbitration points ("outputs")
+ * are the links 0..L-1, then one ejection point per endpoint (L + e), then
+ * one sender per injection channel (L + E + e*ports + k).
+ */
+#include "sim/rnet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+/* An event at t: a transfer done, or an output to arbitrate.  key holds
+ * the sequence number (ties: first requested, first served) above the
+ * id's ID_BITS, so an event is 16 bytes and compares in two steps. */
+#define ID_BITS 26
+struct ev {
+	double t;
+	uint64_t key;
+};
+#define EV_ID(e) ((uint32_t)((e).key & ((1u << ID_BITS) - 1)))
+
+struct pkt {
+	uint32_t x, next;	/* transfer; next packet in the same VC FIFO */
+	uint32_t flits, hop;	/* hop: network links crossed so far */
+	int dim, cls;		/* dimension travelled last, VC class */
+	double head_t;		/* first flit in the current buffer */
+	double lag;		/* last flit arrives lag after the first */
+	double ready;		/* may leave (at the front, pipeline done) */
+	uint32_t out;		/* the output it asks for at its current router */
+};
+
+/* Credits of one packet coming back, one flit time apart. */
+struct ramp {
+	double t0, dt;
+	uint32_t n;
+};
+
+struct vcq {
+	uint32_t head, tail;	/* packet FIFO */
+	double inflight;	/* flits sent in whose credits are not all back */
+	struct ramp *r;		/* circular, in departure order */
+	uint32_t r0, rn, rcap;
+	int waiting;		/* a sender found too few credits */
+};
+
+/* The input VCs whose front packet asks for one output. */
+struct reqs {
+	uint32_t *a;		/* channel * nvc + vc */
+	uint32_t n, cap;
+};
+
+struct nport {
+	uint32_t cur, sent, npk;	/* transfer being sent, packets sent, of */
+	double left_B;		/* payload bytes not yet packetised */
+};
+
+struct rnet {
+	const struct pm_topo *t;
+	const struct pm_sched *s;
+	const struct pm_params *p;
+	struct pm_router_cfg c;
+	struct rnet_hooks h;
+	const size_t *roff;
+	const int32_t *route;
+	double unit, payload, flit, pipe, credit, inj_lat;
+	int L, E, V, ports, nvc, classes, nch, nout;
+	double *bw, *lat, *busy_until, *busy;
+	int *ldim, *ldate;	/* per link: grid dimension, wrap-around */
+	struct vcq *q;		/* (channel < L + E*ports) * nvc + vc */
+	double *wake;		/* per output: pending arbitration time */
+	struct reqs *rq;	/* per output: who asks for it */
+	struct nport *np;	/* per injection channel */
+	uint32_t **waitq;	/* per endpoint: transfers waiting for a port */
+	int *nwait, *capwait;
+	uint32_t *left, *step;	/* per transfer: packets not delivered; step */
+	double *last_t;
+	struct pkt *pk;
+	uint32_t npk, cappk, freepk;
+	struct ev *heap;	/* transfers done (EV_DONE) */
+	size_t nheap, capheap;
+	/* outputs waiting to arbitrate: an indexed heap keyed by
+	 * (wake time, sequence), so an earlier request moves an output up
+	 * instead of leaving a stale event behind */
+	struct ev *oh;		/* (wake time, sequence, output) */
+	uint32_t *opos;
+	uint32_t noh;
+	uint64_t seq;
+	double packets, hops, events, stuck;
+	int failed;
+};
+
+void pm_router_cfg_default(struct pm_router_cfg *c)
+{
+	c->vcs = 4;
+	c->vc_flits = 318;
+	c->clock_Hz = 1e9;
+	c->pipe_cycles = 2;	/* routing 0 + VC allocation 1 + switch allocation 1 */
+	c->credit_cycles = 1;
+	c->inj_cycles = 1;
+	c->fcfs = 0;
+}
+
+static int before(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->key < b->key);
+}
+
+static void push(struct rnet *n, double t, uint32_t id)
+{
+	if (n->nheap == n->capheap) {
+		size_t cap = n->capheap ? 2 * n->capheap : 1024;
+		struct ev *a = realloc(n->heap, sizeof *a * cap);
+		if (!a) {
+			n->failed = 1;
+			return;
+		}
+		n->heap = a;
+		n->capheap = cap;
+	}
+	struct ev e = {t, (n->seq++ << ID_BITS) | id};
+	size_t i = n->nheap++;
+	while (i > 0 && before(&e, &n->heap[(i - 1) / 4])) {
+		n->heap[i] = n->heap[(i - 1) / 4];
+		i = (i - 1) / 4;
+	}
+	n->heap[i] = e;
+}
+
+static struct ev pop(struct rnet *n)
+{
+	struct ev top = n->heap[0], last = n->heap[--n->nheap];
+	size_t i = 0;
+	for (;;) {	/* a 4-ary heap: half the levels of a binary one */
+		size_t c = 4 * i + 1, end = c + 4 < n->nheap ? c + 4 : n->nheap;
+		if (c >= n->nheap)
+			break;
+		for (size_t k = c + 1; k < end; k++)
+			if (before(&n->heap[k], &n->heap[c]))
+				c = k;
+		if (!before(&n->heap[c], &last))
+			break;
+		n->heap[i] = n->heap[c];
+		i = c;
+	}
+	if (n->nheap)
+		n->heap[i] = last;
+	return top;
+}
+
+static void o_up(struct rnet *n, uint32_t i)
+{
+	struct ev e = n->oh[i];
+	while (i > 0 && before(&e, &n->oh[(i - 1) / 4])) {
+		n->oh[i] = n->oh[(i - 1) / 4];
+		n->opos[EV_ID(n->oh[i])] = i;
+		i = (i - 1) / 4;
+	}
+	n->oh[i] = e;
+	n->opos[EV_ID(e)] = i;
+}
+
+/* Take the earliest output off the heap. */
+static uint32_t o_pop(struct rnet *n)
+{
+	uint32_t top = EV_ID(n->oh[0]), i = 0;
+	struct ev last = n->oh[--n->noh];
+
+	n->opos[top] = NONE;
+	if (n->noh == 0)
+		return top;
+	for (;;) {
+		uint32_t c = 4 * i + 1, end = c + 4 < n->noh ? c + 4 : n->noh;
+		if (c >= n->noh)
+			break;
+		for (uint32_t k = c + 1; k < end; k++)
+			if (before(&n->oh[k], &n->oh[c]))
+				c = k;
+		if (!before(&n->oh[c], &last))
+			break;
+		n->oh[i] = n->oh[c];
+		n->opos[EV_ID(n->oh[i])] = i;
+		i = c;
+	}
+	n->oh[i] = last;
+	n->opos[EV_ID(last)] = i;
+	return top;
+}
+
+/* Arbitrate output o at t, unless it already will earlier. */
+static void wake(struct rnet *n, uint32_t o, double t)
+{
+	if (t >= n->wake[o])
+		return;
+	n->wake[o] = t;
+	if (n->opos[o] == NONE)
+		n->opos[o] = n->noh++;
+	n->oh[n->opos[o]] = (struct ev){t, (n->seq++ << ID_BITS) | o};
+	o_up(n, n->opos[o]);
+}
+
+/* ---- credits ---- */
+
+static void retire(struct vcq *q, double now)
+{
+	while (q->rn) {
+		struct ramp *r = &q->r[q->r0];
+		if (r->t0 + (r->n - 1) * r->dt > now)
+			break;
+		q->inflight -= r->n;
+		q->r0 = (q->r0 + 1) % q->rcap;
+		q->rn--;
+	}
+}
+
+/* Earliest time >= now at which q has room for f flits; INFINITY until
+ * more packets leave it. */
+static double credit_time(const struct rnet *n, struct vcq *q, double f, double now)
+{
+	if (f <= n->c.vc_flits - q->inflight)
+		return now;
+	retire(q, now);
+	double need = f - (n->c.vc_flits - q->inflight);
+	if (need <= 0)
+		return now;
+	for (uint32_t k = 0; k < q->rn; k++) {
+		const struct ramp *r = &q->r[(q->r0 + k) % q->rcap];
+		if (need <= r->n) {
+			double t = r->t0 + (need - 1) * r->dt;
+			return t > now ? t : now;
+		}
+		need -= r->n;
+	}
+	return INFINITY;
+}
+
+static int add_ramp(struct vcq *q, double t0, double dt, uint32_t cnt)
+{
+	if (q->rn == q->rcap) {
+		uint32_t cap = q->rcap ? 2 * q->rcap : 8;
+		struct ramp *a = malloc(sizeof *a * cap);
+		if (!a)
+			return -1;
+		for (uint32_t k = 0; k < q->rn; k++)
+			a[k] = q->r[(q->r0 + k) % q->rcap];
+		free(q->r);
+		q->r = a;
+		q->r0 = 0;
+		q->rcap = cap;
+	}
+	q->r[(q->r0 + q->rn++) % q->rcap] = (struct ramp){t0, dt, cnt};
+	return 0;
+}
+
+/* ---- packets and FIFOs ---- */
+
+static uint32_t new_pkt(struct rnet *n)
+{
+	if (n->freepk != NONE) {
+		uint32_t i = n->freepk;
+		n->freepk = n->pk[i].next;
+		return i;
+	}
+	if (n->npk == n->cappk) {
+		uint32_t cap = n->cappk ? 2 * n->cappk : 1024;
+		struct pkt *a = realloc(n->pk, sizeof *a * cap);
+		if (!a) {
+			n->failed = 1;
+			return NONE;
+		}
+		n->pk = a;
+		n->cappk = cap;
+	}
+	return n->npk++;
+}
+
+static void free_pkt(struct rnet *n, uint32_t i)
+{
+	n->pk[i].next = n->freepk;
+	n->freepk = i;
+}
+
+/* The output packet i asks for at its current router. */
+static uint32_t target(const struct rnet *n, uint32_t i)
+{
+	const struct pkt *p = &n->pk[i];
+	size_t k = n->roff[p->x] + p->hop;
+	if (k < n->roff[p->x + 1])
+		return (uint32_t)n->route[k];
+	return (uint32_t)(n->L + n->s->map[n->s->x[p->x].dst]);
+}
+
+/* The front of input VC qi asks for output o, or no longer does. */
+static void ask(struct rnet *n, uint32_t o, uint32_t qi)
+{
+	struct reqs *r = &n->rq[o];
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? 2 * r->cap : 4;
+		uint32_t *a = realloc(r->a, sizeof *a * cap);
+		if (!a) {
+			n->failed = 1;
+			return;
+		}
+		r->a = a;
+		r->cap = cap;
+	}
+	r->a[r->n++] = qi;
+}
+
+static void unask(struct rnet *n, uint32_t o, uint32_t qi)
+{
+	struct reqs *r = &n->rq[o];
+	for (uint32_t k = 0; k < r->n; k++)
+		if (r->a[k] == qi) {
+			r->a[k] = r->a[--r->n];
+			return;
+		}
+}
+
+/* Packet i enters the buffer of channel ch, VC v, first flit at t. */
+static void enqueue(struct rnet *n, uint32_t i, int ch, int v, double t, double lag)
+{
+	struct vcq *q = &n->q[(size_t)ch * n->nvc + v];
+	struct pkt *p = &n->pk[i];
+
+	p->head_t = t;
+	p->lag = lag;
+	p->next = NONE;
+	p->out = target(n, i);
+	q->inflight += p->flits;
+	if (q->head == NONE) {
+		q->head = q->tail = i;
+		p->ready = t + n->pipe;
+		ask(n, p->out, (uint32_t)ch * n->nvc + v);
+		wake(n, p->out, p->ready);
+	} else {
+		n->pk[q->tail].next = i;
+		q->tail = i;
+	}
+}
+
+/* The VC class a packet takes on link o (0 where there are no classes). */
+static int class_on(const struct rnet *n, const struct pkt *p, int o)
+{
+	if (!n->classes)
+		return 0;
+	if (n->ldate[o])
+		return 1;
+	return n->ldim[o] == p->dim ? p->cls : 0;
+}
+
+/* The VC of class cls on channel ch with room for f flits now and the
+ * most free credits; -1 and *when (earliest time one may have room) if
+ * none. */
+static int pick_vc(struct rnet *n, int ch, int cls, double f, double now, double *when)
+{
+	int lo = n->classes ? cls * (n->nvc / 2) : 0;
+	int hi = n->classes ? lo + n->nvc / 2 : n->nvc;
+	int best = -1;
+
+	*when = INFINITY;
+	for (int v = lo; v < hi; v++) {
+		struct vcq *q = &n->q[(size_t)ch * n->nvc + v];
+		double t = credit_time(n, q, f, now);
+		if (t <= now) {
+			if (best < 0 || q->inflight < n->q[(size_t)ch * n->nvc + best].inflight)
+				best = v;
+		} else {
+			if (t < *when)
+				*when = t;
+			q->waiting = 1;
+		}
+	}
+	return best;
+}
+
+/* Packet i (at the front of channel in, VC v) leaves at d over channel
+ * ch, taking ser; the buffer returns its credits and its next packet
+ * moves to the front. */
+static void depart(struct rnet *n, int in, int v, double d, double ser)
+{
+	struct vcq *q = &n->q[(size_t)in * n->nvc + v];
+	uint32_t i = q->head;
+	struct pkt *p = &n->pk[i];
+	double dur = ser > p->lag ? ser : p->lag;
+
+	unask(n, p->out, (uint32_t)in * n->nvc + v);
+	q->head = p->next;
+	if (q->head == NONE)
+		q->tail = NONE;
+	if (add_ramp(q, d + n->lat[in] + n->credit, dur / p->flits, p->flits)) {
+		n->failed = 1;
+		return;
+	}
+	if (q->waiting) {
+		q->waiting = 0;
+		uint32_t up = in < n->L ? (uint32_t)in : (uint32_t)(n->L + n->E + (in - n->L));
+		wake(n, up, d + n->lat[in] + n->credit);
+	}
+	if (q->head != NONE) {
+		struct pkt *f = &n->pk[q->head];
+		double r = f->head_t + n->pipe;
+		f->ready = r > d + dur ? r : d + dur;
+		ask(n, f->out, (uint32_t)in * n->nvc + v);
+		wake(n, f->out, f->ready);
+	}
+}
+
+/* The packet reached its endpoint: the transfer may be done. */
+static void eject(struct rnet *n, uint32_t i, double t)
+{
+	uint32_t x = n->pk[i].x;
+
+	if (t > n->last_t[x])
+		n->last_t[x] = t;
+	if (--n->left[x] == 0)
+		push(n, n->last_t[x], x);
+	n->stuck--;
+	free_pkt(n, i);
+}
+
+/* Is packet a ahead of packet b in arbitration? */
+static int wins(const struct rnet *n, uint32_t a, uint32_t b)
+{
+	const struct pkt *pa = &n->pk[a], *pb = &n->pk[b];
+	if (!n->c.fcfs && n->step[pa->x] != n->step[pb->x])
+		return n->step[pa->x] < n->step[pb->x];
+	if (pa->head_t != pb->head_t)
+		return pa->head_t < pb->head_t;
+	if (pa->x != pb->x)
+		return pa->x < pb->x;
+	return a < b;
+}
+
+/* ---- arbitration at a link or an ejection point ---- */
+
+/* The channel of output o that is free first (an endpoint's ejection
+ * point has one per port). */
+static int out_channel(const struct rnet *n, uint32_t o)
+{
+	if (o < (uint32_t)n->L)
+		return (int)o;
+	int base = n->L + n->E * n->ports + ((int)o - n->L) * n->ports, ch = base;
+	for (int k = 1; k < n->ports; k++)
+		if (n->busy_until[base + k] < n->busy_until[ch])
+			ch = base + k;
+	return ch;
+}
+
+static double free_at(const struct rnet *n, uint32_t o)
+{
+	return n->busy_until[out_channel(n, o)];
+}
+
+static void arbitrate(struct rnet *n, uint32_t o, double now)
+{
+	int ch = out_channel(n, o);
+	const struct reqs *rq = &n->rq[o];
+	double next = INFINITY;
+	uint32_t best = NONE;
+	int bin = -1, bv = -1, bvc = -1, others = 0;
+
+	if (n->busy_until[ch] > now) {
+		wake(n, o, n->busy_until[ch]);
+		return;
+	}
+	for (uint32_t k = 0; k < rq->n; k++) {
+		{
+			int in = (int)(rq->a[k] / (uint32_t)n->nvc), v = (int)(rq->a[k] % (uint32_t)n->nvc);
+			uint32_t i = n->q[rq->a[k]].head;
+			struct pkt *p = &n->pk[i];
+			if (p->ready > now) {
+				next = p->ready < next ? p->ready : next;
+				continue;
+			}
+			int vc = 0;
+			if (ch < n->L) {
+				double when;
+				vc = pick_vc(n, ch, class_on(n, p, ch), p->flits, now, &when);
+				if (vc < 0) {
+					next = when < next ? when : next;
+					continue;
+				}
+			}
+			if (best != NONE)
+				others = 1;
+			if (best == NONE || wins(n, i, best)) {
+				best = i;
+				bin = in;
+				bv = v;
+				bvc = vc;
+			}
+		}
+	}
+	if (best == NONE) {
+		if (next < INFINITY)
+			wake(n, o, next);
+		return;
+	}
+	struct pkt *p = &n->pk[best];
+	double ser = p->flits * n->flit / n->bw[ch];
+	double lag = (p->flits - 1) * n->flit / n->bw[ch];
+	n->busy_until[ch] = now + ser;
+	n->busy[ch] += ser;
+	depart(n, bin, bv, now, ser);
+	if (ch < n->L) {
+		p->cls = class_on(n, p, ch);
+		p->dim = n->ldim[ch];
+		p->hop++;
+		n->hops += 1;
+		enqueue(n, best, ch, bvc, now + n->lat[ch], lag);
+	} else {
+		eject(n, best, now + ser + n->lat[ch]);
+	}
+	if (others || next < INFINITY)
+		wake(n, o, free_at(n, o));
+}
+
+/* ---- injection ---- */
+
+static void start_next(struct rnet *n, int e, int port, double t);
+
+/* Injection channel ch (endpoint e, port k) sends its next packet. */
+static void inject(struct rnet *n, uint32_t o, double now)
+{
+	int c = (int)o - n->E - n->L, e = c / n->ports, ch = n->L + c;
+	struct nport *np = &n->np[c];
+
+	if (np->cur == NONE)
+		return;
+	if (n->busy_until[ch] > now) {
+		wake(n, o, n->busy_until[ch]);
+		return;
+	}
+	double pay = np->left_B < n->payload ? np->left_B : n->payload;
+	double head = n->p->flow == PM_FLOW_PACKET ||
+		(n->p->flow == PM_FLOW_MESSAGE && np->sent == 0) ? n->p->flit_B : 0;
+	double flits = ceil((pay + head) / n->flit - 1e-9);
+	if (flits < 1)
+		flits = 1;
+	double when;
+	int vc = pick_vc(n, ch, 0, flits, now, &when);
+	if (vc < 0) {
+		if (when < INFINITY)
+			wake(n, o, when);
+		return;
+	}
+	uint32_t i = new_pkt(n);
+	if (i == NONE)
+		return;
+	struct pkt *p = &n->pk[i];
+	double ser = flits * n->flit / n->bw[ch];
+	*p = (struct pkt){.x = np->cur, .flits = (uint32_t)flits, .dim = -1};
+	n->busy_until[ch] = now + ser;
+	n->packets += 1;
+	n->stuck += 1;
+	np->left_B -= pay;
+	np->sent++;
+	enqueue(n, i, ch, vc, now + n->lat[ch], (flits - 1) * n->flit / n->bw[ch]);
+	if (np->sent < np->npk) {
+		wake(n, o, now + ser);
+		return;
+	}
+	uint32_t x = np->cur;
+	np->cur = NONE;
+	if (n->h.left)
+		n->h.left(n->h.ctx, x, now + ser);
+	start_next(n, e, c % n->ports, now + ser);
+}
+
+static void begin(struct rnet *n, int e, int port, uint32_t x, double t)
+{
+	struct nport *np = &n->np[e * n->ports + port];
+	double m = n->unit * n->s->x[x].cnt;
+	double k = ceil(m / n->payload - 1e-9);
+
+	np->cur = x;
+	np->sent = 0;
+	np->npk = k < 1 ? 1 : (uint32_t)k;
+	np->left_B = m;
+	n->left[x] = np->npk;
+	n->last_t[x] = 0;
+	wake(n, (uint32_t)(n->L + n->E + e * n->ports + port), t);
+}
+
+static void start_next(struct rnet *n, int e, int port, double t)
+{
+	if (n->nwait[e] == 0)
+		return;
+	uint32_t x = n->waitq[e][0];
+	memmove(n->waitq[e], n->waitq[e] + 1, sizeof(uint32_t) * (size_t)--n->nwait[e]);
+	begin(n, e, port, x, t);
+}
+
+void rnet_send(struct rnet *n, uint32_t x, double t)
+{
+	int e = n->s->map[n->s->x[x].src];
+
+	if (n->s->x[x].cnt == 0) {	/* nothing to move */
+		n->left[x] = 1;
+		n->last_t[x] = t;
+		n->left[x] = 0;
+		push(n, t, x);
+		return;
+	}
+	for (int k = 0; k < n->ports; k++)
+		if (n->np[e * n->ports + k].cur == NONE) {
+			begin(n, e, k, x, t);
+			return;
+		}
+	if (n->nwait[e] == n->capwait[e]) {
+		int cap = n->capwait[e] ? 2 * n->capwait[e] : 8;
+		uint32_t *a = realloc(n->waitq[e], sizeof *a * (size_t)cap);
+		if (!a) {
+			n->failed = 1;
+			return;
+		}
+		n->waitq[e] = a;
+		n->capwait[e] = cap;
+	}
+	int i = n->nwait[e]++;
+	while (i > 0 && n->waitq[e][i - 1] > x) {
+		n->waitq[e][i] = n->waitq[e][i - 1];
+		i--;
+	}
+	n->waitq[e][i] = x;
+}
+
+int rnet_run(struct rnet *n)
+{
+	while ((n->nheap || n->noh) && !n->failed) {
+		n->events += 1;
+		if (n->nheap && (!n->noh || before(&n->heap[0], &n->oh[0]))) {
+			struct ev e = pop(n);
+			if (n->h.delivered)
+				n->h.delivered(n->h.ctx, EV_ID(e), e.t);
+			continue;
+		}
+		uint32_t o = o_pop(n);
+		double t = n->wake[o];
+		n->wake[o] = INFINITY;
+		if (o >= (uint32_t)(n->L + n->E))
+			inject(n, o, t);
+		else
+			arbitrate(n, o, t);
+	}
+	return n->failed ? PM_EINTERNAL : PM_OK;
+}
+
+double rnet_stuck(const struct rnet *n) { return n->stuck; }
+
+void rnet_stats(const struct rnet *n, struct rnet_stats *st)
+{
+	st->packets = n->packets;
+	st->hops = n->hops;
+	st->events = n->events;
+	st->link_busy = 0;
+	for (int l = 0; l < n->L; l++)
+		st->link_busy += n->busy[l];
+}
+
+void rnet_free(struct rnet *n)
+{
+	if (!n)
+		return;
+	for (size_t k = 0; n->q && k < (size_t)(n->L + n->E * n->ports) * n->nvc; k++)
+		free(n->q[k].r);
+	for (int e = 0; n->waitq && e < n->E; e++)
+		free(n->waitq[e]);
+	free(n->q);
+	free(n->waitq);
+	free(n->nwait);
+	free(n->capwait);
+	free(n->bw);
+	free(n->lat);
+	free(n->busy_until);
+	free(n->busy);
+	free(n->ldim);
+	free(n->ldate);
+	free(n->wake);
+	for (int o = 0; n->rq && o < n->nout; o++)
+		free(n->rq[o].a);
+	free(n->rq);
+	free(n->np);
+	free(n->left);
+	free(n->step);
+	free(n->last_t);
+	free(n->pk);
+	free(n->heap);
+	free(n->oh);
+	free(n->opos);
+
+	free(n);
+}
+
+/* Channels and their buffers. */
+static int build_channels(struct rnet *n)
+{
+	const struct pm_link *lk = pm_topo_links(n->t);
+	double ibw = n->p->inj_bw_Bps > 0 ? n->p->inj_bw_Bps : 0;
+	size_t nq = (size_t)(n->L + n->E * n->ports) * n->nvc;
+
+	n->bw = malloc(sizeof(double) * (size_t)n->nch);
+	n->lat = malloc(sizeof(double) * (size_t)n->nch);
+	n->busy_until = calloc((size_t)n->nch, sizeof(double));
+	n->busy = calloc((size_t)n->nch, sizeof(double));
+	n->ldim = malloc(sizeof(int) * (size_t)(n->L + 1));
+	n->ldate = malloc(sizeof(int) * (size_t)(n->L + 1));
+	n->q = calloc(nq, sizeof *n->q);
+	if (!n->bw || !n->lat || !n->busy_until || !n->busy || !n->ldim ||
+	    !n->ldate || !n->q)
+		return -1;
+	for (size_t k = 0; k < nq; k++)
+		n->q[k].head = n->q[k].tail = NONE;
+	n->classes = 0;
+	for (int l = 0; l < n->L; l++) {
+		n->bw[l] = lk[l].bw_Bps;
+		n->lat[l] = lk[l].lat_s;
+		n->ldim[l] = pm_topo_link_dim(n->t, l, &n->ldate[l]);
+		n->classes |= n->ldate[l];
+	}
+	n->classes = n->classes && n->nvc >= 2;
+	for (int e = 0; e < n->E; e++) {
+		/* an endpoint's channels run at its fastest link unless --inj-bw */
+		double b = ibw;
+		int cnt;
+		const int *out = pm_topo_out(n->t, e, &cnt);
+		for (int k = 0; !ibw && k < cnt; k++)
+			b = lk[out[k]].bw_Bps > b ? lk[out[k]].bw_Bps : b;
+		for (int k = 0; k < n->ports; k++) {
+			int in = n->L + e * n->ports + k, ej = n->L + n->E * n->ports + e * n->ports + k;
+			n->bw[in] = n->bw[ej] = b > 0 ? b : PM_DEFAULT_LINK_BW;
+			n->lat[in] = n->lat[ej] = n->inj_lat;
+		}
+	}
+	return 0;
+}
+
+int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
+	     const struct pm_params *p, const struct pm_router_cfg *c,
+	     int ports, const size_t *roff, const int32_t *route,
+	     const struct rnet_hooks *h, struct rnet **out, struct pm_err *err)
+{
+	struct rnet *n = calloc(1, sizeof *n);
+	double maxflits;
+
+	*out = NULL;
+	if (!n)
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	n->t = t;
+	n->s = s;
+	n->p = p;
+	n->c = *c;
+	n->h = *h;
+	n->roff = roff;
+	n->route = route;
+	n->unit = unit;
+	n->flit = p->flit_B > 0 ? p->flit_B : 16;
+	n->payload = p->payload_B > 0 ? p->payload_B : 256;
+	n->pipe = c->pipe_cycles / c->clock_Hz;
+	n->credit = c->credit_cycles / c->clock_Hz;
+	n->inj_lat = c->inj_cycles / c->clock_Hz;
+	n->L = pm_topo_nlinks(t);
+	n->E = pm_topo_endpoints(t);
+	n->V = pm_topo_vertices(t);
+	n->ports = ports < 1 ? 1 : ports;
+	n->nvc = c->vcs;
+	n->nch = n->L + 2 * n->E * n->ports;
+	n->nout = n->L + n->E + n->E * n->ports;
+	n->freepk = NONE;
+	maxflits = ceil((n->payload + (p->flow == PM_FLOW_NONE ? 0 : n->flit)) / n->flit - 1e-9);
+	if (maxflits > c->vc_flits) {
+		free(n);
+		return pm_fail(err, PM_EINPUT,
+			       "a packet of %.0f flits does not fit a virtual channel of %.0f flits (expected --vc-flits of at least %.0f: virtual cut-through buffers whole packets)",
+			       maxflits, c->vc_flits, maxflits);
+	}
+	if ((double)n->nout >= (double)(1u << ID_BITS) || s->nx >= (1u << ID_BITS)) {
+		int nout = n->nout;
+		free(n);
+		return pm_fail(err, PM_EINPUT,
+			       "network too large for the router simulator: %d arbiters and %zu transfers (expected fewer than %u of each; use --sim-net links or the contention evaluator)",
+			       nout, s->nx, 1u << ID_BITS);
+	}
+	n->wake = malloc(sizeof(double) * (size_t)n->nout);
+	n->oh = malloc(sizeof *n->oh * (size_t)n->nout);
+	n->opos = malloc(sizeof(uint32_t) * (size_t)n->nout);
+	n->rq = calloc((size_t)n->nout, sizeof *n->rq);
+
+	n->np = malloc(sizeof *n->np * (size_t)n->E * n->ports);
+	n->waitq = calloc((size_t)n->E, sizeof *n->waitq);
+	n->nwait = calloc((size_t)n->E, sizeof(int));
+	n->capwait = calloc((size_t)n->E, sizeof(int));
+	n->left = calloc(s->nx + 1, sizeof(uint32_t));
+	n->step = malloc(sizeof(uint32_t) * (s->nx + 1));
+	n->last_t = calloc(s->nx + 1, sizeof(double));
+	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np || !n->waitq || !n->nwait || !n->capwait ||
+	    !n->left || !n->step || !n->last_t || build_channels(n)) {
+		rnet_free(n);
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	}
+	for (int o = 0; o < n->nout; o++) {
+		n->wake[o] = INFINITY;
+		n->opos[o] = NONE;
+	}
+	for (int k = 0; k < n->E * n->ports; k++)
+		n->np[k] = (struct nport){.cur = NONE};
+	for (int k = 0; k < s->nsteps; k++)
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+			n->step[i] = (uint32_t)k;
+	*out = n;
+	return PM_OK;
+}

@@ -1,0 +1,99 @@
+/* rnet.h: the router-level network of the packet simulator.
+ *
+ * Every vertex of the topology is a router with input-queued virtual
+ * channels, as BookSim2's input-queued router is (Jiang et al., "A
+ * detailed and flexible cycle-accurate network-on-chip simulator",
+ * ISPASS 2013), at the granularity of packets:
+ *
+ *  - a message is cut into packets of the flow control's payload; a packet
+ *    is its payload plus a head flit (packet flow control), only the first
+ *    packet of a message has one (message flow control) or none has one
+ *    (flow none); it is a whole number of flits on every link;
+ *  - virtual cut-through: a packet leaves for the next router only when a
+ *    virtual channel there has room for all of its flits; its head then
+ *    crosses the link (the link's latency) and the router pipeline (route,
+ *    VC and switch allocation: pipe_cycles) before it may leave again, and
+ *    the link carries it in flits x flit time;
+ *  - credit-based flow control: each flit that leaves a buffer returns a
+ *    credit to the upstream sender after the link's latency plus
+ *    credit_cycles (exact per flit: a packet's credits come back one flit
+ *    time apart, not all at its tail);
+ *  - every input virtual channel is first in, first out: only the packet at
+ *    its front competes for an output (head-of-line blocking);
+ *  - the output arbiter grants, among the packets that can go now, the
+ *    one of the earliest schedule step (BookSim's priority = schedule, as
+ *    the MULTITREE artifact runs it), ties to the earliest arrival; or,
+ *    with fcfs, the earliest arrival;
+ *  - on a ring or torus the virtual channels are split into two classes
+ *    and a packet takes the upper class after the wrap-around link of the
+ *    dimension it travels (dateline), so dimension-order routing cannot
+ *    deadlock; elsewhere every VC is open to every packet;
+ *  - an endpoint has `ports` injection and as many ejection channels
+ *    (inj_cycles of latency, the link bandwidth or --inj-bw); each
+ *    injection channel sends one transfer at a time, packet by packet, as
+ *    credits allow; ejection never blocks.
+ * Time is continuous (seconds); cycles are converted with clock_Hz.
+ * Same input, same output: ties are broken by fixed keys, never by
+ * addresses or hashing.
+ */
+#ifndef PM_RNET_H
+#define PM_RNET_H
+
+#include <stdint.h>
+
+#include "model/err.h"
+#include "model/params.h"
+#include "model/sched.h"
+#include "model/topo.h"
+
+/* The MULTITREE artifact's BookSim configuration (Huang et al.,
+ * "Communication Algorithm-Architecture Co-Design for Distributed Deep
+ * Learning", ISCA 2021, Table III): 1 GHz, 4 VCs of 318 flits, routing
+ * delay 0 with VC and switch allocation one cycle each, credit delay one
+ * cycle, one-cycle injection and ejection channels. */
+struct pm_router_cfg {
+	int vcs;		/* virtual channels per input port */
+	double vc_flits;	/* buffer depth of one VC, flits */
+	double clock_Hz;	/* router clock */
+	double pipe_cycles;	/* route + VC alloc + switch alloc, per hop */
+	double credit_cycles;	/* credit processing, added to the link latency */
+	double inj_cycles;	/* latency of injection and ejection channels */
+	int fcfs;		/* 1: arbitrate by arrival; 0: by schedule step */
+};
+void pm_router_cfg_default(struct pm_router_cfg *c);
+
+struct rnet;
+
+/* What the network tells the schedule driver. */
+struct rnet_hooks {
+	void *ctx;
+	/* the last packet of transfer x reached its destination at t */
+	void (*delivered)(void *ctx, uint32_t x, double t);
+	/* the last packet of transfer x left its injection channel at t */
+	void (*left)(void *ctx, uint32_t x, double t);
+};
+
+struct rnet_stats {
+	double packets;		/* packets injected */
+	double hops;		/* packet crossings of network links */
+	double events;		/* events processed */
+	double link_busy;	/* seconds network links spent sending, summed */
+};
+
+/* unit: bytes per chunk of the schedule; routes[roff[i]..roff[i+1]) are
+ * transfer i's network links (borrowed, must outlive the network). */
+int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
+	     const struct pm_params *p, const struct pm_router_cfg *c,
+	     int ports, const size_t *roff, const int32_t *route,
+	     const struct rnet_hooks *h, struct rnet **out, struct pm_err *err);
+/* Packets of transfer x start at t on a free injection channel of its
+ * source (or wait for one, earliest transfer first). */
+void rnet_send(struct rnet *n, uint32_t x, double t);
+/* Run until no event is left; PM_EINTERNAL when memory ran out. */
+int rnet_run(struct rnet *n);
+/* Packets injected that have not reached their destination. */
+double rnet_stuck(const struct rnet *n);
+void rnet_stats(const struct rnet *n, struct rnet_stats *st);
+void rnet_free(struct rnet *n);
+
+#endif

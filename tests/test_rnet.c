@@ -1,0 +1,191 @@
+/* test_rnet.c: the router-level network of the packet simulator.
+ *
+ * Every expected time is derived by hand in the comment above its test,
+ * from the router model stated in src/sim/rnet.h and docs/simulator.md:
+ * 16 GB/s links and 16-byte flits (one flit per ns), 150 ns links, a
+ * 1 GHz router with a 2-cycle pipeline (VC + switch allocation), credits
+ * back after the link latency + 1 cycle, 1-cycle injection and ejection
+ * channels.  A packet of 256 B payload + 16 B head is 17 flits = 17 ns
+ * on any channel.  One packet over h links, no contention:
+ *   1 (injection) + h x (2 + 150) + 2 + 17 (ejection channel) + 1
+ * and each further packet of the same message adds 17 ns.
+ */
+#include "helpers.h"
+#include "sim/psim.h"
+
+#define BW 16e9
+#define LAT 150e-9
+
+static struct pm_params packet_params(void)
+{
+	struct pm_params p = plain_params(0, LAT, BW, 0);
+	p.flow = PM_FLOW_PACKET;
+	p.payload_B = 256;
+	p.flit_B = 16;
+	return p;
+}
+
+static double run_routers(const struct pm_topo *t, const struct pm_sched *s, double n,
+			  const struct pm_params *p, int dataflow,
+			  const struct pm_router_cfg *cfg)
+{
+	struct pm_sim_opts o = {.dataflow = dataflow, .routers = 1};
+	struct pm_sim_result r;
+	struct pm_err err;
+
+	if (cfg)
+		o.router = *cfg;
+	else
+		pm_router_cfg_default(&o.router);
+	cr_assert_eq(pm_sim_run(t, s, n, p, &o, &r, &err), PM_OK, "%s", err.msg);
+	return r.time_s;
+}
+
+/* One transfer from rank 0 on endpoint 0 to rank 1 on endpoint `to`. */
+static void one_transfer(struct pm_sched *s, int to)
+{
+	struct pm_err err;
+	cr_assert_eq(pm_sched_init(s, 2, 1, &err), PM_OK);
+	s->map[1] = to;
+	pm_sched_add(s, 0, 0, 1, 0, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(s, &err), PM_OK);
+}
+
+/* ring:8, endpoint 0 to endpoint 3: three links.  One 256-byte packet:
+ * 1 + 3 x 152 + 2 + 17 + 1 = 477 ns.  Sixteen packets (4 KiB) follow
+ * each other 17 ns apart: 477 + 15 x 17 = 732 ns. */
+Test(rnet, one_transfer_over_three_hops)
+{
+	struct pm_topo *t = topo_with("ring:8", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_sched s;
+
+	one_transfer(&s, 3);
+	assert_rel(run_routers(t, &s, 256, &p, 0, NULL), 477e-9, 1e-9);
+	assert_rel(run_routers(t, &s, 4096, &p, 0, NULL), 732e-9, 1e-9);
+	assert_rel(run_routers(t, &s, 4096, &p, 1, NULL), 732e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Credits: one VC of 17 flits holds one packet, so each packet on link
+ * 0 -> 1 waits for the previous one's credits.  Packet j leaves router 0
+ * at s_j, is at router 1 at s_j + 150, leaves it (ejection) at s_j + 152;
+ * its 17 credits come back one per ns from s_j + 152 + 150 + 1, the last
+ * at s_j + 303 + 16 = s_j + 319, so s_(j+1) = s_j + 319 and s_0 = 3.
+ * Four packets: the last leaves at 3 + 3 x 319 = 960 and arrives at
+ * 960 + 152 + 17 + 1 = 1130 ns.  With 318-flit VCs: 173 + 3 x 17 = 224 ns. */
+Test(rnet, credits_by_hand)
+{
+	struct pm_topo *t = topo_with("ring:4", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_router_cfg c;
+	struct pm_sched s;
+
+	pm_router_cfg_default(&c);
+	c.vcs = 1;
+	c.vc_flits = 17;
+	one_transfer(&s, 1);
+	assert_rel(run_routers(t, &s, 1024, &p, 0, &c), 1130e-9, 1e-9);
+	assert_rel(run_routers(t, &s, 1024, &p, 0, NULL), 224e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Two flows on one link and who wins it.  ring:8, 4 KiB chunks (16
+ * packets of 17 ns), dataflow:
+ *   step 0  B: rank 1 -> 2, chunk 0 (link 1->2)
+ *   step 1  A: rank 0 -> 2, chunk 1 (links 0->1, 1->2), needs nothing
+ *   step 2  C: rank 2 -> 3, chunk 0 (link 2->3), needs B.
+ * B's packets are ready at link 1->2 at 3 + 17j, A's at 155 + 17j.
+ * By schedule (B is step 0), B keeps the link: its last packet leaves at
+ * 3 + 15 x 17 = 258 and is delivered at 258 + 152 + 18 = 428; C then
+ * takes 428 more (one hop, 16 packets: 173 + 15 x 17): 856 ns.  A's
+ * packets use the link from 275 to 547 and A is delivered at 700.
+ * First come, first served: A's first packet (at router 1 since 153)
+ * beats B's tenth (since 154) at 156, and the two alternate; B's last
+ * packet leaves in slot 22, at 3 + 22 x 17 = 377, and is delivered at
+ * 377 + 152 + 18 = 547; C ends at 547 + 428 = 975 ns (A at 700). */
+Test(rnet, schedule_priority_against_fcfs)
+{
+	struct pm_topo *t = topo_with("ring:8", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_router_cfg c;
+	struct pm_sched s;
+	struct pm_err err;
+
+	cr_assert_eq(pm_sched_init(&s, 4, 2, &err), PM_OK);
+	pm_sched_add(&s, 0, 1, 2, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 0, 2, 1, 1, PM_COPY, 0);
+	pm_sched_add(&s, 2, 2, 3, 0, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	pm_router_cfg_default(&c);
+	assert_rel(run_routers(t, &s, 8192, &p, 1, &c), 856e-9, 1e-9);
+	c.fcfs = 1;
+	assert_rel(run_routers(t, &s, 8192, &p, 1, &c), 975e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Ring all-reduce on ring:4 in lockstep: 2(P-1) = 6 steps, each a
+ * 4096-byte chunk (16 packets) over one link with nothing else on it:
+ * 173 + 15 x 17 = 428 ns a step, 6 x 428 = 2568 ns for n = 16 KiB.  The
+ * closed form of the same network says 6 x (150 + 16 x 17) = 2532 ns:
+ * the router adds 6 x (1 + 2 + 2 + 1) ns of channels and pipeline. */
+Test(rnet, ring_allreduce_by_hand)
+{
+	struct pm_topo *t = topo_with("ring:4", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+
+	resolve_or_die("ring", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	assert_rel(run_routers(t, &s, 16384, &p, 0, NULL), 2568e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* A virtual cut-through buffer must hold a whole packet. */
+Test(rnet, refuses_buffers_smaller_than_a_packet)
+{
+	struct pm_topo *t = topo_with("ring:4", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_router_cfg c;
+	struct pm_sched s;
+	struct pm_sim_opts o = {.routers = 1};
+	struct pm_sim_result r;
+	struct pm_err err;
+
+	pm_router_cfg_default(&c);
+	c.vc_flits = 16;
+	o.router = c;
+	one_transfer(&s, 1);
+	cr_assert_eq(pm_sim_run(t, &s, 1024, &p, &o, &r, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "17 flits"), "%s", err.msg);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* Same input, same output, for every algorithm on a torus with
+ * contention (dbtree and recdoubling cross several links). */
+Test(rnet, deterministic)
+{
+	static const char *const algos[] = {"dbtree", "recdoubling", "multitree", "2d-ring"};
+	struct pm_topo *t = topo_with("torus:4x4", BW, LAT);
+	struct pm_params p = packet_params();
+
+	for (size_t a = 0; a < sizeof algos / sizeof *algos; a++) {
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_err err;
+		resolve_or_die(algos[a], t, 0, &in);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		double t1 = run_routers(t, &s, 262144, &p, 1, NULL);
+		double t2 = run_routers(t, &s, 262144, &p, 1, NULL);
+		cr_assert_eq(t1, t2, "%s: %.17g then %.17g", algos[a], t1, t2);
+		pm_sched_release(&s);
+	}
+	pm_topo_free(t);
+}
