@@ -189,3 +189,37 @@ Test(rnet, deterministic)
 	}
 	pm_topo_free(t);
 }
+
+/* The three ways to start a step, on ring:8 with 4 KiB chunks (16
+ * packets; one hop takes 173 + 15 x 17 = 428 ns; a chunk's 16 x 17 =
+ * 272 flits serialize in 272 ns, the NOP step estimate):
+ *   step 0  A: rank 0 -> 1, chunk 0
+ *   step 1  B: rank 2 -> 3, chunk 1
+ *   step 2  C: rank 0 -> 1, chunk 2      (nothing depends on anything)
+ * barrier: 3 x 428 = 1284 ns.
+ * NOP lockstep: rank 0's counter leaves step 0 when A's last packet has
+ * left its injection channel (272 ns), waits out step 1 as a NOP (272 ns)
+ * and starts C at 544: 544 + 428 = 972 ns (B: NOP step 0, then 272 + 428).
+ * dataflow: C only waits for rank 0's one port: 272 + 428 = 700 ns. */
+Test(rnet, barrier_nop_and_dataflow_by_hand)
+{
+	struct pm_topo *t = topo_with("ring:8", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_sched s;
+	struct pm_err err;
+	struct pm_sim_opts o = {.routers = 1, .nop = 1};
+	struct pm_sim_result r;
+
+	cr_assert_eq(pm_sched_init(&s, 4, 3, &err), PM_OK);
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 2, 3, 1, 1, PM_COPY, 0);
+	pm_sched_add(&s, 2, 0, 1, 2, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	assert_rel(run_routers(t, &s, 3 * 4096, &p, 0, NULL), 1284e-9, 1e-9);
+	assert_rel(run_routers(t, &s, 3 * 4096, &p, 1, NULL), 700e-9, 1e-9);
+	pm_router_cfg_default(&o.router);
+	cr_assert_eq(pm_sim_run(t, &s, 3 * 4096, &p, &o, &r, &err), PM_OK, "%s", err.msg);
+	assert_rel(r.time_s, 972e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}

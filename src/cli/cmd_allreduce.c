@@ -189,7 +189,7 @@ static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, i
 
 /* The packet simulator's options as given on the command line. */
 struct sim_args {
-	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb;
+	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep;
 };
 
 static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
@@ -201,6 +201,7 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	o[n++] = (struct cli_opt){"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318)", &a->vc_flits, NULL};
 	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
 	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
+	o[n++] = (struct cli_opt){"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere) or nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE network interface)", &a->lockstep, NULL};
 	return n;
 }
 
@@ -235,6 +236,9 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	if (a->arb && strcmp(a->arb, "schedule") && strcmp(a->arb, "fcfs"))
 		return pm_fail(err, PM_EINPUT, "invalid --arbitration '%s' (expected schedule or fcfs)", a->arb);
 	o->router.fcfs = a->arb && !strcmp(a->arb, "fcfs");
+	if (a->lockstep && strcmp(a->lockstep, "barrier") && strcmp(a->lockstep, "nop"))
+		return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier or nop)", a->lockstep);
+	o->nop = a->lockstep && !strcmp(a->lockstep, "nop");
 	return PM_OK;
 }
 
@@ -251,6 +255,8 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 	cli_table_meta(tab, "packet simulator: routers at %.4g GHz, %d VCs x %.0f flits, virtual cut-through, %.0f-cycle pipeline, credits after link latency + %.0f cycle, %.0f-cycle injection/ejection, arbitration by %s",
 		       c->clock_Hz / 1e9, c->vcs, c->vc_flits, c->pipe_cycles, c->credit_cycles,
 		       c->inj_cycles, c->fcfs ? "arrival (fcfs)" : "schedule step");
+	if (o->nop)
+		cli_table_meta(tab, "sim rows: NOP lockstep (per-rank step counters; a step a rank does not send in lasts its largest message's serialization)");
 }
 
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
@@ -260,6 +266,7 @@ static int put_sim(struct cli_table *tab, const struct job *j, double n,
 {
 	struct pm_sim_opts o = *so;
 	o.dataflow = dataflow;
+	o.nop = so->nop && !dataflow;
 	struct pm_params q = pm_inst_params(&j->in, p);
 	struct pm_sim_result r;
 	struct pm_err e;

@@ -49,6 +49,18 @@ struct sim {
 	int *nwait, *capwait;
 	int failed;
 	struct rnet *net;	/* router-level network, or NULL: links only */
+	/* NOP lockstep (Huang et al. 2021 SIV-A): each rank's time-step
+	 * counter; its transfers of step k wait for the counter to reach k */
+	int nop;
+	int *cstep;		/* per rank: counter */
+	double *ctime;		/* per rank: when it reached it */
+	int *todo;		/* per rank: transfers of that step not yet sent */
+	size_t *roff2;		/* rank r's transfers: rx[roff2[r] .. roff2[r+1]) */
+	uint32_t *rx;
+	size_t *rpos;		/* per rank: first of its transfers at cstep */
+	uint8_t *parked;	/* transfer: data ready, counter not there yet */
+	uint32_t *xstep;	/* transfer: its step */
+	double *tstep;		/* step: estimated length (serialization) */
 	size_t done;		/* transfers delivered */
 };
 
@@ -151,6 +163,7 @@ static void inject(struct sim *m, uint32_t x, double t)
 }
 
 static void ready(struct sim *m, uint32_t x, double t);
+static void release(struct sim *m, uint32_t x, double t);
 
 static void complete(struct sim *m, uint32_t x, double t)
 {
@@ -163,7 +176,7 @@ static void complete(struct sim *m, uint32_t x, double t)
 		if (t > m->ready[d])
 			m->ready[d] = t;
 		if (--m->pending[d] == 0)
-			ready(m, d, m->ready[d] + m->p->alpha_s);
+			release(m, d, m->ready[d] + m->p->alpha_s);
 	}
 }
 
@@ -198,12 +211,65 @@ static void ready(struct sim *m, uint32_t x, double t)
 	m->ready[x] = t;	/* when it could have started */
 }
 
+/* NOP lockstep: rank r's counter moves on from its current step at t.
+ * A step where r sends nothing is a NOP lasting the step's estimated
+ * length; at a step where it sends, every parked transfer is released. */
+static void advance(struct sim *m, int r, double t)
+{
+	const struct pm_sched *s = m->s;
+
+	for (;;) {
+		size_t b = m->rpos[r];
+		while (b < m->roff2[r + 1] && m->xstep[m->rx[b]] == (uint32_t)m->cstep[r])
+			b++;	/* skip what the step just finished sent */
+		m->rpos[r] = b;
+		if (++m->cstep[r] >= s->nsteps)
+			return;
+		size_t e = b;
+		while (e < m->roff2[r + 1] && m->xstep[m->rx[e]] == (uint32_t)m->cstep[r])
+			e++;
+		if (e == b) {	/* NOP */
+			t += m->tstep[m->cstep[r]];
+			continue;
+		}
+		m->ctime[r] = t;
+		m->todo[r] = (int)(e - b);
+		for (size_t k = b; k < e; k++)
+			if (m->parked[m->rx[k]]) {
+				uint32_t x = m->rx[k];
+				m->parked[x] = 0;
+				ready(m, x, m->ready[x] > t ? m->ready[x] : t);
+			}
+		return;
+	}
+}
+
+/* x's data is ready at t: start it (through the port budget) unless NOP
+ * lockstep has its rank's counter short of x's step. */
+static void release(struct sim *m, uint32_t x, double t)
+{
+	int r = m->s->x[x].src;
+
+	if (!m->nop) {
+		ready(m, x, t);
+		return;
+	}
+	if ((uint32_t)m->cstep[r] != m->xstep[x]) {
+		m->parked[x] = 1;
+		m->ready[x] = t;
+		return;
+	}
+	ready(m, x, t > m->ctime[r] ? t : m->ctime[r]);
+}
+
 /* The last segment of x left its first link at t: its port is free. */
 static void port_free(struct sim *m, uint32_t x, double t)
 {
 	int r = m->s->x[x].src;
 
 	m->sending[r]--;
+	if (m->nop && --m->todo[r] == 0)
+		advance(m, r, t);
 	if (m->nwait[r] == 0)
 		return;
 	uint32_t y = m->waitq[r][0];
@@ -399,6 +465,15 @@ static void sim_free(struct sim *m)
 	free(m->nwait);
 	free(m->capwait);
 	rnet_free(m->net);
+	free(m->cstep);
+	free(m->ctime);
+	free(m->todo);
+	free(m->roff2);
+	free(m->rx);
+	free(m->rpos);
+	free(m->parked);
+	free(m->xstep);
+	free(m->tstep);
 }
 
 /* Route every transfer once and cut it into segments; *events is the
@@ -475,6 +550,47 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	return PM_OK;
 }
 
+/* NOP lockstep: each rank's transfers by step, the steps' estimated
+ * lengths (the serialization of the step's largest message at the link
+ * bandwidth, as Huang et al. 2021 SIV-A estimate it from its flits) and
+ * every counter at its first step. */
+static int nop_setup(struct sim *m)
+{
+	const struct pm_sched *s = m->s;
+	size_t R = (size_t)s->nranks;
+
+	m->cstep = malloc(sizeof(int) * R);
+	m->ctime = calloc(R, sizeof(double));
+	m->todo = calloc(R, sizeof(int));
+	m->roff2 = calloc(R + 1, sizeof(size_t));
+	m->rx = malloc(sizeof(uint32_t) * (s->nx + 1));
+	m->rpos = malloc(sizeof(size_t) * R);
+	m->parked = calloc(s->nx + 1, 1);
+	m->xstep = malloc(sizeof(uint32_t) * (s->nx + 1));
+	m->tstep = calloc((size_t)s->nsteps + 1, sizeof(double));
+	if (!m->cstep || !m->ctime || !m->todo || !m->roff2 || !m->rx ||
+	    !m->rpos || !m->parked || !m->xstep || !m->tstep)
+		return PM_EINTERNAL;
+	for (int k = 0; k < s->nsteps; k++)
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+			double t = pm_wire_bytes(m->p, m->unit * s->x[i].cnt) / m->p->link_bw_Bps;
+			m->xstep[i] = (uint32_t)k;
+			m->tstep[k] = t > m->tstep[k] ? t : m->tstep[k];
+			m->roff2[s->x[i].src + 1]++;
+		}
+	for (size_t r = 0; r < R; r++)
+		m->roff2[r + 1] += m->roff2[r];
+	memcpy(m->rpos, m->roff2, sizeof(size_t) * R);
+	for (size_t i = 0; i < s->nx; i++)
+		m->rx[m->rpos[s->x[i].src]++] = (uint32_t)i;
+	memcpy(m->rpos, m->roff2, sizeof(size_t) * R);
+	for (size_t r = 0; r < R; r++) {
+		m->cstep[r] = -1;
+		advance(m, (int)r, 0);
+	}
+	return PM_OK;
+}
+
 /* Dependencies, the port budget and the router-level network, as the
  * options ask; on failure *err is set. */
 static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
@@ -490,9 +606,13 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 			: pm_fail(err, PM_EINPUT,
 				  "simulation too large: %.3g link traversals (expected at most %.0e; lower --sim-segments or use the contention evaluator)",
 				  ev, limit);
-	if (o->dataflow && build_deps(m) != PM_OK)
+	int flow = o->dataflow || o->nop;
+	if (flow && build_deps(m) != PM_OK)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
-	if ((o->dataflow || o->routers) && port_budget(m) != PM_OK)
+	if ((flow || o->routers) && port_budget(m) != PM_OK)
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	m->nop = o->nop;
+	if (o->nop && nop_setup(m) != PM_OK)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	if (!o->routers)
 		return PM_OK;
@@ -506,10 +626,10 @@ static void play(struct sim *m, const struct pm_sim_opts *o)
 {
 	const struct pm_sched *s = m->s;
 
-	if (o->dataflow) {
+	if (o->dataflow || o->nop) {
 		for (size_t i = 0; i < s->nx; i++)
 			if (m->pending[i] == 0)
-				ready(m, (uint32_t)i, m->p->alpha_s);
+				release(m, (uint32_t)i, m->p->alpha_s);
 		run(m);
 		return;
 	}

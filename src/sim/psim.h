@@ -47,6 +47,9 @@ struct pm_sim_opts {
 	int dataflow;		/* 0: lockstep, 1: dataflow */
 	int max_segments;	/* per message; 0 = PM_SIM_DEFAULT_SEGMENTS */
 	int routers;		/* 1: the router-level network of rnet.h */
+	int nop;		/* lockstep by NOP-timed step counters per rank
+				 * instead of barriers (Huang et al. 2021 SIV-A);
+				 * dataflow dependencies and port budget apply */
 	struct pm_router_cfg router;	/* its configuration */
 };
 
