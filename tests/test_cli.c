@@ -86,6 +86,13 @@ Test(cli, bad_input_exits_2)
 		{"allreduce --topo torus:8x8 --size 1M --model ,", "invalid --model ','"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim,", "invalid --model 'sim,': an empty item"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim --sim-segments 0", "invalid segment count '0'"},
+		{"allreduce --topo torus:8x8 --size 1M --model sim --sim-net wires", "invalid --sim-net 'wires' (expected routers or links)"},
+		{"allreduce --topo torus:8x8 --size 1M --model sim --vcs 0", "invalid virtual channel count '0'"},
+		{"allreduce --topo torus:8x8 --size 1M --model sim --vc-flits 8", "does not fit a virtual channel of 8 flits"},
+		{"allreduce --topo torus:8x8 --size 1M --model sim --arbitration random", "invalid --arbitration 'random'"},
+		{"allreduce --topo torus:8x8 --size 1M --model sim --lockstep loose", "invalid --lockstep 'loose'"},
+		{"allreduce --topo torus:8x8 --size 1M --algo ring,bogus", "unknown algorithm 'bogus'"},
+		{"allreduce --topo torus:8x8 --size 1M --algo multitree:ports=1,bogus", "invalid MULTITREE option 'bogus'"},
 		{"allreduce --topo torus:8x8 --size 1M --link-bw 16", "invalid bandwidth '16'"},
 		{"allreduce --topo torus:8x8 --size 1M --link-lat 150", "invalid time '150'"},
 		{"allreduce --topo torus:8x8 --size 1M --alpha -1us", "invalid time '-1us'"},
@@ -264,6 +271,19 @@ Test(cli, deterministic)
 	cr_assert_str_eq(a.out, b.out);
 	run_free(&a);
 	run_free(&b);
+}
+
+/* An algorithm's options are comma separated like the list itself: a
+ * piece that names no algorithm continues the argument before it (issue
+ * 10: "multitree:ports=1,priority" failed in allreduce). */
+Test(cli, algorithm_arguments_with_commas)
+{
+	struct run r = run_perfmodel("allreduce --topo torus:4x4 --size 1M --algo ring,multitree:ports=1,priority,dbtree:4 --model closed --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\n1048576,ring,closed,"), "%s", r.out);
+	cr_assert(strstr(r.out, "\n1048576,\"multitree:ports=1,priority\",closed,"), "%s", r.out);
+	cr_assert(strstr(r.out, "\n1048576,dbtree:4,closed,"), "%s", r.out);
+	run_free(&r);
 }
 
 /* A schedule too large to price leaves the closed form and says why. */

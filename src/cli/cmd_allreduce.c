@@ -133,14 +133,12 @@ static int resolve_algos(const char *list, const struct pm_topo *t,
 	}
 	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
 		return PM_EINPUT;
-	if (strlen(list) >= sizeof buf)
-		return pm_fail(err, PM_EINPUT, "algorithm list too long (expected at most %zu characters)",
-			       sizeof buf - 1);
-	strcpy(buf, list);
-	for (char *save, *tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*njobs == MAX_ALGOS)
-			return pm_fail(err, PM_EINPUT, "too many algorithms (expected at most %d)", MAX_ALGOS);
+	char *items[MAX_ALGOS];
+	int nitems = cli_split_algos(list, buf, sizeof buf, items, MAX_ALGOS, err);
+	if (nitems < 0)
+		return PM_EINPUT;
+	for (int it = 0; it < nitems; it++) {
+		const char *tok = items[it];
 		struct job *j = &jobs[(*njobs)++];
 		memset(j, 0, sizeof *j);
 		j->status = pm_algo_resolve(tok, t, 0, &j->in, err);
@@ -399,7 +397,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 
 	n = cli_net_opt_rows(&net, opts);
 	opts[n++] = (struct cli_opt){"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &size, NULL};
-	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument", &algo, NULL};
+	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument, whose own options are comma separated too (ring,multitree:ports=1,priority,dbtree:4: a piece that names no algorithm continues the argument before it)", &algo, NULL};
 	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &model, NULL};
 	n += sim_opt_rows(&sa, opts + n);
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
@@ -429,6 +427,8 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
+	if ((on[M_SIM] || on[M_DATAFLOW]) && so.routers && (rc = rnet_check(&p, &so.router, err)))
+		goto out;
 	if ((rc = resolve_algos(algo, t, jobs, &njobs, err)))
 		goto out;
 	for (int c = 0; c < NCOL; c++)

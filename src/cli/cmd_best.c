@@ -56,12 +56,12 @@ static int resolve(const char *list, const struct pm_topo *t, struct pm_inst *in
 	}
 	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
 		return PM_EINPUT;
-	if (strlen(list) >= sizeof buf)
-		return pm_fail(err, PM_EINPUT, "algorithm list too long (expected at most %zu characters)", sizeof buf - 1);
-	strcpy(buf, list);
-	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n == MAX_ALGOS)
-			return pm_fail(err, PM_EINPUT, "too many algorithms (expected at most %d)", MAX_ALGOS);
+	char *items[MAX_ALGOS];
+	int nitems = cli_split_algos(list, buf, sizeof buf, items, MAX_ALGOS, err);
+	if (nitems < 0)
+		return PM_EINPUT;
+	for (int it = 0; it < nitems; it++) {
+		const char *tok = items[it];
 		int rc = pm_algo_resolve(tok, t, 0, &in[*n], err);
 		if (rc == PM_ENOTAPPLICABLE)
 			rc = PM_EINPUT;	/* asked for by name: an input error */
@@ -125,7 +125,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 
 	n = cli_net_opt_rows(&net, opts);
 	opts[n++] = (struct cli_opt){"size", "RANGE", "sizes per rank to compare, e.g. 1K:1G:x2 (the default)", &size, NULL};
-	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list", &algo, NULL};
+	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list, comma separated, with arguments as in allreduce --algo", &algo, NULL};
 	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &model, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};

@@ -1,5 +1,6 @@
 /* common.c: shared network and parameter options. */
 #include "cli/common.h"
+#include "model/algo.h"
 #include "model/text.h"
 #include "model/units.h"
 
@@ -247,4 +248,41 @@ void cli_progress_end(struct cli_progress *pr)
 	if (pr->shown)
 		fprintf(stderr, "\r\033[K");
 	pr->shown = 0;
+}
+
+/* Does the piece s (up to a comma) start with an algorithm's name? */
+static int names_algo(const char *s)
+{
+	int n;
+	const struct pm_algo *const *all = pm_algos(&n);
+	size_t len = strcspn(s, ":,");
+
+	for (int i = 0; i < n; i++)
+		if (strlen(all[i]->name) == len && strncmp(all[i]->name, s, len) == 0)
+			return 1;
+	return 0;
+}
+
+int cli_split_algos(const char *list, char *buf, size_t size, char **items,
+		    int max, struct pm_err *err)
+{
+	int n = 0;
+
+	if (strlen(list) >= size)
+		return pm_fail(err, PM_EINPUT, "algorithm list too long (expected at most %zu characters)",
+			       size - 1), -1;
+	strcpy(buf, list);
+	for (char *p = buf; p;) {
+		char *comma = strchr(p, ',');
+		/* an argument goes on only after an item that has one */
+		if (n == 0 || names_algo(p) || !strchr(items[n - 1], ':')) {
+			if (n == max)
+				return pm_fail(err, PM_EINPUT, "too many algorithms (expected at most %d)", max), -1;
+			items[n++] = p;
+			if (p > buf)
+				p[-1] = '\0';
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return n;
 }

@@ -43,6 +43,15 @@ void cli_progress_start(struct cli_progress *pr);
 void cli_progress_step(struct cli_progress *pr, const char *what, int i, int n);
 void cli_progress_end(struct cli_progress *pr);
 
+/* Split an --algo list in place (buf holds a copy of it) into at most max
+ * items.  Commas separate algorithms, and also the options inside one
+ * algorithm's argument (multitree:ports=1,priority): a comma-separated
+ * piece that does not start with an algorithm's name continues the
+ * argument of the item before it.  Returns the number of items, or -1
+ * (with err) when there are more than max or buf is too small. */
+int cli_split_algos(const char *list, char *buf, size_t size, char **items,
+		    int max, struct pm_err *err);
+
 /* The help paragraph on units, shared by several --help texts. */
 extern const char cli_units_help[];
 

@@ -740,13 +740,26 @@ static int build_channels(struct rnet *n)
 	return 0;
 }
 
+int rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
+	       struct pm_err *err)
+{
+	double flit = p->flit_B > 0 ? p->flit_B : 16;
+	double payload = p->payload_B > 0 ? p->payload_B : 256;
+	double flits = ceil((payload + (p->flow == PM_FLOW_NONE ? 0 : flit)) / flit - 1e-9);
+
+	if (flits > c->vc_flits)
+		return pm_fail(err, PM_EINPUT,
+			       "a packet of %.0f flits does not fit a virtual channel of %.0f flits (expected --vc-flits of at least %.0f: virtual cut-through buffers whole packets)",
+			       flits, c->vc_flits, flits);
+	return PM_OK;
+}
+
 int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
 	     const struct rnet_hooks *h, struct rnet **out, struct pm_err *err)
 {
 	struct rnet *n = calloc(1, sizeof *n);
-	double maxflits;
 
 	*out = NULL;
 	if (!n)
@@ -772,12 +785,9 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->nch = n->L + 2 * n->E * n->ports;
 	n->nout = n->L + n->E + n->E * n->ports;
 	n->freepk = NONE;
-	maxflits = ceil((n->payload + (p->flow == PM_FLOW_NONE ? 0 : n->flit)) / n->flit - 1e-9);
-	if (maxflits > c->vc_flits) {
+	if (rnet_check(p, c, err)) {
 		free(n);
-		return pm_fail(err, PM_EINPUT,
-			       "a packet of %.0f flits does not fit a virtual channel of %.0f flits (expected --vc-flits of at least %.0f: virtual cut-through buffers whole packets)",
-			       maxflits, c->vc_flits, maxflits);
+		return PM_EINPUT;
 	}
 	if ((double)n->nout >= (double)(1u << ID_BITS) || s->nx >= (1u << ID_BITS)) {
 		int nout = n->nout;

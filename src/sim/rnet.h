@@ -80,6 +80,11 @@ struct rnet_stats {
 	double link_busy;	/* seconds network links spent sending, summed */
 };
 
+/* PM_EINPUT when the configuration cannot run (a packet larger than a
+ * virtual channel's buffer). */
+int rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
+	       struct pm_err *err);
+
 /* unit: bytes per chunk of the schedule; routes[roff[i]..roff[i+1]) are
  * transfer i's network links (borrowed, must outlive the network). */
 int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
