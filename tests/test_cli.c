@@ -92,6 +92,8 @@ Test(cli, bad_input_exits_2)
 		{"allreduce --topo torus:8x8 --size 1M --model sim --arbitration random", "invalid --arbitration 'random'"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim --lockstep loose", "invalid --lockstep 'loose'"},
 		{"allreduce --topo torus:8x8 --size 1M --algo ring,bogus", "unknown algorithm 'bogus'"},
+		{"allreduce --topo torus:8x8 --size 1M --model sim --trace /tmp/perfmodel-never.json", "--trace records one simulation"},
+		{"allreduce --topo torus:8x8 --size 1M --algo ring --model sim --trace /nonexistent/dir/t.json", "cannot write trace file '/nonexistent/dir/t.json'"},
 		{"allreduce --topo torus:8x8 --size 1M --algo multitree:ports=1,bogus", "invalid MULTITREE option 'bogus'"},
 		{"allreduce --topo torus:8x8 --size 1M --link-bw 16", "invalid bandwidth '16'"},
 		{"allreduce --topo torus:8x8 --size 1M --link-lat 150", "invalid time '150'"},

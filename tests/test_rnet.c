@@ -13,6 +13,8 @@
 #include "helpers.h"
 #include "sim/psim.h"
 
+#include <jansson.h>
+
 #define BW 16e9
 #define LAT 150e-9
 
@@ -220,6 +222,58 @@ Test(rnet, barrier_nop_and_dataflow_by_hand)
 	pm_router_cfg_default(&o.router);
 	cr_assert_eq(pm_sim_run(t, &s, 3 * 4096, &p, &o, &r, &err), PM_OK, "%s", err.msg);
 	assert_rel(r.time_s, 972e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* --trace: the file is JSON a parser reads back (jansson), with one
+ * transfer event per transfer of the schedule, one step event per step
+ * in lockstep, and link events whose durations add up to the busy time
+ * the simulator reports (link_busy x time x links). */
+Test(rnet, trace_reads_back_and_adds_up)
+{
+	struct pm_topo *t = topo_with("torus:4x4", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+	struct pm_sim_opts o = {.routers = 1};
+	struct pm_sim_result r;
+	char path[] = "/tmp/perfmodel-trace-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	close(fd);
+	resolve_or_die("multitree", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	pm_router_cfg_default(&o.router);
+	cr_assert_eq(pm_trace_open(path, "test", &o.trace, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_sim_run(t, &s, 65536, &p, &o, &r, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_trace_close(o.trace, &err), PM_OK, "%s", err.msg);
+
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	cr_assert(root, "%s line %d: %s", path, je.line, je.text);
+	json_t *ev = json_object_get(root, "traceEvents");
+	size_t nx = 0, nsteps = 0, i;
+	double busy_us = 0;
+	json_t *e;
+	json_array_foreach(ev, i, e) {
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+		if (!cat)
+			continue;
+		if (!strcmp(cat, "transfer"))
+			nx++;
+		else if (!strcmp(cat, "step"))
+			nsteps++;
+		else if (!strcmp(cat, "link"))
+			busy_us += json_number_value(json_object_get(e, "dur"));
+	}
+	cr_assert_eq(nx, s.nx);
+	cr_assert_eq(nsteps, (size_t)s.nsteps);
+	assert_rel(busy_us * 1e-6, r.link_busy * r.time_s * pm_topo_nlinks(t), 1e-9);
+	json_decref(root);
+	unlink(path);
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }

@@ -187,7 +187,7 @@ static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, i
 
 /* The packet simulator's options as given on the command line. */
 struct sim_args {
-	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep;
+	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep, *trace;
 };
 
 static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
@@ -199,6 +199,7 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	o[n++] = (struct cli_opt){"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318)", &a->vc_flits, NULL};
 	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
 	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
+	o[n++] = (struct cli_opt){"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL};
 	o[n++] = (struct cli_opt){"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere) or nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE network interface)", &a->lockstep, NULL};
 	return n;
 }
@@ -238,6 +239,22 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 		return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier or nop)", a->lockstep);
 	o->nop = a->lockstep && !strcmp(a->lockstep, "nop");
 	return PM_OK;
+}
+
+/* --trace records one simulation: refuse anything that would run several. */
+static int open_trace(const char *path, const int on[NMODEL], int nsizes, int njobs,
+		      const char *algo, const char *topo, double size, struct pm_sim_opts *so,
+		      struct pm_err *err)
+{
+	char title[512], sz[32];
+
+	if (nsizes != 1 || njobs != 1 || on[M_SIM] + on[M_DATAFLOW] != 1)
+		return pm_fail(err, PM_EINPUT,
+			       "--trace records one simulation (expected one --algo, one --size and --model sim or dataflow)");
+	pm_fmt_size(size, sz, sizeof sz);
+	snprintf(title, sizeof title, "perfmodel allreduce --topo %s --size %s --algo %s --model %s",
+		 topo, sz, algo, on[M_SIM] ? "sim" : "dataflow");
+	return pm_trace_open(path, title, &so->trace, err);
 }
 
 /* What the packet simulator was configured with, for the table's head. */
@@ -431,6 +448,8 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 		goto out;
 	if ((rc = resolve_algos(algo, t, jobs, &njobs, err)))
 		goto out;
+	if (sa.trace && (rc = open_trace(sa.trace, on, nsizes, njobs, algo, net.topo, sizes[0], &so, err)))
+		goto out;
 	for (int c = 0; c < NCOL; c++)
 		flags[c] = 0;
 	flags[C_SIZE] = flags[C_SENT] = flags[C_MAXLINK] = COL_TABLE;
@@ -466,7 +485,14 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 						 jobs[i].first[s + 1] - jobs[i].first[s], err);
 	if (!rc)
 		rc = cli_table_write(stdout, &tab, fmt, err);
+	if (so.trace) {
+		int trc = pm_trace_close(so.trace, rc ? NULL : err);
+		so.trace = NULL;
+		rc = rc ? rc : trc;
+	}
 out:
+	if (so.trace)
+		pm_trace_close(so.trace, NULL);
 	for (int i = 0; jobs && i < njobs; i++) {
 		if (jobs[i].have_sched)
 			pm_sched_release(&jobs[i].sched);

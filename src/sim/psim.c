@@ -49,6 +49,7 @@ struct sim {
 	int *nwait, *capwait;
 	int failed;
 	struct rnet *net;	/* router-level network, or NULL: links only */
+	struct pm_trace *trace;
 	/* NOP lockstep (Huang et al. 2021 SIV-A): each rank's time-step
 	 * counter; its transfers of step k wait for the counter to reach k */
 	int nop;
@@ -151,6 +152,8 @@ static int route_of(const struct pm_topo *t, const struct pm_sched *s,
 
 static void inject(struct sim *m, uint32_t x, double t)
 {
+	if (m->trace)
+		pm_trace_start(m->trace, x, t);
 	if (m->net) {
 		rnet_send(m->net, x, t);
 		return;
@@ -283,6 +286,8 @@ static void finish(struct sim *m, uint32_t x, double t)
 	const struct pm_xfer *xf = &m->s->x[x];
 
 	m->done++;
+	if (m->trace)
+		pm_trace_done(m->trace, x, t);
 	if (xf->op == PM_REDUCE && m->p->gamma_spB > 0) {
 		double *r = &m->red_free[xf->dst];
 		*r = (t > *r ? t : *r) + m->unit * xf->cnt * m->p->gamma_spB;
@@ -332,6 +337,8 @@ static void run(struct sim *m)
 		double done = start + m->segw[e.x] / m->bw[l];
 		m->free_at[l] = done;
 		m->busy[l] += done - start;
+		if (m->trace)
+			pm_trace_busy(m->trace, l, start, done);
 		m->events += 1;
 		if (e.hop == 0 && m->left0 && --m->left0[e.x] == 0)
 			port_free(m, e.x, done);
@@ -617,8 +624,11 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 	if (!o->routers)
 		return PM_OK;
 	struct rnet_hooks h = {m, net_delivered, net_left};
-	return rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports,
-			m->roff, m->route, &h, &m->net, err);
+	int rc = rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports,
+			  m->roff, m->route, &h, &m->net, err);
+	if (rc == PM_OK && o->trace)
+		rnet_trace(m->net, o->trace);
+	return rc;
 }
 
 /* Play the schedule: dataflow, or step by step with barriers. */
@@ -638,6 +648,8 @@ static void play(struct sim *m, const struct pm_sim_opts *o)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
 			inject(m, (uint32_t)i, t0 + m->p->alpha_s);
 		run(m);
+		if (m->trace)
+			pm_trace_step(m->trace, k, t0, m->end);
 	}
 }
 
@@ -655,6 +667,11 @@ static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
 		sim_free(&m);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}
+	if (o->trace && pm_trace_begin(o->trace, t, s, m.unit) != PM_OK) {
+		sim_free(&m);
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the trace");
+	}
+	m.trace = o->trace;
 	if ((rc = prepare(&m, o, ev, err))) {
 		sim_free(&m);
 		return rc;

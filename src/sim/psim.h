@@ -38,6 +38,7 @@
 #include "model/sched.h"
 #include "model/topo.h"
 #include "sim/rnet.h"
+#include "sim/trace.h"
 
 #define PM_SIM_DEFAULT_SEGMENTS 64
 #define PM_SIM_MAX_EVENTS 5e7
@@ -51,6 +52,7 @@ struct pm_sim_opts {
 				 * instead of barriers (Huang et al. 2021 SIV-A);
 				 * dataflow dependencies and port budget apply */
 	struct pm_router_cfg router;	/* its configuration */
+	struct pm_trace *trace;	/* record the run there, or NULL */
 };
 
 struct pm_sim_result {

@@ -65,6 +65,7 @@ struct rnet {
 	const struct pm_params *p;
 	struct pm_router_cfg c;
 	struct rnet_hooks h;
+	struct pm_trace *trace;
 	const size_t *roff;
 	const int32_t *route;
 	double unit, payload, flit, pipe, credit, inj_lat;
@@ -506,6 +507,8 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 	double lag = (p->flits - 1) * n->flit / n->bw[ch];
 	n->busy_until[ch] = now + ser;
 	n->busy[ch] += ser;
+	if (n->trace && ch < n->L)
+		pm_trace_busy(n->trace, ch, now, now + ser);
 	depart(n, bin, bv, now, ser);
 	if (ch < n->L) {
 		p->cls = class_on(n, p, ch);
@@ -650,6 +653,8 @@ int rnet_run(struct rnet *n)
 	}
 	return n->failed ? PM_EINTERNAL : PM_OK;
 }
+
+void rnet_trace(struct rnet *n, struct pm_trace *tr) { n->trace = tr; }
 
 double rnet_stuck(const struct rnet *n) { return n->stuck; }
 

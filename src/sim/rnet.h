@@ -45,6 +45,7 @@
 #include "model/params.h"
 #include "model/sched.h"
 #include "model/topo.h"
+#include "sim/trace.h"
 
 /* The MULTITREE artifact's BookSim configuration (Huang et al.,
  * "Communication Algorithm-Architecture Co-Design for Distributed Deep
@@ -91,6 +92,8 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
 	     const struct rnet_hooks *h, struct rnet **out, struct pm_err *err);
+/* Record every link's busy intervals in tr. */
+void rnet_trace(struct rnet *n, struct pm_trace *tr);
 /* Packets of transfer x start at t on a free injection channel of its
  * source (or wait for one, earliest transfer first). */
 void rnet_send(struct rnet *n, uint32_t x, double t);
