@@ -228,6 +228,43 @@ static void bench_sim(const char *spec, const char *algo, double n)
 	pm_topo_free(t);
 }
 
+/* The router network (issue 10's targets: 64 MiB ring and MULTITREE on
+ * torus:8x8 under 10 s each; the artifact's BookSim needs about 50 s for
+ * one 1 MiB MULTITREE run on torus:4x4).  Rates: packets through all
+ * channels (injection, links, ejection) and the flit-hops they stand for. */
+static void bench_rsim(const char *spec, const char *algo, double n)
+{
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_params p;
+	struct pm_err err;
+	struct pm_sim_opts o = {.routers = 1};
+	struct pm_sim_result r;
+
+	pm_params_default(&p);
+	pm_router_cfg_default(&o.router);
+	if (pm_topo_parse(spec, NULL, &t, &err) || pm_algo_resolve(algo, t, 0, &in, &err) ||
+	    pm_algo_schedule(&in, &s, &err)) {
+		printf("%s on %s: %s\n", algo, spec, err.msg);
+		return;
+	}
+	double t0 = now();
+	int rc = pm_sim_run(t, &s, n, &p, &o, &r, &err);
+	double dt = now() - t0;
+	if (rc) {
+		printf("routers %s on %s: %s\n", algo, spec, err.msg);
+	} else {
+		double crossings = r.events + 2 * r.segments;	/* links + injection + ejection */
+		double flits = ceil((p.payload_B + p.flit_B) / p.flit_B);
+		printf("routers lockstep %s on %s, %.3g MiB: %.3g packets, %.3g channel crossings in %.3f s (%.3g per s, %.3g flit-hops per s), simulated %.6g us (target 10 s)\n",
+		       algo, spec, n / 1048576, r.segments, crossings, dt, crossings / dt,
+		       crossings * flits / dt, r.time_s * 1e6);
+	}
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* A machine large enough for millions of processes: 8-GPU nodes in pods
  * of 1024, 1024 pods (nominal rates as data/machines/dgx-h100.csv). */
 static void big_machine(struct pm_machine *m)
@@ -353,6 +390,9 @@ int main(int argc, char **argv)
 		bench_sim("torus:8x8", "multitree", 64.0 * 1048576);
 		bench_sim("torus:4x4x4", "multiphase", 64.0 * 1048576);
 		bench_sim("fattree:8,2", "dbtree", 64.0 * 1048576);
+		bench_rsim("torus:4x4", "multitree", 1048576);
+		bench_rsim("torus:8x8", "ring", 64.0 * 1048576);
+		bench_rsim("torus:8x8", "multitree", 64.0 * 1048576);
 	}
 	printf("peak resident memory: %ld MiB\n", peak_rss_kB() / 1024);
 	return 0;
