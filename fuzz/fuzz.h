@@ -22,6 +22,16 @@
  * 0 or 2 so the fuzzer keeps the input as a crash. */
 static inline void fuzz_run(int argc, char **argv)
 {
+	/* options that write files write this process's scratch file only */
+	static char trace[64], trace_opt[80];
+	snprintf(trace, sizeof trace, "/tmp/perfmodel-fuzz-%d.json", (int)getpid());
+	snprintf(trace_opt, sizeof trace_opt, "--trace=%s", trace);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc)
+			argv[++i] = trace;
+		else if (strncmp(argv[i], "--trace=", 8) == 0)
+			argv[i] = trace_opt;
+	}
 	int rc = cli_run(argc, argv);
 	if (rc != 0 && rc != 2) {
 		fprintf(stderr, "fuzz: perfmodel exited %d on:", rc);
