@@ -288,6 +288,24 @@ Test(cli, algorithm_arguments_with_commas)
 	run_free(&r);
 }
 
+/* perfmodel validate --quick: the evaluators agree where they must (an
+ * identity between the contention evaluator and the router simulator on
+ * contention-free one-hop schedules, and the simulator never below the
+ * links' lower bound elsewhere); exit 0 and no FAIL row.  By hand for
+ * MULTITREE on torus:4x4 at 1 MiB: 10 steps of one 64 KiB chunk per link,
+ * 256 packets of 272 wire bytes = 4.352 us at 16 GB/s + 0.15 us latency
+ * = 4.502 us a step, 45.02 us (closed and contention); the router adds
+ * 6 ns a step: 45.08 us. */
+Test(cli, validate_quick_passes)
+{
+	struct run r = run_perfmodel("validate --quick --format csv");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(!strstr(r.out, "FAIL"), "%s", r.out);
+	cr_assert(strstr(r.out, "torus:4x4,multitree,1048576,45.02,45.02,45.08,"), "%s", r.out);
+	cr_assert(strstr(r.out, ",exact,") && strstr(r.out, ",bound,"), "%s", r.out);
+	run_free(&r);
+}
+
 /* A schedule too large to price leaves the closed form and says why. */
 Test(cli, schedule_too_large_keeps_closed_form)
 {

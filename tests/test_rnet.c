@@ -277,3 +277,42 @@ Test(rnet, trace_reads_back_and_adds_up)
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
+
+/* Deadlock and its avoidance.  Recursive doubling on torus:8x8 sends over
+ * wrap-around links in both directions; with one VC of one packet the
+ * rings of buffers fill and wait on each other in a cycle, which the
+ * simulator reports instead of a time.  With two VCs the dateline classes
+ * break every cycle and the run ends.  On bigraph:4x8 routes turn from
+ * down to up (same-layer switches through the other layer), which closed
+ * a cycle with the default buffers before VCs were classed by hop. */
+Test(rnet, deadlock_reported_and_avoided)
+{
+	struct pm_topo *t = topo_with("torus:8x8", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+	struct pm_router_cfg c;
+	struct pm_sim_opts o = {.routers = 1};
+	struct pm_sim_result r;
+
+	resolve_or_die("recdoubling", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	pm_router_cfg_default(&c);
+	c.vcs = 1;
+	c.vc_flits = 17;
+	o.router = c;
+	cr_assert_eq(pm_sim_run(t, &s, 1048576, &p, &o, &r, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "deadlocked"), "%s", err.msg);
+	c.vcs = 2;
+	cr_assert_gt(run_routers(t, &s, 1048576, &p, 0, &c), 0);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+
+	t = topo_with("bigraph:4x8", BW, LAT);
+	resolve_or_die("recdoubling", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_gt(run_routers(t, &s, 32768, &p, 0, NULL), 0);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}

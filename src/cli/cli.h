@@ -18,6 +18,7 @@ struct cli_cmd {
 int cli_run(int argc, char **argv);
 
 int cmd_best(int argc, char **argv, struct pm_err *err);
+int cmd_validate(int argc, char **argv, struct pm_err *err);
 int cmd_list(int argc, char **argv, struct pm_err *err);
 int cmd_topo(int argc, char **argv, struct pm_err *err);
 int cmd_allreduce(int argc, char **argv, struct pm_err *err);

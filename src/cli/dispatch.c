@@ -19,6 +19,7 @@ static const struct cli_cmd commands[] = {
 	{"models", "list the DNN profiles train can use", cmd_models},
 	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
 	{"list", "list the algorithms and topology kinds", cmd_list},
+	{"validate", "check the closed forms, contention evaluator and packet simulator against each other", cmd_validate},
 };
 #define NCMDS (int)(sizeof commands / sizeof commands[0])
 

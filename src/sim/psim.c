@@ -685,7 +685,7 @@ static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
 		size_t left = s->nx - m.done;
 		sim_free(&m);
 		return pm_fail(err, PM_EINPUT,
-			       "the simulated network deadlocked: %zu of %zu transfers never arrived (expected dimension-order routing with at least 2 virtual channels on rings and tori; raise --vcs)",
+			       "the simulated network deadlocked: %zu of %zu transfers never arrived (expected routes whose buffers cannot wait on each other in a cycle: give rings and tori at least 2 --vcs, or more --vc-flits)",
 			       left, s->nx);
 	}
 	r->time_s = m.end;

@@ -69,7 +69,9 @@ struct rnet {
 	const size_t *roff;
 	const int32_t *route;
 	double unit, payload, flit, pipe, credit, inj_lat;
-	int L, E, V, ports, nvc, classes, nch, nout;
+	int L, E, V, ports, nvc, nch, nout;
+	int classes;		/* VC classes: 1 (none), 2 by dateline, or by hop */
+	int by_hop;
 	double *bw, *lat, *busy_until, *busy;
 	int *ldim, *ldate;	/* per link: grid dimension, wrap-around */
 	struct vcq *q;		/* (channel < L + E*ports) * nvc + vc */
@@ -347,8 +349,10 @@ static void enqueue(struct rnet *n, uint32_t i, int ch, int v, double t, double 
 /* The VC class a packet takes on link o (0 where there are no classes). */
 static int class_on(const struct rnet *n, const struct pkt *p, int o)
 {
-	if (!n->classes)
+	if (n->classes == 1)
 		return 0;
+	if (n->by_hop)
+		return (int)p->hop < n->classes ? (int)p->hop : n->classes - 1;
 	if (n->ldate[o])
 		return 1;
 	return n->ldim[o] == p->dim ? p->cls : 0;
@@ -359,8 +363,8 @@ static int class_on(const struct rnet *n, const struct pkt *p, int o)
  * none. */
 static int pick_vc(struct rnet *n, int ch, int cls, double f, double now, double *when)
 {
-	int lo = n->classes ? cls * (n->nvc / 2) : 0;
-	int hi = n->classes ? lo + n->nvc / 2 : n->nvc;
+	int w = n->nvc / n->classes;
+	int lo = cls * w, hi = cls == n->classes - 1 ? n->nvc : lo + w;
 	int best = -1;
 
 	*when = INFINITY;
@@ -702,6 +706,29 @@ void rnet_free(struct rnet *n)
 	free(n);
 }
 
+/* Virtual-channel classes that keep routing deadlock free: a torus's
+ * dateline (2 classes); on BiGraph and file networks, whose routes may
+ * turn from down to up and back, one class per hop of the longest route
+ * when there are VCs enough (a packet's class only grows along its route,
+ * so no cycle of waiting channels can close); none where routing is
+ * deadlock free by itself (meshes in dimension order, fat trees and
+ * machine trees up then down, one switch, full connection). */
+static void set_classes(struct rnet *n, int wrap)
+{
+	const char *kind = pm_topo_kind_name(n->t);
+	int hops = pm_topo_max_hops(n->t);
+
+	n->classes = 1;
+	n->by_hop = 0;
+	if (wrap && n->nvc >= 2) {
+		n->classes = 2;
+	} else if ((!strcmp(kind, "bigraph") || !strcmp(kind, "file")) && hops > 2 &&
+		   hops <= n->nvc) {
+		n->classes = hops;
+		n->by_hop = 1;
+	}
+}
+
 /* Channels and their buffers. */
 static int build_channels(struct rnet *n)
 {
@@ -721,14 +748,14 @@ static int build_channels(struct rnet *n)
 		return -1;
 	for (size_t k = 0; k < nq; k++)
 		n->q[k].head = n->q[k].tail = NONE;
-	n->classes = 0;
+	int wrap = 0;
 	for (int l = 0; l < n->L; l++) {
 		n->bw[l] = lk[l].bw_Bps;
 		n->lat[l] = lk[l].lat_s;
 		n->ldim[l] = pm_topo_link_dim(n->t, l, &n->ldate[l]);
-		n->classes |= n->ldate[l];
+		wrap |= n->ldate[l];
 	}
-	n->classes = n->classes && n->nvc >= 2;
+	set_classes(n, wrap);
 	for (int e = 0; e < n->E; e++) {
 		/* an endpoint's channels run at its fastest link unless --inj-bw */
 		double b = ibw;

@@ -1,0 +1,108 @@
+/* cmd_validate.c: perfmodel validate, the evaluators checked against each
+ * other over a matrix of networks, algorithms and sizes. */
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "model/units.h"
+#include "search/validate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { V_TOPO, V_ALGO, V_SIZE, V_SIZE_B, V_CLOSED, V_CONT, V_SIM, V_DATAFLOW, V_SIM_CONT,
+       V_CHECK, V_REF, V_VERDICT, V_NOTE, NV };
+static const char *const cols[NV] = {"topology", "algo", "size", "size_B", "closed_us",
+				     "contention_us", "sim_us", "dataflow_us", "sim_over_contention",
+				     "check", "check_us", "verdict", "note"};
+static const unsigned flags[NV] = {0, 0, COL_TABLE, COL_DATA | COL_NUM, COL_NUM, COL_NUM, COL_NUM,
+				   COL_NUM, COL_NUM, 0, COL_NUM, 0, 0};
+
+static void usage(const struct cli_opt *opts, int n)
+{
+	printf("usage: perfmodel validate [--quick] [--format F]\n\n"
+	       "The evaluators checked against each other: every network x algorithm x size\n"
+	       "of a fixed matrix priced by the closed form, the contention evaluator and the\n"
+	       "router-level packet simulator (barrier lockstep 'sim' and 'dataflow'), with\n"
+	       "Huang et al. (ISCA 2021) Table III parameters, and one check per row:\n"
+	       "  exact  every step's transfers cross one link each, no link carries two and\n"
+	       "         no rank receives more than its ports: sim = contention + per step the\n"
+	       "         router's fixed cost (injection, ejection, two router pipelines: 6 ns);\n"
+	       "  bound  otherwise sim >= sum over steps of (busiest link's bytes / bandwidth +\n"
+	       "         one link latency), and dataflow >= busiest link's bytes in the run /\n"
+	       "         bandwidth.\n"
+	       "docs/validation.md section 9 derives both.  Exit status 1 when a check fails\n"
+	       "(the evaluators disagree where they must not: a bug).\n"
+	       "--quick: 2 networks x 4 algorithms x 2 sizes (seconds; the test suite runs it);\n"
+	       "the full matrix is 6 networks x 12 algorithms x 3 sizes (minutes).\n\n"
+	       "Examples:\n"
+	       "  perfmodel validate --quick\n"
+	       "  perfmodel validate --format csv > validation.csv\n\n"
+	       "Options:\n");
+	cli_print_opts(stdout, opts, n);
+}
+
+static void put_row(struct cli_table *tab, const struct pm_validate_row *r)
+{
+	char buf[32];
+
+	cli_table_row(tab);
+	cli_table_set(tab, V_TOPO, "%s", r->topo);
+	cli_table_set(tab, V_ALGO, "%s", r->algo);
+	pm_fmt_size(r->size_B, buf, sizeof buf);
+	cli_table_set(tab, V_SIZE, "%s", buf);
+	cli_table_set(tab, V_SIZE_B, "%.0f", r->size_B);
+	if (r->note[0]) {
+		cli_table_set(tab, V_NOTE, "%s", r->note);
+		return;
+	}
+	cli_table_set(tab, V_CLOSED, "%.6g", r->closed_s * 1e6);
+	cli_table_set(tab, V_CONT, "%.6g", r->contention_s * 1e6);
+	cli_table_set(tab, V_SIM, "%.6g", r->sim_s * 1e6);
+	cli_table_set(tab, V_DATAFLOW, "%.6g", r->dataflow_s * 1e6);
+	cli_table_set(tab, V_SIM_CONT, "%.4f", r->sim_s / r->contention_s);
+	cli_table_set(tab, V_CHECK, "%s", r->exact ? "exact" : "bound");
+	cli_table_set(tab, V_REF, "%.6g", r->bound_s * 1e6);
+	cli_table_set(tab, V_VERDICT, "%s", r->ok ? "ok" : "FAIL");
+}
+
+int cmd_validate(int argc, char **argv, struct pm_err *err)
+{
+	const char *format = "table";
+	const char *pos[1];
+	int help = 0, quick = 0, npos, n = 0, rc;
+	struct cli_opt opts[4];
+	enum cli_format fmt;
+	struct pm_params p;
+	struct pm_validate v = {0};
+	struct cli_table tab = {0};
+
+	opts[n++] = (struct cli_opt){"quick", NULL, "the small matrix (2 networks x 4 algorithms x 2 sizes)", NULL, &quick};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	if (cli_parse("validate", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (help) {
+		usage(opts, n);
+		return 0;
+	}
+	if (cli_parse_format(format, &fmt, err))
+		return PM_EINPUT;
+	pm_params_default(&p);
+	p.flow = PM_FLOW_PACKET;
+	if ((rc = pm_validate_run(quick, &p, &v, err)))
+		goto out;
+	cli_table_init(&tab, NV, cols, flags);
+	cli_table_meta(&tab, "perfmodel validate%s: closed form, contention evaluator and router simulator on one matrix; links 16 GB/s, 150 ns, packet:256/16, alpha = gamma = 0",
+		       quick ? " --quick" : "");
+	for (int i = 0; i < v.nrows; i++)
+		put_row(&tab, &v.rows[i]);
+	cli_table_meta(&tab, "%d checks failed", v.failed);
+	if ((rc = cli_table_write(stdout, &tab, fmt, err)))
+		goto out;
+	if (v.failed)
+		rc = pm_fail(err, PM_EINTERNAL, "%d of %d checks failed: the evaluators disagree where they must agree (see the FAIL rows)",
+			     v.failed, v.nrows);
+out:
+	cli_table_release(&tab);
+	pm_validate_release(&v);
+	return rc;
+}

@@ -1,0 +1,48 @@
+/* validate.h: the evaluators checked against each other (perfmodel
+ * validate).  A matrix of networks x algorithms x sizes, each priced by
+ * the closed form, the contention evaluator and the router-level packet
+ * simulator (barrier lockstep and dataflow), with two checks whose
+ * tolerances docs/validation.md section 9 derives:
+ *
+ *  exact   where every step's transfers cross one link each, no link
+ *          carries two in a step and no rank receives more than its ports
+ *          in a step, the simulator equals the contention evaluator plus,
+ *          per step, the router's fixed cost: injection and ejection
+ *          channels and two router pipelines (6 ns with the defaults), to
+ *          1e-9 relative;
+ *  bound   everywhere else, barrier lockstep is never below the sum over
+ *          steps of the busiest link's bytes / bandwidth + one link
+ *          latency, and dataflow never below the busiest link's bytes
+ *          over the whole run / bandwidth (1e-9 relative slack).
+ * Uniform networks only (one link bandwidth and latency), zero alpha and
+ * gamma, packet flow control: the cases where both checks are theorems of
+ * the router model.
+ */
+#ifndef PM_VALIDATE_H
+#define PM_VALIDATE_H
+
+#include "model/err.h"
+#include "model/params.h"
+
+struct pm_validate_row {
+	char topo[48], algo[96];
+	double size_B;
+	double closed_s, contention_s, sim_s, dataflow_s;
+	double bound_s;		/* the check's reference: exact value or lower bound */
+	int exact;		/* 1: the exact check applies; 0: the bound */
+	int ok;			/* the check holds */
+	char note[512];		/* why a row has no check (not applicable, refused) */
+};
+
+struct pm_validate {
+	struct pm_validate_row *rows;
+	int nrows, failed;
+};
+
+/* quick: the small matrix the test suite runs (2 networks x 4 algorithms
+ * x 2 sizes); otherwise the full one (docs/validation.md section 9). */
+int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
+		    struct pm_err *err);
+void pm_validate_release(struct pm_validate *v);
+
+#endif
