@@ -139,6 +139,71 @@ int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 	return rc;
 }
 
+int pm_algo_does(const struct pm_algo *a, enum pm_coll c)
+{
+	if (a->only_coll)
+		return a->only_coll - 1 == (int)c;
+	return c == PM_COLL_ALLREDUCE || (a->phases != PM_PHASES_NONE &&
+					  pm_coll_info(c)->phases == a->phases);
+}
+
+int pm_algo_resolve_coll(enum pm_coll c, const char *spec, const struct pm_topo *t,
+			 int P, struct pm_inst *in, struct pm_err *err)
+{
+	int rc = pm_algo_resolve(spec, t, P, in, err);
+
+	if (in->algo && !pm_algo_does(in->algo, c))
+		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: %s is not %s %s algorithm",
+			       in->algo->name, c == PM_COLL_ALLREDUCE || c == PM_COLL_ALLGATHER ||
+			       c == PM_COLL_ALLTOALL ? "an" : "a", pm_coll_info(c)->title);
+	in->coll = c;
+	return rc;
+}
+
+/* The schedule's part this collective is (coll.h): its phase split. */
+static int keep_part(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
+{
+	int part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+
+	if (part == 0 || s->nsteps == 0)
+		return PM_OK;
+	if (s->second_phase <= 0 || s->second_phase >= s->nsteps)
+		return pm_fail(err, PM_EINTERNAL, "internal error: %s has no phase split for %s",
+			       in->label, pm_coll_info(in->coll)->title);
+	return part == 1 ? pm_sched_keep(s, 0, s->second_phase, err)
+			 : pm_sched_keep(s, s->second_phase, s->nsteps, err);
+}
+
+int pm_algo_check(const struct pm_inst *in, struct pm_err *err)
+{
+	static const enum pm_coll_end ends[PM_NCOLL] = {
+		[PM_COLL_ALLREDUCE] = PM_END_ALL_EVERYWHERE,
+		[PM_COLL_REDUCESCATTER] = PM_END_EACH_SOMEWHERE,
+		[PM_COLL_ALLGATHER] = PM_END_ALL_EVERYWHERE,
+		[PM_COLL_REDUCE] = PM_END_ONE_HAS_ALL,
+		[PM_COLL_BROADCAST] = PM_END_ALL_EVERYWHERE,
+	};
+	struct pm_inst whole = *in;
+	struct pm_sched s;
+	int rc, part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+
+	if (in->algo->only_coll)
+		return PM_OK;	/* all-to-all algorithms check themselves (algo_alltoall.c) */
+	whole.coll = PM_COLL_ALLREDUCE;
+	if ((rc = pm_algo_schedule(&whole, &s, err)))
+		return rc;
+	if (part == 0)
+		rc = pm_sched_check(&s, -1, PM_END_ALL_EVERYWHERE, ends[in->coll], err);
+	else if (part == 1)
+		rc = (rc = pm_sched_keep(&s, 0, s.second_phase, err)) ? rc
+			: pm_sched_check(&s, -1, PM_END_ALL_EVERYWHERE, ends[in->coll], err);
+	else	/* the second phase on the data the first leaves */
+		rc = pm_sched_check(&s, s.second_phase, in->coll == PM_COLL_ALLGATHER ?
+				    PM_END_EACH_SOMEWHERE : PM_END_ONE_HAS_ALL, ends[in->coll], err);
+	pm_sched_release(&s);
+	return rc;
+}
+
 int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 		     struct pm_err *err)
 {
@@ -154,6 +219,8 @@ int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 	rc = in->algo->build(in, s, err);
 	if (rc == PM_OK)
 		rc = pm_sched_finish(s, err);
+	if (rc == PM_OK)
+		rc = keep_part(in, s, err);
 	double visits = rc == PM_OK && in->topo ? pm_eval_route_estimate(in->topo, s) : 0;
 	if (visits > PM_EVAL_MAX_VISITS)
 		rc = pm_fail(err, PM_EINPUT,
@@ -172,6 +239,16 @@ void pm_algo_closed(const struct pm_inst *in, double n,
 	pm_cost_closed_init(c);
 	if (in->P > 1)
 		in->algo->closed(in, n, &q, c);
+	int part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+	if (part) {
+		c->alpha_s /= 2;
+		c->lat_s /= 2;
+		c->bw_s /= 2;
+		c->steps /= 2;
+		c->sent_B /= 2;
+		if (part == 2)
+			c->red_s = 0;
+	}
 	c->time_s = c->alpha_s + c->lat_s + c->bw_s + c->red_s;
 }
 

@@ -10,6 +10,7 @@
 #ifndef PM_ALGO_H
 #define PM_ALGO_H
 
+#include "model/coll.h"
 #include "model/eval.h"
 #include "model/params.h"
 #include "model/sched.h"
@@ -30,6 +31,7 @@ struct pm_algo;
 /* An algorithm resolved for one network. */
 struct pm_inst {
 	const struct pm_algo *algo;
+	enum pm_coll coll;		/* the collective it is resolved for */
 	const struct pm_topo *topo;	/* NULL: closed form on P alone */
 	int P;
 	char label[96];			/* name with its argument, e.g. hring:4x8x4 */
@@ -52,6 +54,12 @@ struct pm_algo {
 	const char *arg_syntax;		/* e.g. "K", NULL when it takes none */
 	const char *arg_help;
 	unsigned flags;			/* enum pm_algo_flags */
+	/* How its all-reduce splits (reduce-scatter + all-gather, reduce +
+	 * broadcast): which other collectives it implements, as the phases
+	 * of its schedule (coll.h).  An algorithm of another collective only
+	 * (all-to-all) names it in coll and leaves phases NONE. */
+	enum pm_phases phases;
+	int only_coll;			/* 0: all-reduce (and its phases); else 1 + the enum pm_coll */
 	const char *formula;		/* the closed form in one line */
 	const char *reference;
 	/* Fill the algorithm-specific fields of in; arg may be NULL. */
@@ -73,6 +81,17 @@ const struct pm_algo *const *pm_algos(int *n);
  * t is NULL, for P ranks.  PM_ENOTAPPLICABLE says why it cannot run. */
 int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
 		    struct pm_inst *in, struct pm_err *err);
+/* The same for collective c: PM_ENOTAPPLICABLE when the algorithm does
+ * not implement it. */
+int pm_algo_resolve_coll(enum pm_coll c, const char *spec, const struct pm_topo *t,
+			 int P, struct pm_inst *in, struct pm_err *err);
+/* Does algorithm a implement collective c? */
+int pm_algo_does(const struct pm_algo *a, enum pm_coll c);
+
+/* Replay in's schedule and check it does its collective (sched.h,
+ * pm_sched_check); an all-gather or broadcast is checked on the data the
+ * algorithm's first phase leaves. */
+int pm_algo_check(const struct pm_inst *in, struct pm_err *err);
 
 /* Build the schedule: init, the algorithm's builder, finish. */
 int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
@@ -84,7 +103,12 @@ int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
 		       double n, const struct pm_params *p, struct pm_cost *c,
 		       struct pm_step_cost *steps, struct pm_err *err);
 
-/* The closed form; time_s is the sum of the four terms. */
+/* The closed form; time_s is the sum of the four terms.  A collective
+ * that is one phase of an all-reduce algorithm costs half its alpha,
+ * latency and bandwidth terms (the algorithms that split have phases of
+ * equal steps and bytes, which tests/test_coll.c checks against their
+ * schedules) and all of its reduction term (reduce-scatter, reduce) or
+ * none of it (all-gather, broadcast). */
 void pm_algo_closed(const struct pm_inst *in, double n,
 		    const struct pm_params *p, struct pm_cost *c);
 

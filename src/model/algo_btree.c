@@ -47,6 +47,7 @@ static double xfers(const struct pm_inst *in)
 }
 
 const struct pm_algo pm_algo_btree = {
+	.phases = PM_PHASES_REDUCE_BCAST,
 	.name = "binomial",
 	.summary = "binomial tree reduce to one root, then binomial broadcast",
 	.formula = "2 ceil(lg P)(a + d + w(n) b) + ceil(lg P) n g",

@@ -177,6 +177,7 @@ static double xfers(const struct pm_inst *in)
 }
 
 const struct pm_algo pm_algo_hring = {
+	.phases = PM_PHASES_RS_AG,
 	.name = "hring",
 	.summary = "hierarchical ring over layers p1 x p2 x ... (Ueno & Yokota)",
 	.arg_syntax = "P1xP2x...",

@@ -795,6 +795,7 @@ static double xfers(const struct pm_inst *in)
 }
 
 const struct pm_algo pm_algo_multitree = {
+	.phases = PM_PHASES_RS_AG,
 	.name = "multitree",
 	.summary = "one topology-aware spanning tree per node, built top down in lockstep (Huang et al. 2021)",
 	.arg_syntax = "ports=N,priority,literal",
@@ -809,6 +810,7 @@ const struct pm_algo pm_algo_multitree = {
 };
 
 const struct pm_algo pm_algo_multitree_msg = {
+	.phases = PM_PHASES_RS_AG,
 	.name = "multitree-msg",
 	.summary = "MULTITREE with message-based flow control: one head flit per message (Huang et al. 2021 SIV-B)",
 	.arg_syntax = "ports=N,priority,literal",

@@ -102,6 +102,7 @@ static double xfers(const struct pm_inst *in)
 }
 
 const struct pm_algo pm_algo_rhd = {
+	.phases = PM_PHASES_RS_AG,
 	.name = "rabenseifner",
 	.summary = "recursive halving reduce-scatter + recursive doubling all-gather",
 	.formula = "2 lg P (a+d) + 2 sum_k w(n/2^k) b + (P-1)/P n g; non-power-of-two: MPICH fold",

@@ -70,8 +70,9 @@ static void closed_rings(const struct pm_inst *in, double n, int dirs,
 {
 	double P = in->P, s = p->pipeline_s;
 	double steps = 2 * (P - 1);
-	/* with P = 2 both halves cross the same link in the same step */
-	double shared = dirs == 2 && in->P == 2 ? 2 : 1;
+	/* with P = 2, or one link per endpoint, both halves cross the same
+	 * link in the same step */
+	double shared = dirs == 2 && in->ports < 2 ? 2 : 1;
 
 	c->alpha_s = s * steps * p->alpha_s;
 	c->lat_s = s * steps * pm_hop_lat(in, p);
@@ -99,6 +100,7 @@ static double xfers(const struct pm_inst *in)
 }
 
 const struct pm_algo pm_algo_ring = {
+	.phases = PM_PHASES_RS_AG,
 	.name = "ring",
 	.summary = "ring all-reduce: reduce-scatter then all-gather around one ring",
 	.formula = "2(P-1)(a+d) + 2(P-1) w(n/P) b + (P-1)(n/P) g",
@@ -112,7 +114,9 @@ static int prepare_bidir(struct pm_inst *in, const char *arg, struct pm_err *err
 {
 	(void)arg;
 	(void)err;
-	in->ports = in->P > 2 ? 2 : 1;	/* two ranks: both rings on one link pair */
+	/* two ranks, or endpoints with one link (a switch or a fat tree):
+	 * both rings share one link pair */
+	in->ports = in->P > 2 && (!in->topo || pm_topo_endpoint_degree(in->topo) >= 2) ? 2 : 1;
 	return PM_OK;
 }
 
@@ -133,6 +137,7 @@ static double xfers_bidir(const struct pm_inst *in)
 }
 
 const struct pm_algo pm_algo_biring = {
+	.phases = PM_PHASES_RS_AG,
 	.name = "bidir-ring",
 	.summary = "two counter-rotating rings, half the message each (NCCL-style)",
 	.formula = "2(P-1)(a+d) + 2(P-1) w(n/2P) b + (P-1)(n/P) g",

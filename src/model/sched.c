@@ -74,6 +74,59 @@ void pm_sched_reserve(struct pm_sched *s, size_t n)
 	}
 }
 
+int pm_sched_keep(struct pm_sched *s, int from, int to, struct pm_err *err)
+{
+	int L = 0, ra = -1, rb = -1, rc;
+
+	for (int r = 0; r < s->nruns; r++) {
+		int len = s->runs[r].span * s->runs[r].rep;
+		if (L == from)
+			ra = r;
+		if (L + len == to)
+			rb = r;
+		L += len;
+	}
+	if (from < 0 || from >= to || to > s->nsteps)
+		return pm_fail(err, PM_EINTERNAL, "internal error: cannot keep steps [%d,%d) of a %d-step schedule",
+			       from, to, s->nsteps);
+	if (ra < 0 || rb < ra) {	/* inside a repeated run: play it out first */
+		struct pm_sched e;
+		if ((rc = pm_sched_expand(s, &e, s->limit ? s->limit : PM_SCHED_MAX_XFERS, err)))
+			return rc;
+		pm_sched_release(s);
+		*s = e;
+		return pm_sched_keep(s, from, to, err);
+	}
+	int sa = s->runs[ra].first, sb = s->runs[rb].first + s->runs[rb].span;
+	size_t xa = s->step_off[sa], xb = s->step_off[sb];
+	memmove(s->x, s->x + xa, (xb - xa) * sizeof *s->x);
+	if (s->rot)
+		memmove(s->rot, s->rot + xa, (xb - xa) * sizeof *s->rot);
+	if (s->route_off) {
+		uint32_t r0 = s->route_off[xa];
+		size_t nr = s->route_off[xb] - r0;
+		memmove(s->route, s->route + r0, nr * sizeof *s->route);
+		for (size_t i = 0; i <= xb - xa; i++)
+			s->route_off[i] = s->route_off[xa + i] - r0;
+		s->nroute = nr;
+	}
+	for (int k = 0; k <= sb - sa; k++)
+		s->step_off[k] = s->step_off[sa + k] - xa;
+	s->nx = xb - xa;
+	s->nstored = sb - sa;
+	s->nx_played = 0;
+	for (int r = ra; r <= rb; r++) {
+		struct pm_run run = s->runs[r];
+		run.first -= sa;
+		s->runs[r - ra] = run;
+		s->nx_played += (double)(s->step_off[run.first + run.span] - s->step_off[run.first]) * run.rep;
+	}
+	s->nruns = rb - ra + 1;
+	s->nsteps = to - from;
+	s->second_phase = -1;
+	return PM_OK;
+}
+
 static int grow(void **p, size_t *cap, size_t need, size_t elem);
 
 /* Open stored steps up to logical step `step`, each a run of its own;
@@ -335,7 +388,91 @@ static uint64_t *set_of(struct sets *z, const struct pm_sched *s, int rank,
 	return z->bits + ((size_t)rank * s->nchunks + chunk) * (size_t)z->words;
 }
 
-static int check_stored(const struct pm_sched *s, struct pm_err *err)
+/* Play stored steps [from, to) of an expanded schedule on cur (nxt is
+ * scratch of the same size). */
+static int replay(const struct pm_sched *s, int from, int to, struct sets *cur,
+		  struct sets *nxt, struct pm_err *err)
+{
+	int P = s->nranks, W = cur->words;
+	size_t total = (size_t)P * s->nchunks * (size_t)W;
+
+	for (int k = from; k < to; k++) {
+		memcpy(nxt->bits, cur->bits, total * sizeof(uint64_t));
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s->x[i];
+			if (x->src < 0 || x->src >= P || x->dst < 0 || x->dst >= P ||
+			    x->src == x->dst || (uint64_t)x->lo + x->cnt > s->nchunks)
+				return pm_fail(err, PM_EINPUT,
+					       "step %d: malformed transfer %d -> %d of chunks [%u,%u)",
+					       k, x->src, x->dst, x->lo, x->lo + x->cnt);
+			for (uint32_t c = x->lo; c < x->lo + x->cnt; c++) {
+				uint64_t *from_set = set_of(cur, s, x->src, c);
+				uint64_t *to_set = set_of(nxt, s, x->dst, c);
+				for (int w = 0; w < W; w++) {
+					if (x->op == PM_REDUCE && (to_set[w] & from_set[w]))
+						return pm_fail(err, PM_EINPUT,
+							       "step %d: rank %d reduces chunk %u from rank %d twice over (a contribution counted twice)",
+							       k, x->dst, c, x->src);
+					to_set[w] = x->op == PM_REDUCE ? to_set[w] | from_set[w] : from_set[w];
+				}
+			}
+		}
+		struct sets t = *cur;
+		*cur = *nxt;
+		*nxt = t;
+	}
+	return PM_OK;
+}
+
+/* Ranks whose data set(rank, chunk) holds. */
+static int count(const struct sets *z, const struct pm_sched *s, int r, uint32_t c)
+{
+	const uint64_t *b = z->bits + ((size_t)r * s->nchunks + c) * (size_t)z->words;
+	int have = 0;
+	for (int w = 0; w < z->words; w++)
+		have += __builtin_popcountll(b[w]);
+	return have;
+}
+
+/* The end state the collective promises (see pm_sched_check). */
+static int check_end(const struct pm_sched *s, const struct sets *z, enum pm_coll_end end,
+		     struct pm_err *err)
+{
+	int P = s->nranks;
+
+	if (end == PM_END_ALL_EVERYWHERE) {
+		for (int r = 0; r < P; r++)
+			for (uint32_t c = 0; c < s->nchunks; c++)
+				if (count(z, s, r, c) != P)
+					return pm_fail(err, PM_EINPUT,
+						       "rank %d ends with chunk %u reduced over %d of %d ranks",
+						       r, c, count(z, s, r, c), P);
+		return PM_OK;
+	}
+	if (end == PM_END_EACH_SOMEWHERE) {
+		for (uint32_t c = 0; c < s->nchunks; c++) {
+			int found = 0;
+			for (int r = 0; r < P && !found; r++)
+				found = count(z, s, r, c) == P;
+			if (!found)
+				return pm_fail(err, PM_EINPUT,
+					       "no rank ends with chunk %u reduced over all %d ranks",
+					       c, P);
+		}
+		return PM_OK;
+	}
+	for (int r = 0; r < P; r++) {	/* PM_END_ONE_HAS_ALL */
+		uint32_t c = 0;
+		while (c < s->nchunks && count(z, s, r, c) == P)
+			c++;
+		if (c == s->nchunks)
+			return PM_OK;
+	}
+	return pm_fail(err, PM_EINPUT, "no rank ends with every chunk reduced over all %d ranks", P);
+}
+
+static int check_stored(const struct pm_sched *s, int split, enum pm_coll_end first_end,
+			enum pm_coll_end end, struct pm_err *err)
 {
 	int P = s->nranks, W = (P + 63) / 64, rc = PM_OK;
 	size_t total;
@@ -355,67 +492,45 @@ static int check_stored(const struct pm_sched *s, struct pm_err *err)
 	for (int r = 0; r < P; r++)
 		for (uint32_t c = 0; c < s->nchunks; c++)
 			set_of(&cur, s, r, c)[r / 64] |= 1ull << (r % 64);
-	for (int k = 0; k < s->nsteps; k++) {
-		memcpy(nxt.bits, cur.bits, total * sizeof(uint64_t));
-		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
-			const struct pm_xfer *x = &s->x[i];
-			if (x->src < 0 || x->src >= P || x->dst < 0 || x->dst >= P ||
-			    x->src == x->dst || (uint64_t)x->lo + x->cnt > s->nchunks) {
-				rc = pm_fail(err, PM_EINPUT,
-					     "step %d: malformed transfer %d -> %d of chunks [%u,%u)",
-					     k, x->src, x->dst, x->lo, x->lo + x->cnt);
-				goto out;
-			}
-			for (uint32_t c = x->lo; c < x->lo + x->cnt; c++) {
-				uint64_t *from = set_of(&cur, s, x->src, c);
-				uint64_t *to = set_of(&nxt, s, x->dst, c);
-				for (int w = 0; w < W; w++) {
-					if (x->op == PM_REDUCE && (to[w] & from[w])) {
-						rc = pm_fail(err, PM_EINPUT,
-							     "step %d: rank %d reduces chunk %u from rank %d twice over (a contribution counted twice)",
-							     k, x->dst, c, x->src);
-						goto out;
-					}
-					to[w] = x->op == PM_REDUCE ? to[w] | from[w] : from[w];
-				}
-			}
-		}
-		struct sets t = cur;
-		cur = nxt;
-		nxt = t;
+	if (split >= 0) {
+		/* the first part must reach first_end; then only what it left
+		 * complete counts, and the rest must spread it */
+		if ((rc = replay(s, 0, split, &cur, &nxt, err)) ||
+		    (rc = check_end(s, &cur, first_end, err)))
+			goto out;
+		for (int r = 0; r < P; r++)
+			for (uint32_t c = 0; c < s->nchunks; c++)
+				if (count(&cur, s, r, c) != P)
+					memset(set_of(&cur, s, r, c), 0, sizeof(uint64_t) * (size_t)W);
 	}
-	for (int r = 0; r < P; r++)
-		for (uint32_t c = 0; c < s->nchunks; c++) {
-			uint64_t *b = set_of(&cur, s, r, c);
-			int have = 0;
-			for (int w = 0; w < W; w++)
-				have += __builtin_popcountll(b[w]);
-			if (have != P) {
-				rc = pm_fail(err, PM_EINPUT,
-					     "rank %d ends with chunk %u reduced over %d of %d ranks",
-					     r, c, have, P);
-				goto out;
-			}
-		}
+	if ((rc = replay(s, split >= 0 ? split : 0, s->nsteps, &cur, &nxt, err)))
+		goto out;
+	rc = check_end(s, &cur, end, err);
 out:
 	free(cur.bits);
 	free(nxt.bits);
 	return rc;
 }
 
-int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err)
+int pm_sched_check(const struct pm_sched *s, int split, enum pm_coll_end first_end,
+		   enum pm_coll_end end, struct pm_err *err)
 {
 	struct pm_sched e;
 	int rc;
 
 	if (!pm_sched_is_compact(s))
-		return check_stored(s, err);
+		return check_stored(s, split, first_end, end, err);
 	if (s->nranks > 512 || s->nchunks > 4096)
-		return check_stored(s, err);	/* refuses with the limits */
+		return check_stored(s, split, first_end, end, err);	/* refuses with the limits */
 	rc = pm_sched_expand(s, &e, PM_SCHED_MAX_XFERS, err);
 	if (rc)
 		return rc;
-	rc = check_stored(&e, err);
+	rc = check_stored(&e, split, first_end, end, err);
 	pm_sched_release(&e);
 	return rc;
+}
+
+int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err)
+{
+	return pm_sched_check(s, -1, PM_END_ALL_EVERYWHERE, PM_END_ALL_EVERYWHERE, err);
 }

@@ -127,6 +127,10 @@ int pm_sched_is_compact(const struct pm_sched *s);
 int pm_sched_expand(const struct pm_sched *s, struct pm_sched *out,
 		    size_t limit, struct pm_err *err);
 
+/* Keep only logical steps [from, to) (a collective that is one phase of
+ * an all-reduce); a repeated run cut in the middle is played out first. */
+int pm_sched_keep(struct pm_sched *s, int from, int to, struct pm_err *err);
+
 /* Chunk units transfer i moves in pass j of its run. */
 uint32_t pm_sched_lo(const struct pm_sched *s, size_t i, long j);
 
@@ -144,5 +148,24 @@ static inline size_t pm_sched_step_len(const struct pm_sched *s, int k)
  * ranks exactly once.  For P <= 512 ranks and nchunks <= 4096; a
  * compact schedule is expanded first. */
 int pm_sched_check_allreduce(const struct pm_sched *s, struct pm_err *err);
+
+/* What a replay must end with: every rank holds every chunk reduced over
+ * all ranks (all-reduce, all-gather, broadcast), every chunk is complete
+ * at some rank (reduce-scatter), or one rank holds all of them complete
+ * (reduce). */
+enum pm_coll_end {
+	PM_END_ALL_EVERYWHERE,
+	PM_END_EACH_SOMEWHERE,
+	PM_END_ONE_HAS_ALL,
+};
+/* The general replay: each rank starts with its own contribution to every
+ * chunk; no contribution may be counted twice.  With split >= 0 the
+ * logical steps before split must reach first_end, then every chunk a
+ * rank holds incomplete is dropped (as if the rank had only the output of
+ * the first part: a reduce-scatter's blocks, a reduce's root) and the
+ * steps from split on must reach end: that checks an all-gather or a
+ * broadcast against the data the first part leaves. */
+int pm_sched_check(const struct pm_sched *s, int split, enum pm_coll_end first_end,
+		   enum pm_coll_end end, struct pm_err *err);
 
 #endif

@@ -248,6 +248,15 @@ int pm_topo_max_degree(const struct pm_topo *t)
 	return best;
 }
 
+int pm_topo_endpoint_degree(const struct pm_topo *t)
+{
+	int least = -1;
+	for (int v = 0; v < t->n_end; v++)
+		if (least < 0 || t->out_off[v + 1] - t->out_off[v] < least)
+			least = t->out_off[v + 1] - t->out_off[v];
+	return least < 0 ? 0 : least;
+}
+
 void pm_topo_ring_order(const struct pm_topo *t, int *order)
 {
 	if (t->kind->ring_order) {

@@ -108,6 +108,8 @@ int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links);
 int pm_topo_neighbors(const struct pm_topo *t, int v, int *links);
 /* Most links leaving one vertex. */
 int pm_topo_max_degree(const struct pm_topo *t);
+/* Fewest links leaving one endpoint. */
+int pm_topo_endpoint_degree(const struct pm_topo *t);
 
 /* order[i] = endpoint holding rank i for ring algorithms. */
 void pm_topo_ring_order(const struct pm_topo *t, int *order);
