@@ -184,3 +184,101 @@ Test(coll, nothing_beats_the_bound)
 		pm_topo_free(topo);
 	}
 }
+
+static void a2a_schedule(const char *algo, const struct pm_topo *t, struct pm_sched *s)
+{
+	struct pm_inst in;
+	struct pm_err err;
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, algo, t, 0, &in, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(&in, s, &err), PM_OK, "%s", err.msg);
+}
+
+/* Direct all-to-all: every ordered pair of distinct ranks exchanges
+ * exactly one block, once. */
+Test(coll, direct_alltoall_sends_every_block_once)
+{
+	const char *const specs[] = {"full:7", "torus:4x4"};
+	for (int k = 0; k < 2; k++) {
+		struct pm_topo *t = topo_or_die(specs[k]);
+		struct pm_sched s;
+		int P = pm_topo_endpoints(t);
+		int *seen = calloc((size_t)P * P, sizeof(int));
+		a2a_schedule("direct", t, &s);
+		for (size_t i = 0; i < s.nx; i++) {
+			cr_assert_eq(s.x[i].cnt, 1);
+			seen[s.x[i].src * P + s.x[i].dst]++;
+		}
+		for (int a = 0; a < P; a++)
+			for (int b = 0; b < P; b++)
+				cr_assert_eq(seen[a * P + b], a != b, "%s: %d -> %d sent %d times", specs[k], a, b, seen[a * P + b]);
+		free(seen);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
+/* Bruck: move the P(P-1) blocks by the algorithm's rule, independently of
+ * the builder (step k: a holder h forwards to h + 2^k every block whose
+ * remaining distance to its destination has bit k set); every step's
+ * transfer from h must carry as many blocks as that moves, and every block
+ * must end at its destination.  P = 6 (not a power of two) and 16. */
+Test(coll, bruck_alltoall_replayed)
+{
+	const char *const specs[] = {"full:6", "full:16"};
+	for (int k = 0; k < 2; k++) {
+		struct pm_topo *t = topo_or_die(specs[k]);
+		struct pm_sched s;
+		int P = pm_topo_endpoints(t), nb = P * (P - 1);
+		int *holder = malloc(sizeof(int) * (size_t)nb), *dest = malloc(sizeof(int) * (size_t)nb);
+		for (int o = 0, b = 0; o < P; o++)
+			for (int d = 0; d < P; d++)
+				if (d != o) {
+					holder[b] = o;
+					dest[b++] = d;
+				}
+		a2a_schedule("bruck", t, &s);
+		for (int step = 0; step < s.nsteps; step++) {
+			int *moved = calloc((size_t)P, sizeof(int));
+			for (int b = 0; b < nb; b++)
+				if ((((dest[b] - holder[b]) % P + P) % P >> step) & 1) {
+					moved[holder[b]]++;
+					holder[b] = (holder[b] + (1 << step)) % P;
+				}
+			for (size_t i = s.step_off[step]; i < s.step_off[step + 1]; i++) {
+				cr_assert_eq(s.x[i].dst, (s.x[i].src + (1 << step)) % P);
+				cr_assert_eq((int)s.x[i].cnt, moved[s.x[i].src], "%s step %d rank %d: %u blocks, replay %d",
+					     specs[k], step, s.x[i].src, s.x[i].cnt, moved[s.x[i].src]);
+			}
+			free(moved);
+		}
+		for (int b = 0; b < nb; b++)
+			cr_assert_eq(holder[b], dest[b]);
+		free(holder);
+		free(dest);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
+/* On full:P every block of the direct algorithm has its own link, so the
+ * contention evaluator gives the direct formula: P = 8, n = 64 KiB,
+ * packet:256/16: 7 x (150 ns + 8192 x 17/16 B / 16 GB/s) = 4.858 us. */
+Test(coll, direct_alltoall_on_full_is_the_formula)
+{
+	struct pm_topo *t = topo_or_die("full:8");
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+	struct pm_params p;
+
+	pm_params_default(&p);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, "direct", t, 0, &in, &err), PM_OK);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(pm_algo_contention(&in, &s, 65536, &p, &c, NULL, &err), PM_OK);
+	assert_rel(c.time_s, 4.858e-6, 1e-12);
+	pm_algo_closed(&in, 65536, &p, &c);
+	assert_rel(c.time_s, 4.858e-6, 1e-12);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}

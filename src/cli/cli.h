@@ -18,6 +18,11 @@ struct cli_cmd {
 int cli_run(int argc, char **argv);
 
 int cmd_best(int argc, char **argv, struct pm_err *err);
+int cmd_reducescatter(int argc, char **argv, struct pm_err *err);
+int cmd_allgather(int argc, char **argv, struct pm_err *err);
+int cmd_reduce(int argc, char **argv, struct pm_err *err);
+int cmd_broadcast(int argc, char **argv, struct pm_err *err);
+int cmd_alltoall(int argc, char **argv, struct pm_err *err);
 int cmd_validate(int argc, char **argv, struct pm_err *err);
 int cmd_list(int argc, char **argv, struct pm_err *err);
 int cmd_topo(int argc, char **argv, struct pm_err *err);

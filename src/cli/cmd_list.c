@@ -23,7 +23,7 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("list", argc, argv, opts, 1, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		printf("usage: perfmodel list\n\nLists the all-reduce algorithms and the topology kinds, with their\nrestrictions and closed forms.\n\nOptions:\n");
+		printf("usage: perfmodel list\n\nLists the collective algorithms (and which collectives each implements) and the topology kinds, with their\nrestrictions and closed forms.\n\nOptions:\n");
 		cli_print_opts(stdout, opts, 1);
 		return 0;
 	}
@@ -44,7 +44,15 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 			printf("  %-18s   needs: a 2-D torus or mesh\n", "");
 		if (a[i]->flags & PM_ALGO_BIGRAPH)
 			printf("  %-18s   needs: a BiGraph network\n", "");
-		printf("  %-18s   T = %s\n", "", a[i]->formula);
+		char colls[160] = "";
+		for (int c = 0; c < PM_NCOLL; c++)
+			if (pm_algo_does(a[i], (enum pm_coll)c)) {
+				strncat(colls, colls[0] ? ", " : "", sizeof colls - strlen(colls) - 1);
+				strncat(colls, pm_coll_info((enum pm_coll)c)->title, sizeof colls - strlen(colls) - 1);
+			}
+		printf("  %-18s   collectives: %s\n", "", colls);
+		printf("  %-18s   T = %s%s\n", "", a[i]->formula,
+		       a[i]->phases != PM_PHASES_NONE ? "  (all-reduce; a phase: half of a, d and b terms)" : "");
 		printf("  %-18s   from: %s\n", "", a[i]->reference);
 	}
 	const struct pm_topo_kind *const *k = pm_topo_kinds(&n);

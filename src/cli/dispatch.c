@@ -11,6 +11,11 @@
 
 static const struct cli_cmd commands[] = {
 	{"allreduce", "predict all-reduce time for every algorithm on a network", cmd_allreduce},
+	{"reducescatter", "predict reduce-scatter time (the first phase of the all-reduce algorithms that split)", cmd_reducescatter},
+	{"allgather", "predict all-gather time (their second phase)", cmd_allgather},
+	{"reduce", "predict reduce time (to one root)", cmd_reduce},
+	{"broadcast", "predict broadcast time (from one root)", cmd_broadcast},
+	{"alltoall", "predict all-to-all time (each rank a block to every other)", cmd_alltoall},
 	{"best", "which all-reduce algorithm is fastest at each size, and the crossover sizes", cmd_best},
 	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
 	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},

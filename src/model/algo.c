@@ -98,8 +98,8 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 	return PM_OK;
 }
 
-int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
-		    struct pm_inst *in, struct pm_err *err)
+static int resolve_any(const char *spec, const struct pm_topo *t, int P,
+		       struct pm_inst *in, struct pm_err *err)
 {
 	char name[64];
 	const char *colon = strchr(spec, ':');
@@ -147,10 +147,17 @@ int pm_algo_does(const struct pm_algo *a, enum pm_coll c)
 					  pm_coll_info(c)->phases == a->phases);
 }
 
+int pm_algo_resolve(const char *spec, const struct pm_topo *t, int P,
+		    struct pm_inst *in, struct pm_err *err)
+{
+	return pm_algo_resolve_coll(PM_COLL_ALLREDUCE, spec, t, P, in, err);
+}
+
 int pm_algo_resolve_coll(enum pm_coll c, const char *spec, const struct pm_topo *t,
 			 int P, struct pm_inst *in, struct pm_err *err)
 {
-	int rc = pm_algo_resolve(spec, t, P, in, err);
+	in->algo = NULL;
+	int rc = resolve_any(spec, t, P, in, err);
 
 	if (in->algo && !pm_algo_does(in->algo, c))
 		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: %s is not %s %s algorithm",
@@ -245,7 +252,12 @@ void pm_algo_closed(const struct pm_inst *in, double n,
 		c->lat_s /= 2;
 		c->bw_s /= 2;
 		c->steps /= 2;
-		c->sent_B /= 2;
+		/* a tree's root sends only while broadcasting; every other rank
+		 * sends its n bytes once while reducing */
+		if (in->algo->phases == PM_PHASES_REDUCE_BCAST)
+			c->sent_B = part == 1 ? n : c->sent_B;
+		else
+			c->sent_B /= 2;
 		if (part == 2)
 			c->red_s = 0;
 	}

@@ -1,5 +1,6 @@
-/* cmd_allreduce.c: perfmodel allreduce, one row per size, algorithm and
- * evaluator, with the algorithms that cannot run listed with the reason. */
+/* cmd_collective.c: perfmodel allreduce, reducescatter, allgather, reduce,
+ * broadcast and alltoall: one row per size, algorithm and evaluator, with
+ * the algorithms that cannot run listed with the reason. */
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "model/algo.h"
@@ -27,14 +28,14 @@ struct job {
 enum col {
 	C_SIZE, C_SIZE_B, C_ALGO, C_MODEL, C_TIME, C_ALGBW, C_BUSBW, C_STEPS,
 	C_SENT, C_SENT_B, C_MAXLINK, C_MAXLINK_B, C_USED, C_UTIL, C_MEM_B,
-	C_ALPHA, C_LAT, C_BW, C_RED, C_NOTE, NCOL
+	C_ALPHA, C_LAT, C_BW, C_RED, C_BOUND, C_NOTE, NCOL
 };
 
 static const char *const col_names[NCOL] = {
 	"size", "size_B", "algo", "model", "time_us", "algbw_GBps", "busbw_GBps",
 	"steps", "sent/node", "sent_per_node_B", "max_link", "max_link_B",
 	"links_used_pct", "util_avg_pct", "mem_read_per_node_B", "alpha_us", "latency_us",
-	"bandwidth_us", "reduction_us", "note",
+	"bandwidth_us", "reduction_us", "bound_us", "note",
 };
 
 /* The evaluators, in the order their rows appear. */
@@ -66,6 +67,37 @@ static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
 		on[m] = 1;
 	}
 	return PM_OK;
+}
+
+/* The help of a collective other than all-reduce. */
+static void usage_other(enum pm_coll c, const struct cli_opt *opts, int n)
+{
+	const struct pm_coll_info *ci = pm_coll_info(c);
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+
+	printf("usage: perfmodel %s --topo SPEC --size SIZE [options]\n\n"
+	       "Predicts the time of %s %s of SIZE bytes on the network SPEC for every\n"
+	       "algorithm that implements it, with the evaluators of perfmodel allreduce\n"
+	       "(closed form, contention, sim, dataflow; see perfmodel allreduce --help).\n"
+	       "%s.\nBandwidths follow nccl-tests (%s): algbw = size / time, %s.\n"
+	       "bound_us: no algorithm can be faster on this network (the bytes an endpoint\n"
+	       "must move over its links, Chan et al., CCPE 2007%s, + one link latency).\n",
+	       ci->name, ci->title[0] == 'a' ? "an" : "a", ci->title, ci->size_doc, ci->nccl, ci->busbw_doc,
+	       c == PM_COLL_ALLTOALL ? "; and half the data across the bisection" : "");
+	printf("Algorithms:");
+	for (int a = 0; a < na; a++)
+		if (pm_algo_does(all[a], c))
+			printf(" %s", all[a]->name);
+	if (ci->part)
+		printf("\n(the %s phase of their all-reduce: closed form = half its alpha, latency\nand bandwidth terms%s)",
+		       ci->part == 1 ? "first" : "second",
+		       c == PM_COLL_REDUCESCATTER || c == PM_COLL_REDUCE ? " and all of its reduction" : ", no reduction");
+	printf("\n\nExamples:\n  perfmodel %s --topo torus:8x8 --size 64M\n"
+	       "  perfmodel %s --topo fattree:8,2 --size 32K:64M:x4 --model contention --format csv\n\n"
+	       "Options:\n", ci->name, ci->name);
+	cli_print_opts(stdout, opts, n);
+	printf("\n%s", cli_units_help);
 }
 
 static void usage(const struct cli_opt *opts, int n)
@@ -106,7 +138,7 @@ static void usage(const struct cli_opt *opts, int n)
 }
 
 /* Resolve the --algo list ("all" or comma separated). */
-static int resolve_algos(const char *list, const struct pm_topo *t,
+static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_topo *t,
 			 struct job *jobs, int *njobs, struct pm_err *err)
 {
 	char buf[1024];
@@ -116,10 +148,12 @@ static int resolve_algos(const char *list, const struct pm_topo *t,
 	*njobs = 0;
 	if (strcmp(list, "all") == 0) {
 		for (int i = 0; i < n; i++) {
+			if (!pm_algo_does(all[i], coll))
+				continue;	/* all: the algorithms of this collective */
 			struct job *j = &jobs[(*njobs)++];
 			struct pm_err e;
 			memset(j, 0, sizeof *j);
-			j->status = pm_algo_resolve(all[i]->name, t, 0, &j->in, &e);
+			j->status = pm_algo_resolve_coll(coll, all[i]->name, t, 0, &j->in, &e);
 			if (j->status == PM_ENOTAPPLICABLE || j->status == PM_EINPUT)
 				snprintf(j->note, sizeof j->note, "%s", e.msg);
 			if (j->status == PM_EINPUT)
@@ -141,7 +175,7 @@ static int resolve_algos(const char *list, const struct pm_topo *t,
 		const char *tok = items[it];
 		struct job *j = &jobs[(*njobs)++];
 		memset(j, 0, sizeof *j);
-		j->status = pm_algo_resolve(tok, t, 0, &j->in, err);
+		j->status = pm_algo_resolve_coll(coll, tok, t, 0, &j->in, err);
 		if (j->status == PM_ENOTAPPLICABLE) {
 			snprintf(j->note, sizeof j->note, "%s", err->msg);
 			snprintf(j->in.label, sizeof j->in.label, "%s", tok);
@@ -159,13 +193,20 @@ static int resolve_algos(const char *list, const struct pm_topo *t,
 		       jobs[0].in.label, jobs[0].note);
 }
 
-static void put_cost(struct cli_table *tab, const struct pm_cost *c, double n, int P)
+/* nccl-tests' bus bandwidth of collective c, in GB/s. */
+static double busbw(enum pm_coll c, double n, double time_s, int P)
+{
+	return pm_algbw(n, time_s) * pm_coll_busbw_factor(c, P) / 1e9;
+}
+
+static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c,
+		     double n, int P)
 {
 	char buf[32];
 
 	cli_table_set(tab, C_TIME, "%.6g", c->time_s * 1e6);
 	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, c->time_s) / 1e9);
-	cli_table_set(tab, C_BUSBW, "%.6g", pm_busbw(n, c->time_s, P) / 1e9);
+	cli_table_set(tab, C_BUSBW, "%.6g", busbw(coll, n, c->time_s, P));
 	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
 	pm_fmt_size(c->sent_B, buf, sizeof buf);
 	cli_table_set(tab, C_SENT, "%s", buf);
@@ -297,7 +338,7 @@ static int put_sim(struct cli_table *tab, const struct job *j, double n,
 	}
 	cli_table_set(tab, C_TIME, "%.6g", r.time_s * 1e6);
 	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, r.time_s) / 1e9);
-	cli_table_set(tab, C_BUSBW, "%.6g", pm_busbw(n, r.time_s, pm_topo_endpoints(t)) / 1e9);
+	cli_table_set(tab, C_BUSBW, "%.6g", busbw(j->in.coll, n, r.time_s, pm_topo_endpoints(t)));
 	cli_table_set(tab, C_STEPS, "%d", j->sched.nsteps);
 	cli_table_set(tab, C_UTIL, "%.4g", 100 * r.link_busy);
 	return PM_OK;
@@ -326,12 +367,13 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 			return PM_OK;
 		}
 		cli_table_set(tab, C_MODEL, "%s", model_names[m]);
+		cli_table_set(tab, C_BOUND, "%.6g", pm_coll_bound(j->in.coll, n, t, p->inj_bw_Bps) * 1e6);
 		struct pm_cost c;
 		if (m == M_CLOSED) {
 			pm_algo_closed(&j->in, n, p, &c);
 			if (!j->have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]))
 				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
-			put_cost(tab, &c, n, P);
+			put_cost(tab, j->in.coll, &c, n, P);
 			continue;
 		}
 		if (!j->have_sched) {
@@ -344,7 +386,7 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 		if (rc)
 			return rc;
 		if (m == M_CONTENTION)
-			put_cost(tab, &c, n, P);
+			put_cost(tab, j->in.coll, &c, n, P);
 	}
 	return PM_OK;
 }
@@ -395,8 +437,9 @@ static void explain(struct cli_table *tab, const struct job *jobs, int njobs)
 				       jobs[i].in.algo->formula, jobs[i].in.algo->reference);
 }
 
-int cmd_allreduce(int argc, char **argv, struct pm_err *err)
+static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_err *err)
 {
+	const struct pm_coll_info *ci = pm_coll_info(coll);
 	struct cli_net_opts net = {0};
 	const char *size = NULL, *algo = "all", *model = "both", *format = "table";
 	struct sim_args sa = {0};
@@ -420,10 +463,13 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &explain_flag};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
-	if (cli_parse("allreduce", argc, argv, opts, n, pos, &npos, 0, err))
+	if (cli_parse(ci->name, argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		usage(opts, n);
+		if (coll == PM_COLL_ALLREDUCE)
+			usage(opts, n);
+		else
+			usage_other(coll, opts, n);
 		return 0;
 	}
 	if (!net.topo)
@@ -446,7 +492,7 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	}
 	if ((on[M_SIM] || on[M_DATAFLOW]) && so.routers && (rc = rnet_check(&p, &so.router, err)))
 		goto out;
-	if ((rc = resolve_algos(algo, t, jobs, &njobs, err)))
+	if ((rc = resolve_algos(coll, algo, t, jobs, &njobs, err)))
 		goto out;
 	if (sa.trace && (rc = open_trace(sa.trace, on, nsizes, njobs, algo, net.topo, sizes[0], &so, err)))
 		goto out;
@@ -464,9 +510,11 @@ int cmd_allreduce(int argc, char **argv, struct pm_err *err)
 	flags[C_SENT] |= COL_NUM;
 	flags[C_MAXLINK] |= COL_NUM;
 	cli_table_init(&tab, NCOL, col_names, flags);
-	cli_table_meta(&tab, "perfmodel allreduce: P = %d ranks, one per endpoint; busbw = algbw x 2(P-1)/P = algbw x %.6g",
-		       pm_topo_endpoints(t), pm_topo_endpoints(t) > 1 ?
-		       2.0 * (pm_topo_endpoints(t) - 1) / pm_topo_endpoints(t) : 0.0);
+	cli_table_meta(&tab, "perfmodel %s: P = %d ranks, one per endpoint; %s = algbw x %.6g",
+		       ci->name, pm_topo_endpoints(t), ci->busbw_doc,
+		       pm_coll_busbw_factor(coll, pm_topo_endpoints(t)));
+	if (coll != PM_COLL_ALLREDUCE)
+		cli_table_meta(&tab, "%s", ci->size_doc);
 	cli_net_meta(&tab, t, &p);
 	if (on[M_SIM] || on[M_DATAFLOW])
 		sim_meta(&tab, &so);
@@ -504,4 +552,34 @@ out:
 	free(sizes);
 	pm_topo_free(t);
 	return rc;
+}
+
+int cmd_allreduce(int argc, char **argv, struct pm_err *err)
+{
+	return run_collective(PM_COLL_ALLREDUCE, argc, argv, err);
+}
+
+int cmd_reducescatter(int argc, char **argv, struct pm_err *err)
+{
+	return run_collective(PM_COLL_REDUCESCATTER, argc, argv, err);
+}
+
+int cmd_allgather(int argc, char **argv, struct pm_err *err)
+{
+	return run_collective(PM_COLL_ALLGATHER, argc, argv, err);
+}
+
+int cmd_reduce(int argc, char **argv, struct pm_err *err)
+{
+	return run_collective(PM_COLL_REDUCE, argc, argv, err);
+}
+
+int cmd_broadcast(int argc, char **argv, struct pm_err *err)
+{
+	return run_collective(PM_COLL_BROADCAST, argc, argv, err);
+}
+
+int cmd_alltoall(int argc, char **argv, struct pm_err *err)
+{
+	return run_collective(PM_COLL_ALLTOALL, argc, argv, err);
 }
