@@ -96,6 +96,7 @@ Test(cli, bad_input_exits_2)
 		{"alltoall --topo torus:8x8 --size 1M --algo ring", "ring is not an all-to-all algorithm"},
 		{"allgather --topo torus:8x8 --size -3", "invalid size '-3'"},
 		{"broadcast --size 1M", "missing --topo"},
+		{"best --topo torus:4x4 --op gather", "invalid --op 'gather'"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim --trace /tmp/perfmodel-never.json", "--trace records one simulation"},
 		{"allreduce --topo torus:8x8 --size 1M --algo ring --model sim --trace /nonexistent/dir/t.json", "cannot write trace file '/nonexistent/dir/t.json'"},
 		{"allreduce --topo torus:8x8 --size 1M --algo multitree:ports=1,bogus", "invalid MULTITREE option 'bogus'"},
@@ -570,6 +571,23 @@ Test(cli, help_examples_run)
  * Recursive doubling wins below 3 alpha = 1.25 n beta, i.e. n = 2.4
  * alpha / beta = 192,000 B, where both take 15 + 36 = 51 us;
  * Rabenseifner wins above (ring never: same bandwidth term, more alpha). */
+/* best --op alltoall, closed forms on full:8, 150 ns links, 16 GB/s, no
+ * flow control: direct = 7 (150 ns) + 7 (n/8) b, Bruck = 3 (150 ns) +
+ * (4 + 4 + 4)(n/8) b; equal where 600 ns = 5 n b / 8, n = 600 ns x 8/5 x
+ * 16 GB/s = 15,360 B.  Bruck below, direct above (Thakur, Rabenseifner &
+ * Gropp 2005 use Bruck for short messages). */
+Test(cli, best_alltoall_crossover_by_hand)
+{
+	struct run r = run_perfmodel("best --topo full:8 --op alltoall --model closed --flow none --size 1K:1M:x2 --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	char *c = strstr(r.out, "\ncrossover,");
+	cr_assert(c, "%s", r.out);
+	assert_rel(strtod(c + 11, NULL), 15360, 1e-4);
+	cr_assert(strstr(r.out, "size,1024,bruck,"), "%s", r.out);
+	cr_assert(strstr(r.out, "size,1048576,direct,"), "%s", r.out);
+	run_free(&r);
+}
+
 Test(cli, best_crossover_by_hand)
 {
 	struct run r = run_perfmodel("best --topo full:8 --size 4K:64M:x2 --alpha 5us --link-lat 0 --flow none --model closed --algo ring,recdoubling,rabenseifner --format csv");

@@ -1,4 +1,4 @@
-/* cmd_best.c: perfmodel best, the fastest all-reduce algorithm per size on
+/* cmd_best.c: perfmodel best, the fastest algorithm of a collective per size on
  * a network and the sizes where the winner changes. */
 #include "cli/cli.h"
 #include "cli/common.h"
@@ -20,9 +20,10 @@ static const unsigned flags[NB] = {0, COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM,
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel best --topo SPEC [--size RANGE] [--algo LIST] [--model closed|contention]\n"
+	printf("usage: perfmodel best --topo SPEC [--op COLL] [--size RANGE] [--algo LIST] [--model closed|contention]\n"
 	       "                      [network options] [--format F]\n\n"
-	       "Which all-reduce algorithm wins where: every applicable algorithm priced at\n"
+	       "Which algorithm of a collective (--op: allreduce, the default, reducescatter,\n"
+	       "allgather, reduce, broadcast or alltoall) wins where: every applicable algorithm priced at\n"
 	       "every size of the sweep by one evaluator (contention by default, closed with\n"
 	       "--model closed).  One 'size' row per size (the fastest, its time and bus\n"
 	       "bandwidth, the runner-up and by how much it loses) and a 'crossover' row\n"
@@ -32,14 +33,15 @@ static void usage(const struct cli_opt *opts, int n)
 	       "such an interval is missed: sweep finer (x1.25) to see it.\n\n"
 	       "Examples:\n"
 	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x2\n"
-	       "  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n\n"
+	       "  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n"
+	       "  perfmodel best --topo fattree:8,2 --op alltoall --size 1K:64M:x4\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 }
 
 /* The --algo list: every applicable algorithm, or the named ones. */
-static int resolve(const char *list, const struct pm_topo *t, struct pm_inst *in, int *n,
-		   struct pm_err *err)
+static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t,
+		   struct pm_inst *in, int *n, struct pm_err *err)
 {
 	char buf[1024];
 	int na;
@@ -49,7 +51,8 @@ static int resolve(const char *list, const struct pm_topo *t, struct pm_inst *in
 	if (strcmp(list, "all") == 0) {
 		for (int i = 0; i < na; i++) {
 			struct pm_err e;
-			if (pm_algo_resolve(all[i]->name, t, 0, &in[*n], &e) == PM_OK)
+			if (pm_algo_does(all[i], coll) &&
+			    pm_algo_resolve_coll(coll, all[i]->name, t, 0, &in[*n], &e) == PM_OK)
 				(*n)++;
 		}
 		return *n ? PM_OK : pm_fail(err, PM_EINPUT, "no algorithm applies to %s", pm_topo_spec(t));
@@ -62,7 +65,7 @@ static int resolve(const char *list, const struct pm_topo *t, struct pm_inst *in
 		return PM_EINPUT;
 	for (int it = 0; it < nitems; it++) {
 		const char *tok = items[it];
-		int rc = pm_algo_resolve(tok, t, 0, &in[*n], err);
+		int rc = pm_algo_resolve_coll(coll, tok, t, 0, &in[*n], err);
 		if (rc == PM_ENOTAPPLICABLE)
 			rc = PM_EINPUT;	/* asked for by name: an input error */
 		if (rc)
@@ -82,6 +85,11 @@ static void size_row(struct cli_table *tab, const char *kind, double size)
 	cli_table_set(tab, B_SIZE_B, "%.0f", size);
 }
 
+static double busbw(enum pm_coll c, double n, double time_s, int P)
+{
+	return pm_algbw(n, time_s) * pm_coll_busbw_factor(c, P) / 1e9;
+}
+
 static void put_rows(struct cli_table *tab, const struct pm_best *b, const struct pm_inst *in, int P)
 {
 	for (int i = 0, c = 0; i < b->npts; i++) {
@@ -91,7 +99,7 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 			size_row(tab, "crossover", x->size_B);
 			cli_table_set(tab, B_BEST, "%s", in[x->to].label);
 			cli_table_set(tab, B_TIME, "%.6g", x->time_s * 1e6);
-			cli_table_set(tab, B_BUSBW, "%.6g", pm_busbw(x->size_B, x->time_s, P) / 1e9);
+			cli_table_set(tab, B_BUSBW, "%.6g", busbw(in[0].coll, x->size_B, x->time_s, P));
 			cli_table_set(tab, B_SECOND, "%s", in[x->from].label);
 			cli_table_set(tab, B_SECOND_T, "%.6g", x->time_s * 1e6);
 			cli_table_set(tab, B_MARGIN, "0");
@@ -99,7 +107,7 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 		size_row(tab, "size", pt->size_B);
 		cli_table_set(tab, B_BEST, "%s", in[pt->winner].label);
 		cli_table_set(tab, B_TIME, "%.6g", pt->time_s * 1e6);
-		cli_table_set(tab, B_BUSBW, "%.6g", pm_busbw(pt->size_B, pt->time_s, P) / 1e9);
+		cli_table_set(tab, B_BUSBW, "%.6g", busbw(in[0].coll, pt->size_B, pt->time_s, P));
 		if (pt->second >= 0) {
 			cli_table_set(tab, B_SECOND, "%s", in[pt->second].label);
 			cli_table_set(tab, B_SECOND_T, "%.6g", pt->second_s * 1e6);
@@ -111,7 +119,7 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 int cmd_best(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
-	const char *size = "1K:1G:x2", *algo = "all", *model = "contention", *format = "table";
+	const char *size = "1K:1G:x2", *algo = "all", *model = "contention", *format = "table", *op = "allreduce";
 	const char *pos[1];
 	int help = 0, npos, n, rc, nsizes = 0, nalgo = 0;
 	struct cli_opt opts[20];
@@ -126,6 +134,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	n = cli_net_opt_rows(&net, opts);
 	opts[n++] = (struct cli_opt){"size", "RANGE", "sizes per rank to compare, e.g. 1K:1G:x2 (the default)", &size, NULL};
 	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list, comma separated, with arguments as in allreduce --algo", &algo, NULL};
+	opts[n++] = (struct cli_opt){"op", "COLL", "the collective: allreduce (default), reducescatter, allgather, reduce, broadcast or alltoall", &op, NULL};
 	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &model, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
@@ -147,12 +156,17 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
-	if ((rc = resolve(algo, t, in, &nalgo, err)) ||
+	int coll = pm_coll_find(op);
+	if (coll < 0) {
+		rc = pm_fail(err, PM_EINPUT, "invalid --op '%s' (expected allreduce, reducescatter, allgather, reduce, broadcast or alltoall)", op);
+		goto out;
+	}
+	if ((rc = resolve((enum pm_coll)coll, algo, t, in, &nalgo, err)) ||
 	    (rc = pm_best_run(in, nalgo, sizes, nsizes, &p, strcmp(model, "contention") == 0, &b, err)))
 		goto out;
 	cli_table_init(&tab, NB, cols, flags);
-	cli_table_meta(&tab, "perfmodel best: the fastest all-reduce per size on %s (%d ranks), %s evaluator",
-		       pm_topo_spec(t), pm_topo_endpoints(t), model);
+	cli_table_meta(&tab, "perfmodel best: the fastest %s per size on %s (%d ranks), %s evaluator",
+		       pm_coll_info((enum pm_coll)coll)->title, pm_topo_spec(t), pm_topo_endpoints(t), model);
 	cli_net_meta(&tab, t, &p);
 	for (int a = 0; a < nalgo; a++)
 		if (!b.usable[a])
