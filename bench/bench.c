@@ -1,7 +1,7 @@
 /* bench.c: the benchmark program behind the speed targets of the issues
  * (not part of the test suite: timings belong here, not in tests).
  *
- *   build/perfmodel-bench [all|allreduce|large|scale|multitree|hier|train|sim]
+ *   build/perfmodel-bench [all|allreduce|coll|large|scale|multitree|hier|train|sim]
  *
  * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
  * and the process's peak resident memory at the end. */
@@ -37,7 +37,7 @@ static long peak_rss_kB(void)
 /* Build every applicable algorithm's schedule on spec and price it once
  * with the contention evaluator at 64 MiB; return the total seconds, and
  * in *eval_s the part spent pricing (schedules already built). */
-static double allreduce_once(const struct pm_topo *t, int verbose, double *eval_s)
+static double coll_once(enum pm_coll coll, const struct pm_topo *t, int verbose, double *eval_s)
 {
 	int n;
 	const struct pm_algo *const *all = pm_algos(&n);
@@ -52,7 +52,8 @@ static double allreduce_once(const struct pm_topo *t, int verbose, double *eval_
 		struct pm_cost c;
 		struct pm_err err;
 		double t0 = now();
-		if (pm_algo_resolve(all[i]->name, t, 0, &in, &err) != PM_OK)
+		if (!pm_algo_does(all[i], coll) ||
+		    pm_algo_resolve_coll(coll, all[i]->name, t, 0, &in, &err) != PM_OK)
 			continue;
 		if (pm_algo_schedule(&in, &s, &err) != PM_OK) {
 			if (verbose)
@@ -70,6 +71,40 @@ static double allreduce_once(const struct pm_topo *t, int verbose, double *eval_
 		pm_sched_release(&s);
 	}
 	return total;
+}
+
+static double allreduce_once(const struct pm_topo *t, int verbose, double *eval_s)
+{
+	return coll_once(PM_COLL_ALLREDUCE, t, verbose, eval_s);
+}
+
+/* Issue 12: every collective, all its algorithms, contention evaluator at
+ * 64 MiB, each within the time the all-reduce takes on the network (best
+ * of reps, a fresh network each time). */
+static void bench_collectives(const char *spec, int reps)
+{
+	double ar = 0;
+
+	printf("every collective on %s, all algorithms, contention evaluator, 64M (best of %d):\n", spec, reps);
+	for (int c = 0; c < PM_NCOLL; c++) {
+		double best = 1e30, e;
+		for (int r = 0; r < reps; r++) {
+			struct pm_topo *t;
+			struct pm_err err;
+			if (pm_topo_parse(spec, NULL, &t, &err)) {
+				printf("%s: %s\n", spec, err.msg);
+				return;
+			}
+			double s = coll_once((enum pm_coll)c, t, 0, &e);
+			best = s < best ? s : best;
+			pm_topo_free(t);
+		}
+		if (c == PM_COLL_ALLREDUCE)
+			ar = best;
+		printf("  %-14s %9.3f ms%s\n", pm_coll_info((enum pm_coll)c)->name, best * 1e3,
+		       c == PM_COLL_ALLREDUCE ? " (the target for the others)" :
+		       best <= ar ? "  OK" : "  MISSED");
+	}
 }
 
 static void bench_allreduce(const char *spec, int reps, double target_s)
@@ -360,6 +395,8 @@ int main(int argc, char **argv)
 		bench_allreduce("torus:8x8", 5, 10e-3);
 		bench_allreduce("torus:32x32", 3, 1.0);
 	}
+	if (all || strcmp(what, "coll") == 0)
+		bench_collectives("torus:32x32", 3);
 	if (all || strcmp(what, "large") == 0) {	/* issue 8: 4,096 endpoints */
 		bench_allreduce("fattree:16,3", 1, 10.0);
 		bench_allreduce("switch:4096", 1, 10.0);
