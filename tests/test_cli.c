@@ -97,6 +97,8 @@ Test(cli, bad_input_exits_2)
 		{"allgather --topo torus:8x8 --size -3", "invalid size '-3'"},
 		{"broadcast --size 1M", "missing --topo"},
 		{"best --topo torus:4x4 --op gather", "invalid --op 'gather'"},
+		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
+		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero3 --groups", "does not combine with --parallel"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim --trace /tmp/perfmodel-never.json", "--trace records one simulation"},
 		{"allreduce --topo torus:8x8 --size 1M --algo ring --model sim --trace /nonexistent/dir/t.json", "cannot write trace file '/nonexistent/dir/t.json'"},
 		{"allreduce --topo torus:8x8 --size 1M --algo multitree:ports=1,bogus", "invalid MULTITREE option 'bogus'"},

@@ -6,6 +6,7 @@
 #include "helpers.h"
 #include "search/cost.h"
 #include "search/train.h"
+#include "search/parallel.h"
 
 #include <gsl/gsl_rng.h>
 
@@ -326,4 +327,40 @@ Test(profiles, bad_files)
 	struct pm_err err;
 	cr_assert_eq(pm_profile_load("resnet5O", &p, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "did you mean 'resnet50'"), "%s", err.msg);
+}
+
+/* Sharded data parallelism by hand (search/parallel.h).  Two layers of
+ * 1000 gradient bytes, backward 3 us (layer 0) and 1 us (layer 1),
+ * forward 4 us, a = 0, b = 2 ns/B: an all-reduce of a layer takes 2 us, a
+ * reduce-scatter or all-gather 1 us.
+ * ddp, one all-reduce per layer: forward ends at 4, layer 1's gradients at
+ *   5 (all-reduce 5-7), layer 0's at 8 (8-10): 10 us.
+ * zero1: reduce-scatters 5-6 and 8-9, then the all-gather of all 2000
+ *   bytes (2 us): 11 us.
+ * zero3: gather 0 (0-1), forward 0 (1-4), gather 1 (1-2), forward 1
+ *   (4-5); backward gather of 1 (5-6), backward 1 (6-7) with gather of 0
+ *   prefetched (6-7), reduce-scatter 1 (7-8), backward 0 (7-10),
+ *   reduce-scatter 0 (10-11): 11 us, 6 collectives, 6 us of them, 3 us
+ *   exposed.
+ * Memory with Psi = 100, N = 4 (ZeRO §3.1): 1600, 400 + 300, 200 + 350,
+ * 400 bytes. */
+Test(train, sharded_schemes_by_hand)
+{
+	double bytes[2] = {1000, 1000}, tb[2] = {3e-6, 1e-6};
+	struct pm_iter it = {2, bytes, tb, 4e-6, 0, 2e-9};
+	struct pm_plan plan;
+	struct pm_par_result r;
+	const double t[PM_NPAR] = {10e-6, 11e-6, 11e-6, 11e-6}, mem[PM_NPAR] = {1600, 700, 550, 400};
+
+	cr_assert_eq(pm_plan_each(2, &plan), PM_OK);
+	for (int s = 0; s < PM_NPAR; s++) {
+		cr_assert_eq(pm_parallel_time((enum pm_parallel)s, &it, &plan, 100, 4, &r), PM_OK);
+		cr_assert(fabs(r.tm.t_iter - t[s]) < 1e-15, "%s: %.9g", pm_parallel_name((enum pm_parallel)s), r.tm.t_iter);
+		cr_assert(fabs(r.state_B - mem[s]) < 1e-9, "%s: %.9g B", pm_parallel_name((enum pm_parallel)s), r.state_B);
+	}
+	cr_assert_eq(r.tm.calls, 6);
+	cr_assert(fabs(r.tm.t_comm - 6e-6) < 1e-15);
+	cr_assert(fabs(r.tm.t_c_no - 3e-6) < 1e-15);
+	cr_assert_eq(pm_parallel_find("fsdp"), PM_PAR_ZERO3);
+	pm_plan_release(&plan);
 }

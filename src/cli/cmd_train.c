@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "search/cost.h"
+#include "search/parallel.h"
 #include "search/train.h"
 #include "model/preset.h"
 #include "model/text.h"
@@ -216,6 +217,67 @@ static void group_rows(struct cli_table *t, const struct policy *p,
 	free(end);
 }
 
+/* --parallel: one row per scheme (and per policy for those that merge
+ * gradients into buckets). */
+enum { P_WORKERS, P_SCHEME, P_POLICY, P_ITER, P_COMP, P_CNO, P_COMM, P_CALLS, P_STATE, P_A, P_B, NP };
+static const char *const pcols[NP] = {"workers", "scheme", "policy", "t_iter_ms", "t_comp_ms",
+				      "t_comm_exposed_ms", "t_comm_ms", "collectives",
+				      "model_states_GB", "a_us", "b_ns_per_B"};
+static const unsigned pflags[NP] = {COL_NUM, 0, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM,
+				    COL_NUM, COL_NUM, COL_NUM};
+
+static int parse_schemes(const char *list, int *out, int *n, struct pm_err *err)
+{
+	char buf[256];
+
+	*n = 0;
+	if (strcmp(list, "all") == 0) {
+		for (int s = 0; s < PM_NPAR; s++)
+			out[(*n)++] = s;
+		return PM_OK;
+	}
+	if (cli_check_list("parallel", list, ',', "ddp,zero3", err))
+		return PM_EINPUT;
+	pm_strlcpy(buf, list, sizeof buf);
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int s = pm_parallel_find(tok);
+		if (s < 0)
+			return pm_fail(err, PM_EINPUT, "invalid --parallel '%s' (expected ddp, zero1, zero2, zero3, fsdp, all or a comma list)", tok);
+		if (*n < PM_NPAR)
+			out[(*n)++] = s;
+	}
+	return PM_OK;
+}
+
+static int parallel_rows(struct cli_table *t, const int *schemes, int nsch, const struct policy *pol,
+			 int npol, const struct pm_iter *it, double params, int N, struct pm_err *err)
+{
+	for (int i = 0; i < nsch; i++)
+		for (int k = 0; k < (schemes[i] == PM_PAR_ZERO3 ? 1 : npol); k++) {
+			struct pm_plan plan;
+			struct pm_par_result r;
+			int rc = make_plan(&pol[k], it, &plan);
+			if (!rc)
+				rc = pm_parallel_time((enum pm_parallel)schemes[i], it, &plan, params, N, &r);
+			pm_plan_release(&plan);
+			if (rc)
+				return pm_fail(err, rc, "out of memory");
+			cli_table_row(t);
+			cli_table_set(t, P_WORKERS, "%d", N);
+			cli_table_set(t, P_SCHEME, "%s", pm_parallel_name((enum pm_parallel)schemes[i]));
+			cli_table_set(t, P_POLICY, "%s", schemes[i] == PM_PAR_ZERO3 ? "per-layer" : pol[k].label);
+			cli_table_set(t, P_ITER, "%.6g", r.tm.t_iter * 1e3);
+			cli_table_set(t, P_COMP, "%.6g", r.tm.t_comp * 1e3);
+			cli_table_set(t, P_CNO, "%.6g", r.tm.t_c_no * 1e3);
+			cli_table_set(t, P_COMM, "%.6g", r.tm.t_comm * 1e3);
+			cli_table_set(t, P_CALLS, "%d", r.tm.calls);
+			cli_table_set(t, P_STATE, "%.6g", r.state_B / 1e9);
+			cli_table_set(t, P_A, "%.6g", it->a * 1e6);
+			cli_table_set(t, P_B, "%.6g", it->b * 1e9);
+		}
+	return PM_OK;
+}
+
 static void usage(const struct cli_opt *opts, int n)
 {
 	printf("usage: perfmodel train --profile NAME (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
@@ -243,7 +305,8 @@ static void usage(const struct cli_opt *opts, int n)
 	       "Examples:\n"
 	       "  perfmodel train --profile googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
 	       "  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
-	       "  perfmodel train --profile resnet50 --a 236us --b 0.406ns --workers 16\n\n"
+	       "  perfmodel train --profile resnet50 --a 236us --b 0.406ns --workers 16\n"
+	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --link-bw 12.5GB/s --parallel all\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 	char **names;
@@ -263,7 +326,9 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	struct cli_net_opts net = {0};
 	const char *model = NULL, *workers = NULL, *sweep = NULL, *a = NULL, *b = NULL;
 	const char *fit = NULL, *fit_range = NULL, *algo = NULL, *table2 = NULL;
-	const char *policy = "all", *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
+	const char *policy = NULL, *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
+	const char *parallel = NULL;
+	int schemes[PM_NPAR], nsch = 0;
 	const char *pos[1];
 	int help = 0, groups = 0, npos, n, rc = PM_OK, npol, nw = 0;
 	struct cli_opt opts[40];
@@ -287,6 +352,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"cost-model", "M", "closed (default) or contention, for --algo with --topo", &cmodel, NULL};
 	opts[n++] = (struct cli_opt){"table2", "NAME", "Shi et al. (MG-WFBP) Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &table2, NULL};
 	opts[n++] = (struct cli_opt){"policy", "LIST", "all (default) or a comma-separated list", &policy, NULL};
+	opts[n++] = (struct cli_opt){"parallel", "LIST", "sharded data parallelism: ddp, zero1, zero2, zero3 (fsdp is zero3), all, or a comma list: the collectives each issues on the timeline, exposed communication and model-state memory per rank (ddp, zero1 and zero2 merge gradients by --policy, default ddp)", &parallel, NULL};
 	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &bpp, NULL};
 	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &scale, NULL};
 	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &groups};
@@ -300,8 +366,12 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	}
 	if (!model)
 		return pm_fail(err, PM_EINPUT, "missing --profile (expected a DNN profile such as resnet50; see perfmodel models)");
-	if (cli_parse_format(format, &fmt, err) || parse_policies(policy, pol, &npol, err))
+	if (cli_parse_format(format, &fmt, err) ||
+	    parse_policies(policy ? policy : parallel ? "ddp" : "all", pol, &npol, err) ||
+	    (parallel && parse_schemes(parallel, schemes, &nsch, err)))
 		return PM_EINPUT;
+	if (parallel && groups)
+		return pm_fail(err, PM_EINPUT, "--groups shows merge plans; it does not combine with --parallel (expected one of them)");
 	int sources = !!(a || b) + !!fit + !!table2 + (!!algo && !table2);
 	if (sources != 1)
 		return pm_fail(err, PM_EINPUT, "%s all-reduce cost (expected exactly one of --a/--b, --fit FILE, --algo NAME or --table2 NAME)",
@@ -430,7 +500,10 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			     cost.a, cost.b);
 		goto out;
 	}
-	cli_table_init(&t, groups ? NG : NT, groups ? gcols : tcols, groups ? gflags : tflags);
+	if (parallel)
+		cli_table_init(&t, NP, pcols, pflags);
+	else
+		cli_table_init(&t, groups ? NG : NT, groups ? gcols : tcols, groups ? gflags : tflags);
 	double tbsum = 0, psum = 0;
 	for (int l = 0; l < prof.L; l++) {
 		tbsum += tb[l];
@@ -451,6 +524,12 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		if (w == 0 || nw == 1)
 			cli_table_meta(&t, "all-reduce cost T(M) = a + b M: %s%s", cost.desc,
 				       nw > 1 ? " (a and b per worker count in the a_us, b_ns_per_B columns)" : "");
+		if (parallel) {
+			if (w == 0)
+				cli_table_meta(&t, "reduce-scatter and all-gather: half an all-reduce, a/2 + (b/2) M (docs/model.md, Collectives); model states: mixed-precision Adam, ZeRO (Rajbhandari et al., SC 2020) section 3.1; zero3's forward spread over layers as their backward times");
+			rc = parallel_rows(&t, schemes, nsch, pol, npol, &it, psum, N, err);
+			continue;
+		}
 		for (int k = 0; k < npol && !rc; k++) {
 			struct pm_plan plan;
 			struct pm_timing tm;
