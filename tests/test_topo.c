@@ -457,3 +457,102 @@ Test(topo, machine_network_errors)
 	cr_assert_eq(pm_topo_parse("machine:tpu-v4-like:2", NULL, &t, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "not a switched cluster (expected a GPU cluster description; as a network it is --topo torus:16x16x16"), "%s", err.msg);
 }
+
+/* astrasim:FILE.yml against hand-built equivalents.  A 1-D Ring of 8 at
+ * 16 GB/s (ASTRA-sim's GB: 2^30 B) and 150 ns is ring:8 with 16GiB/s
+ * links: every algorithm prices the same to the last bit (to 1e-12 for the
+ * full network, whose latency is written as 1000 ns).  A 1-D
+ * FullyConnected of 6 is full:6.  A [Switch, Ring] of 8 x 4 has, by hand,
+ * 4 switches, 4 x 2 x 8 switch links + 8 x 2 x 4 ring links = 128 links,
+ * 3 links per NPU (its switch and two ring neighbours), and routes of at
+ * most 2 (switch) + 2 (half a ring of 4) = 4 links. */
+static double contention_of(const char *spec, const char *algo, const struct pm_link_defaults *ld)
+{
+	struct pm_topo *t = NULL;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+	struct pm_params p;
+
+	cr_assert_eq(pm_topo_parse(spec, ld, &t, &err), PM_OK, "%s: %s", spec, err.msg);
+	pm_params_default(&p);
+	double time = -1;
+	if (pm_algo_resolve(algo, t, 0, &in, &err) == PM_OK) {
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_algo_contention(&in, &s, 1 << 20, &p, &c, NULL, &err), PM_OK);
+		time = c.time_s;
+		pm_sched_release(&s);
+	}
+	pm_topo_free(t);
+	return time;
+}
+
+Test(topo, astrasim_yaml_equals_hand_built)
+{
+	static const char *const algos[] = {"ring", "bidir-ring", "recdoubling", "rabenseifner",
+					    "binomial", "dbtree", "hring", "multitree"};
+	struct pm_link_defaults ring_ld = {.bw_Bps = 16.0 * 1073741824, .lat_s = 150e-9};
+	struct pm_link_defaults full_ld = {.bw_Bps = 25.0 * 1073741824, .lat_s = 1e-6};
+	char path[] = "/tmp/perfmodel-astra-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs("topology: [ FullyConnected ]\nnpus_count: [ 6 ]\nbandwidth: [ 25 ]\nlatency: [ 1000 ]\n", f);
+	fclose(f);
+	char full_spec[64];
+	snprintf(full_spec, sizeof full_spec, "astrasim:%s", path);
+	const char *src = getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".";
+	char ring_spec[600], hgx_spec[600];
+	snprintf(ring_spec, sizeof ring_spec, "astrasim:%s/data/astrasim/ring8.yml", src);
+	snprintf(hgx_spec, sizeof hgx_spec, "astrasim:%s/data/astrasim/hgx8x4.yml", src);
+	for (size_t a = 0; a < sizeof algos / sizeof *algos; a++) {
+		double x = contention_of(ring_spec, algos[a], NULL);
+		double y = contention_of("ring:8", algos[a], &ring_ld);
+		cr_assert_eq(x, y, "%s: astrasim %.17g, ring:8 %.17g", algos[a], x, y);
+		x = contention_of(full_spec, algos[a], NULL);
+		y = contention_of("full:6", algos[a], &full_ld);
+		/* 1000 ns x 1e-9 and 1 us differ in the last bit */
+		cr_assert(rel_close(x, y, 1e-12), "%s: astrasim full %.17g, full:6 %.17g", algos[a], x, y);
+	}
+	unlink(path);
+
+	struct pm_topo *t = topo_or_die(hgx_spec);
+	struct pm_topo_info info;
+	pm_topo_describe(t, &info);
+	cr_assert_eq(info.endpoints, 32);
+	cr_assert_eq(info.switches, 4);
+	cr_assert_eq(info.links, 128);
+	cr_assert_eq(info.degree, 3);
+	cr_assert_eq(info.diameter, 4);
+	pm_topo_free(t);
+}
+
+/* Bad ASTRA-sim files: the file, the line and what was expected. */
+Test(topo, astrasim_bad_files)
+{
+	static const struct { const char *text, *needle; } cases[] = {
+		{"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1 ]\n", "no 'latency'"},
+		{"topology: [ Torus ]\nnpus_count: [ 4 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n", "unknown topology 'Torus' (expected Ring, FullyConnected or Switch)"},
+		{"topology: [ Ring, Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1, 1 ]\nlatency: [ 1, 1 ]\n", "line 2: 'npus_count' has 1 items and 'topology' 2"},
+		{"topology: [ Ring ]\nnpus_count: [ 4.5 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n", "invalid npus_count '4.5'"},
+		{"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ -1 ]\nlatency: [ 1 ]\n", "invalid bandwidth '-1' (expected GB/s above 0)"},
+		{"topology: [ Ring\n", "not YAML"},
+		{"topology: [ Ring ]\nnpus_count: [ 100000 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n", "more than 4096 NPUs"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char path[] = "/tmp/perfmodel-astra-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+		fputs(cases[i].text, f);
+		fclose(f);
+		char spec[64];
+		struct pm_topo *t = NULL;
+		struct pm_err err;
+		snprintf(spec, sizeof spec, "astrasim:%s", path);
+		cr_assert_eq(pm_topo_parse(spec, NULL, &t, &err), PM_EINPUT, "case %zu accepted", i);
+		cr_assert(strstr(err.msg, cases[i].needle), "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].needle);
+		cr_assert(strstr(err.msg, path), "case %zu: no file name in '%s'", i, err.msg);
+		unlink(path);
+	}
+}

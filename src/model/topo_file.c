@@ -171,7 +171,7 @@ static long endpoint_of(const char *s)
 }
 
 /* Breadth-first search toward every endpoint over reversed links. */
-static int route_tables(struct pm_topo *t, struct pm_err *err)
+int pm_topo_route_shortest(struct pm_topo *t, struct pm_err *err)
 {
 	int V = t->n_vert, N = t->n_end;
 	int *dist = malloc(sizeof(int) * (size_t)V);
@@ -185,8 +185,8 @@ static int route_tables(struct pm_topo *t, struct pm_err *err)
 	if (cost > ROUTE_BUDGET) {
 		free(dist), free(queue), free(in_off), free(in_idx), free(out_dst);
 		return pm_fail(err, PM_EINPUT,
-			       "topology file '%s' is too large to route: %d endpoints x (%d vertices + %d links) = %lld search steps (expected at most %lld; fewer links or endpoints)",
-			       t->spec + 5, N, V, t->n_links, cost, ROUTE_BUDGET);
+			       "network '%s' is too large to route: %d endpoints x (%d vertices + %d links) = %lld search steps (expected at most %lld; fewer links or endpoints)",
+			       t->spec, N, V, t->n_links, cost, ROUTE_BUDGET);
 	}
 	t->next = malloc(sizeof(int) * (size_t)N * (size_t)V);
 	if (!dist || !queue || !in_off || !in_idx || !out_dst || !t->next) {
@@ -320,7 +320,7 @@ static int build(struct pm_topo *t, const char *args,
 	if (!rc)
 		rc = pm_topo_finish(t, err);
 	if (!rc)
-		rc = route_tables(t, err);
+		rc = pm_topo_route_shortest(t, err);
 out:
 	for (int i = 0; i < r.nnames; i++)
 		free(r.names[i]);
@@ -331,7 +331,7 @@ out:
 	return rc;
 }
 
-static int route(const struct pm_topo *t, int src, int dst, int *links)
+int pm_topo_route_table(const struct pm_topo *t, int src, int dst, int *links)
 {
 	int v = src, hops = 0;
 
@@ -355,6 +355,6 @@ const struct pm_topo_kind pm_topo_file = {
 	.syntax = "file:PATH.csv",
 	.summary = "edge list with header src,dst,bandwidth,latency[,direction]",
 	.build = build,
-	.route = route,
+	.route = pm_topo_route_table,
 	.describe = describe,
 };

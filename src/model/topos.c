@@ -4,12 +4,12 @@
 
 extern const struct pm_topo_kind pm_topo_ring, pm_topo_torus, pm_topo_ace, pm_topo_mesh,
 	pm_topo_full, pm_topo_switch, pm_topo_fattree_kind, pm_topo_bigraph_kind,
-	pm_topo_file, pm_topo_machine;
+	pm_topo_file, pm_topo_machine, pm_topo_astrasim;
 
 static const struct pm_topo_kind *const kinds[] = {
 	&pm_topo_ring, &pm_topo_full, &pm_topo_switch, &pm_topo_torus,
 	&pm_topo_ace, &pm_topo_mesh, &pm_topo_fattree_kind, &pm_topo_bigraph_kind,
-	&pm_topo_file, &pm_topo_machine,
+	&pm_topo_file, &pm_topo_machine, &pm_topo_astrasim,
 };
 
 const struct pm_topo_kind *const *pm_topo_kinds(int *n)

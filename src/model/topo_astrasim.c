@@ -1,0 +1,274 @@
+/* topo_astrasim.c: astrasim:FILE.yml, an ASTRA-sim 2.0 network file
+ * (Won et al., "ASTRA-sim2.0: Modeling Hierarchical Networks and
+ * Disaggregated Systems for Large-model Training at Scale", ISPASS 2023;
+ * the analytical backend's network.yml):
+ *
+ *     topology: [ Ring, FullyConnected, Switch ]
+ *     npus_count: [ 4, 2, 2 ]
+ *     bandwidth: [ 50.0, 25.0, 12.5 ]    # GB/s per link and direction
+ *     latency: [ 500.0, 500.0, 500.0 ]   # ns per link
+ *
+ * The network ASTRA-sim builds from it: NPU id = x0 + k0 (x1 + k1 x2 ...),
+ * dimension 0 varying fastest; along dimension d every group of k_d NPUs
+ * that differ only in x_d is a Ring (each NPU linked to the next and the
+ * previous, both directions), FullyConnected (a link each way between every
+ * pair) or Switch (one switch of that group, a link each way to each NPU),
+ * with the dimension's bandwidth and latency.  GB is 2^30 bytes, as the
+ * ASTRA-sim analytical backend converts it (1 GB/s = 2^30 / 10^9 bytes a
+ * nanosecond); `latency` is nanoseconds.  Routing: shortest path in links,
+ * ties to the lower dimension.  Parsed with libyaml (Debian libyaml-dev);
+ * any other key is ignored, as ASTRA-sim ignores it.
+ */
+#include "model/topo_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define MAX_DIMS 8
+#define GIB 1073741824.0
+
+enum { K_RING, K_FULL, K_SWITCH };
+enum { F_TOPO, F_NPUS, F_BW, F_LAT, NF };
+static const char *const fields[NF] = {"topology", "npus_count", "bandwidth", "latency"};
+
+struct yml {
+	const char *path;
+	int n[NF];			/* items read per field */
+	char kind_name[MAX_DIMS][32];
+	double val[NF][MAX_DIMS];	/* numbers of npus_count, bandwidth, latency */
+	int line[NF];
+};
+
+static int bad(const struct yml *y, int line, struct pm_err *err, const char *what)
+{
+	return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' line %d: %s", y->path, line, what);
+}
+
+/* One item of the flow sequence of field f. */
+static int item(struct yml *y, int f, const char *v, int line, struct pm_err *err)
+{
+	char msg[200];
+
+	if (y->n[f] == MAX_DIMS) {
+		snprintf(msg, sizeof msg, "'%s' has more than %d dimensions (expected at most %d)", fields[f], MAX_DIMS, MAX_DIMS);
+		return bad(y, line, err, msg);
+	}
+	if (f == F_TOPO) {
+		snprintf(y->kind_name[y->n[f]++], sizeof y->kind_name[0], "%.31s", v);
+		return PM_OK;
+	}
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (*end || end == v || errno || !isfinite(x) || (f == F_LAT ? x < 0 : x <= 0) ||
+	    x > (f == F_NPUS ? PM_TOPO_MAX_VERTICES : 1e9)) {
+		snprintf(msg, sizeof msg, "invalid %s '%.60s' (expected %s)", fields[f], v,
+			 f == F_NPUS ? "a whole number of NPUs from 1" : f == F_BW ? "GB/s above 0" : "ns, 0 or more");
+		return bad(y, line, err, msg);
+	}
+	if (f == F_NPUS && x != floor(x)) {
+		snprintf(msg, sizeof msg, "invalid npus_count '%.60s' (expected a whole number)", v);
+		return bad(y, line, err, msg);
+	}
+	y->val[f][y->n[f]++] = x;
+	return PM_OK;
+}
+
+/* Walk the events: a mapping whose four keys hold sequences of scalars. */
+static int read_yml(struct yml *y, FILE *f, struct pm_err *err)
+{
+	yaml_parser_t p;
+	yaml_event_t e;
+	int rc = PM_OK, depth = 0, field = -1, in_seq = 0, want_key = 0, done = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	yaml_parser_set_input_file(&p, f);
+	while (!rc && !done) {
+		if (!yaml_parser_parse(&p, &e)) {
+			char msg[200];
+			snprintf(msg, sizeof msg, "not YAML: %.120s (expected keys topology, npus_count, bandwidth, latency)",
+				 p.problem ? p.problem : "syntax error");
+			rc = bad(y, (int)p.problem_mark.line + 1, err, msg);
+			break;
+		}
+		int line = (int)e.start_mark.line + 1;
+		switch (e.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_MAPPING_START_EVENT:
+			if (++depth > 1)
+				rc = bad(y, line, err, "nested mapping (expected flat keys with lists such as npus_count: [4, 4])");
+			want_key = 1;
+			break;
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			if (in_seq || want_key)
+				rc = bad(y, line, err, "nested list (expected lists of numbers or topology names)");
+			in_seq = 1;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+			in_seq = 0;
+			want_key = 1;
+			field = -1;
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *v = (const char *)e.data.scalar.value;
+			if (in_seq) {
+				if (field >= 0)
+					rc = item(y, field, v, line, err);
+			} else if (want_key) {
+				field = -1;
+				for (int k = 0; k < NF; k++)
+					if (!strcmp(v, fields[k]))
+						field = k;
+				if (field >= 0 && y->line[field])
+					rc = bad(y, line, err, "key given twice");
+				if (field >= 0)
+					y->line[field] = line;
+				want_key = 0;
+			} else {	/* a key with one scalar: one dimension */
+				if (field >= 0)
+					rc = item(y, field, v, line, err);
+				want_key = 1;
+				field = -1;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+		yaml_event_delete(&e);
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+static int check(struct yml *y, int *kinds, struct pm_err *err)
+{
+	char msg[200];
+
+	for (int f = 0; f < NF; f++)
+		if (!y->line[f] || y->n[f] == 0) {
+			snprintf(msg, sizeof msg, "no '%s' (expected topology, npus_count, bandwidth and latency, one item per dimension)", fields[f]);
+			return bad(y, 1, err, msg);
+		}
+	for (int f = 1; f < NF; f++)
+		if (y->n[f] != y->n[F_TOPO]) {
+			snprintf(msg, sizeof msg, "'%s' has %d items and 'topology' %d (expected one per dimension)",
+				 fields[f], y->n[f], y->n[F_TOPO]);
+			return bad(y, y->line[f], err, msg);
+		}
+	for (int d = 0; d < y->n[F_TOPO]; d++) {
+		const char *k = y->kind_name[d];
+		kinds[d] = !strcmp(k, "Ring") ? K_RING : !strcmp(k, "FullyConnected") ? K_FULL
+			: !strcmp(k, "Switch") ? K_SWITCH : -1;
+		if (kinds[d] < 0) {
+			snprintf(msg, sizeof msg, "unknown topology '%s' (expected Ring, FullyConnected or Switch)", k);
+			return bad(y, y->line[F_TOPO], err, msg);
+		}
+	}
+	return PM_OK;
+}
+
+/* Vertex ids: NPUs 0..N-1, then the switches of each Switch dimension. */
+static int build(struct pm_topo *t, const char *args, const struct pm_link_defaults *ld,
+		 struct pm_err *err)
+{
+	struct yml y = {.path = args};
+	int kinds[MAX_DIMS], D, rc;
+	long long N = 1, nsw = 0, nlinks = 0;
+	FILE *f = fopen(args, "r");
+
+	(void)ld;
+	if (!f)
+		return pm_fail(err, PM_EINPUT, "cannot read ASTRA-sim network file '%s' (expected a readable network.yml)", args);
+	rc = read_yml(&y, f, err);
+	fclose(f);
+	if (rc || (rc = check(&y, kinds, err)))
+		return rc;
+	D = y.n[F_TOPO];
+	for (int d = 0; d < D; d++) {
+		N *= (long long)y.val[F_NPUS][d];
+		if (N > PM_TOPO_MAX_FILE_VERTICES)
+			return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has more than %d NPUs (expected at most %d: it is routed by search)",
+				       args, PM_TOPO_MAX_FILE_VERTICES, PM_TOPO_MAX_FILE_VERTICES);
+	}
+	for (int d = 0; d < D; d++) {
+		long long k = (long long)y.val[F_NPUS][d], groups = N / k;
+		if (k < 2)
+			continue;
+		nlinks += groups * (kinds[d] == K_FULL ? k * (k - 1) : 2 * k);
+		nsw += kinds[d] == K_SWITCH ? groups : 0;
+	}
+	if (N < 1 || (rc = pm_topo_alloc(t, N + nsw, (int)N, nlinks, 0, err)))
+		return rc;
+	int sw = (int)N;
+	for (int d = 0, stride = 1; d < D; stride *= (int)y.val[F_NPUS][d], d++) {
+		int k = (int)y.val[F_NPUS][d];
+		double bw = y.val[F_BW][d] * GIB, lat = y.val[F_LAT][d] * 1e-9;
+		if (k < 2)
+			continue;
+		for (int base = 0; base < N; base++) {
+			if ((base / stride) % k)
+				continue;	/* one group per base with x_d = 0 */
+			for (int i = 0; i < k; i++) {
+				int a = base + i * stride;
+				if (kinds[d] == K_RING) {
+					int b = base + ((i + 1) % k) * stride;
+					pm_topo_add(t, a, b, bw, lat, -1);
+					pm_topo_add(t, b, a, bw, lat, -1);
+				} else if (kinds[d] == K_FULL) {
+					for (int j = 0; j < k; j++)
+						if (j != i)
+							pm_topo_add(t, a, base + j * stride, bw, lat, -1);
+				} else {
+					pm_topo_add(t, a, sw, bw, lat, -1);
+					pm_topo_add(t, sw, a, bw, lat, -1);
+				}
+			}
+			sw += kinds[d] == K_SWITCH;
+		}
+	}
+	if (t->n_links != nlinks)
+		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
+	if ((rc = pm_topo_finish(t, err)))
+		return rc;
+	t->max_hops = 0;
+	for (int d = 0; d < D; d++) {
+		int k = (int)y.val[F_NPUS][d];
+		t->max_hops += k < 2 ? 0 : kinds[d] == K_RING ? k / 2 : kinds[d] == K_FULL ? 1 : 2;
+	}
+	t->min_hops = 1;
+	for (int d = 0; d < D; d++)
+		if (kinds[d] == K_SWITCH && (int)y.val[F_NPUS][d] >= 2 && t->min_hops == 1) {
+			int others = 0;
+			for (int e = 0; e < D; e++)
+				others += e != d && (int)y.val[F_NPUS][e] >= 2 && kinds[e] != K_SWITCH;
+			t->min_hops = others ? 1 : 2;
+		}
+	return pm_topo_route_shortest(t, err);
+}
+
+static void describe(const struct pm_topo *t, struct pm_topo_info *info)
+{
+	(void)t;
+	info->routing = "shortest path in links; among equal next hops the lower dimension";
+	info->bisection_cut = "not computed for ASTRA-sim networks";
+}
+
+const struct pm_topo_kind pm_topo_astrasim = {
+	.name = "astrasim",
+	.syntax = "astrasim:FILE.yml",
+	.summary = "an ASTRA-sim 2.0 network.yml: topology [Ring|FullyConnected|Switch, ...], npus_count, bandwidth (GB/s = 2^30 B/s), latency (ns) per dimension",
+	.build = build,
+	.route = pm_topo_route_table,
+	.describe = describe,
+};
