@@ -650,6 +650,8 @@ static void play(struct sim *m, const struct pm_sim_opts *o)
 		run(m);
 		if (m->trace)
 			pm_trace_step(m->trace, k, t0, m->end);
+		if (m->done < s->step_off[k + 1])
+			break;	/* the step never ended: a deadlock, reported by the caller */
 	}
 }
 

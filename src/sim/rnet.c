@@ -78,8 +78,6 @@ struct rnet {
 	double *wake;		/* per output: pending arbitration time */
 	struct reqs *rq;	/* per output: who asks for it */
 	struct nport *np;	/* per injection channel */
-	uint32_t **waitq;	/* per endpoint: transfers waiting for a port */
-	int *nwait, *capwait;
 	uint32_t *left, *step;	/* per transfer: packets not delivered; step */
 	double *last_t;
 	struct pkt *pk;
@@ -529,8 +527,6 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 
 /* ---- injection ---- */
 
-static void start_next(struct rnet *n, int e, int port, double t);
-
 /* Injection channel ch (endpoint e, port k) sends its next packet. */
 static void inject(struct rnet *n, uint32_t o, double now)
 {
@@ -574,9 +570,9 @@ static void inject(struct rnet *n, uint32_t o, double now)
 	}
 	uint32_t x = np->cur;
 	np->cur = NONE;
+	(void)e;
 	if (n->h.left)
 		n->h.left(n->h.ctx, x, now + ser);
-	start_next(n, e, c % n->ports, now + ser);
 }
 
 static void begin(struct rnet *n, int e, int port, uint32_t x, double t)
@@ -592,15 +588,6 @@ static void begin(struct rnet *n, int e, int port, uint32_t x, double t)
 	n->left[x] = np->npk;
 	n->last_t[x] = 0;
 	wake(n, (uint32_t)(n->L + n->E + e * n->ports + port), t);
-}
-
-static void start_next(struct rnet *n, int e, int port, double t)
-{
-	if (n->nwait[e] == 0)
-		return;
-	uint32_t x = n->waitq[e][0];
-	memmove(n->waitq[e], n->waitq[e] + 1, sizeof(uint32_t) * (size_t)--n->nwait[e]);
-	begin(n, e, port, x, t);
 }
 
 void rnet_send(struct rnet *n, uint32_t x, double t)
@@ -619,22 +606,7 @@ void rnet_send(struct rnet *n, uint32_t x, double t)
 			begin(n, e, k, x, t);
 			return;
 		}
-	if (n->nwait[e] == n->capwait[e]) {
-		int cap = n->capwait[e] ? 2 * n->capwait[e] : 8;
-		uint32_t *a = realloc(n->waitq[e], sizeof *a * (size_t)cap);
-		if (!a) {
-			n->failed = 1;
-			return;
-		}
-		n->waitq[e] = a;
-		n->capwait[e] = cap;
-	}
-	int i = n->nwait[e]++;
-	while (i > 0 && n->waitq[e][i - 1] > x) {
-		n->waitq[e][i] = n->waitq[e][i - 1];
-		i--;
-	}
-	n->waitq[e][i] = x;
+	n->failed = 1;	/* the driver keeps every rank within its ports */
 }
 
 int rnet_run(struct rnet *n)
@@ -678,12 +650,7 @@ void rnet_free(struct rnet *n)
 		return;
 	for (size_t k = 0; n->q && k < (size_t)(n->L + n->E * n->ports) * n->nvc; k++)
 		free(n->q[k].r);
-	for (int e = 0; n->waitq && e < n->E; e++)
-		free(n->waitq[e]);
 	free(n->q);
-	free(n->waitq);
-	free(n->nwait);
-	free(n->capwait);
 	free(n->bw);
 	free(n->lat);
 	free(n->busy_until);
@@ -834,13 +801,10 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->rq = calloc((size_t)n->nout, sizeof *n->rq);
 
 	n->np = malloc(sizeof *n->np * (size_t)n->E * n->ports);
-	n->waitq = calloc((size_t)n->E, sizeof *n->waitq);
-	n->nwait = calloc((size_t)n->E, sizeof(int));
-	n->capwait = calloc((size_t)n->E, sizeof(int));
 	n->left = calloc(s->nx + 1, sizeof(uint32_t));
 	n->step = malloc(sizeof(uint32_t) * (s->nx + 1));
 	n->last_t = calloc(s->nx + 1, sizeof(double));
-	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np || !n->waitq || !n->nwait || !n->capwait ||
+	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np ||
 	    !n->left || !n->step || !n->last_t || build_channels(n)) {
 		rnet_free(n);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");

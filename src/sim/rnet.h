@@ -95,7 +95,8 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 /* Record every link's busy intervals in tr. */
 void rnet_trace(struct rnet *n, struct pm_trace *tr);
 /* Packets of transfer x start at t on a free injection channel of its
- * source (or wait for one, earliest transfer first). */
+ * source; the caller keeps each rank within its ports (rnet_run fails
+ * otherwise). */
 void rnet_send(struct rnet *n, uint32_t x, double t);
 /* Run until no event is left; PM_EINTERNAL when memory ran out. */
 int rnet_run(struct rnet *n);
