@@ -2,6 +2,7 @@
  * checker is the independent judge the algorithm tests rely on, so it is
  * itself tested here on hand-made right and wrong schedules. */
 #include "helpers.h"
+#include "model/msccl.h"
 #include "model/ringlib.h"
 #include "model/sched.h"
 
@@ -211,4 +212,97 @@ Test(sched, repeated_block_and_order)
 	cr_assert_eq(pm_sched_finish(&s, &err), PM_EINTERNAL);
 	cr_assert(strstr(err.msg, "out of order"), "%s", err.msg);
 	pm_sched_release(&s);
+}
+
+/* MSCCL export read back (issue 13): the XML is parsed by libxml2 and
+ * every send is paired with its peer's receive, per (src, dst) pair in
+ * order; the transfers come back exactly as the schedule has them (ranks,
+ * units, reduce or copy), for algorithms with one, several and routed
+ * transfers per step. */
+static int by_pair_order(const void *a, const void *b)
+{
+	const struct pm_msccl_xfer *x = a, *y = b;
+	if (x->src != y->src)
+		return x->src - y->src;
+	return x->dst - y->dst;
+}
+
+Test(sched, msccl_round_trip)
+{
+	static const char *const algos[] = {"ring", "multitree", "hring", "dbtree", "rabenseifner"};
+	struct pm_topo *t = topo_or_die("torus:4x4");
+
+	for (size_t a = 0; a < sizeof algos / sizeof *algos; a++) {
+		struct pm_inst in;
+		struct pm_sched s, e;
+		struct pm_err err;
+		char path[] = "/tmp/perfmodel-msccl-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+
+		resolve_or_die(algos[a], t, 0, &in);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(pm_sched_expand(&s, &e, PM_SCHED_MAX_XFERS, &err), PM_OK);
+		cr_assert_eq(pm_msccl_write(f, &e, in.label, "allreduce", &err), PM_OK, "%s", err.msg);
+		fclose(f);
+
+		struct pm_msccl_xfer *x;
+		size_t n;
+		int ngpus;
+		unsigned nchunks;
+		cr_assert_eq(pm_msccl_read(path, &ngpus, &nchunks, &x, &n, &err), PM_OK, "%s: %s", algos[a], err.msg);
+		cr_assert_eq(ngpus, e.nranks);
+		cr_assert_eq(nchunks, e.nchunks);
+		cr_assert_eq(n, e.nx, "%s: %zu transfers read back, %zu in the schedule", algos[a], n, e.nx);
+		/* the schedule's transfers, stably ordered by (src, dst) */
+		struct pm_msccl_xfer *want = malloc(sizeof *want * e.nx);
+		for (size_t i = 0; i < e.nx; i++)
+			want[i] = (struct pm_msccl_xfer){e.x[i].src, e.x[i].dst, e.x[i].lo, e.x[i].cnt, e.x[i].op == PM_REDUCE};
+		for (size_t i = 1; i < e.nx; i++)	/* insertion sort: stable */
+			for (size_t j = i; j > 0 && by_pair_order(&want[j - 1], &want[j]) > 0; j--) {
+				struct pm_msccl_xfer tmp = want[j];
+				want[j] = want[j - 1];
+				want[j - 1] = tmp;
+			}
+		for (size_t i = 0; i < n; i++)
+			cr_assert(x[i].src == want[i].src && x[i].dst == want[i].dst && x[i].lo == want[i].lo &&
+				  x[i].cnt == want[i].cnt && x[i].reduce == want[i].reduce,
+				  "%s transfer %zu: read %d->%d [%u,+%u) %d, schedule %d->%d [%u,+%u) %d", algos[a], i,
+				  x[i].src, x[i].dst, x[i].lo, x[i].cnt, x[i].reduce,
+				  want[i].src, want[i].dst, want[i].lo, want[i].cnt, want[i].reduce);
+		free(want);
+		free(x);
+		unlink(path);
+		pm_sched_release(&e);
+		pm_sched_release(&s);
+	}
+	pm_topo_free(t);
+}
+
+/* Malformed MSCCL files are refused with the file and what was wrong. */
+Test(sched, msccl_bad_files)
+{
+	static const struct { const char *text, *needle; } cases[] = {
+		{"<algo ngpus=\"2\"", "not well-formed XML"},
+		{"<graph/>", "no <algo> root"},
+		{"<algo ngpus=\"2\" nchunksperloop=\"1\"><gpu id=\"0\"><tb send=\"1\" recv=\"-1\"><step type=\"s\" srcoff=\"0\" cnt=\"1\"/></tb></gpu></algo>",
+		 "1 sends and 0 receives"},
+		{"<algo ngpus=\"x\" nchunksperloop=\"1\"/>", "malformed attribute"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char path[] = "/tmp/perfmodel-msccl-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+		struct pm_msccl_xfer *x;
+		size_t n;
+		int ngpus;
+		unsigned nchunks;
+		struct pm_err err;
+		fputs(cases[i].text, f);
+		fclose(f);
+		cr_assert_eq(pm_msccl_read(path, &ngpus, &nchunks, &x, &n, &err), PM_EINPUT, "case %zu", i);
+		cr_assert(strstr(err.msg, cases[i].needle), "case %zu: '%s'", i, err.msg);
+		cr_assert(strstr(err.msg, path), "case %zu: '%s'", i, err.msg);
+		unlink(path);
+	}
 }

@@ -3,6 +3,7 @@
  * Graphviz trees (the MULTITREE supplement Fig. 1). */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "model/msccl.h"
 #include "model/algo.h"
 #include "model/units.h"
 
@@ -320,13 +321,13 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	struct pm_sched s = {0};
 	struct cli_table tab = {0};
 	double bytes;
-	int dot = 0;
+	int dot = 0, msccl = 0;
 
 	n = cli_net_opt_rows(&net, opts);
 	opts[n++] = (struct cli_opt){"algo", "NAME", "the algorithm (required; see perfmodel list)", &algo, NULL};
 	opts[n++] = (struct cli_opt){"size", "SIZE", "message size the steps are priced at (default 1M)", &size, NULL};
 	opts[n++] = (struct cli_opt){"view", "V", "steps (default), transfers or nodes (Huang et al. 2021 Fig. 5 tables)", &view, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv, json, or dot (Graphviz trees)", &format, NULL};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv, json, dot (Graphviz trees) or msccl (MSCCL algorithm XML for MSCCL-enabled NCCL)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("schedule", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
@@ -340,7 +341,12 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		       "Examples:\n"
 		       "  perfmodel schedule --topo torus:3x3 --algo multitree --view nodes\n"
 		       "  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
-		       "  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n\nOptions:\n");
+		       "  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n"
+		       "  perfmodel schedule --topo torus:4x4 --algo multitree --format msccl > multitree.xml\n\n"
+		       "--format msccl writes the schedule as msccl-tools' algorithm XML (Cowan et al.,\n"
+		       "ASPLOS 2023): one <gpu> per rank, a thread block per peer and direction, a send\n"
+		       "and a receive (rrc: receive-reduce-copy, or r) step per transfer, in place on\n"
+		       "buffer i, each send waiting for the receives that wrote its chunks.\n\nOptions:\n");
 		cli_print_opts(stdout, opts, n);
 		return 0;
 	}
@@ -350,8 +356,10 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "missing --algo (expected one algorithm such as multitree; see perfmodel list)");
 	if (strcmp(format, "dot") == 0)
 		dot = 1;
+	else if (strcmp(format, "msccl") == 0)
+		msccl = 1;
 	else if (cli_parse_format(format, &fmt, err))
-		return pm_fail(err, PM_EINPUT, "invalid format '%s' (expected table, csv, json or dot)", format);
+		return pm_fail(err, PM_EINPUT, "invalid format '%s' (expected table, csv, json, dot or msccl)", format);
 	if (strcmp(view, "steps") == 0)
 		v = V_STEPS;
 	else if (strcmp(view, "transfers") == 0)
@@ -379,6 +387,10 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		goto out;
 	if (dot) {
 		write_dot(stdout, &in, &s);
+		goto out;
+	}
+	if (msccl) {
+		rc = pm_msccl_write(stdout, &s, in.label, "allreduce", err);
 		goto out;
 	}
 	if (v == V_STEPS)
