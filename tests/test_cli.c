@@ -141,7 +141,7 @@ Test(cli, bad_input_exits_2)
 		{"schedule --topo torus:3x3", "missing --algo"},
 		{"schedule --algo ring", "missing --topo"},
 		{"schedule --topo torus:3x3 --algo ring --view trees", "invalid view 'trees'"},
-		{"schedule --topo torus:3x3 --algo ring --format svg", "invalid format 'svg' (expected table, csv, json or dot)"},
+		{"schedule --topo torus:3x3 --algo ring --format svg", "invalid format 'svg' (expected table, csv, json, dot or msccl)"},
 		{"schedule --topo torus:3x3 --algo hdrm", "not applicable: needs a BiGraph"},
 		{"schedule --topo torus:3x3 --algo multitree:ports=x", "invalid port count 'x'"},
 		{"schedule --topo torus:128x64 --algo ring", "schedule too large"},
