@@ -87,6 +87,7 @@ Test(rnet, credits_by_hand)
 	pm_router_cfg_default(&c);
 	c.vcs = 1;
 	c.vc_flits = 17;
+	c.vc_auto = 0;
 	one_transfer(&s, 1);
 	assert_rel(run_routers(t, &s, 1024, &p, 0, &c), 1130e-9, 1e-9);
 	assert_rel(run_routers(t, &s, 1024, &p, 0, NULL), 224e-9, 1e-9);
@@ -162,6 +163,7 @@ Test(rnet, refuses_buffers_smaller_than_a_packet)
 
 	pm_router_cfg_default(&c);
 	c.vc_flits = 16;
+	c.vc_auto = 0;
 	o.router = c;
 	one_transfer(&s, 1);
 	cr_assert_eq(pm_sim_run(t, &s, 1024, &p, &o, &r, &err), PM_EINPUT);
@@ -301,6 +303,7 @@ Test(rnet, deadlock_reported_and_avoided)
 	pm_router_cfg_default(&c);
 	c.vcs = 1;
 	c.vc_flits = 17;
+	c.vc_auto = 0;
 	o.router = c;
 	cr_assert_eq(pm_sim_run(t, &s, 1048576, &p, &o, &r, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "deadlocked"), "%s", err.msg);
@@ -314,5 +317,64 @@ Test(rnet, deadlock_reported_and_avoided)
 	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
 	cr_assert_gt(run_routers(t, &s, 32768, &p, 0, NULL), 0);
 	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* The endpoint in the loop (--endpoint baseline --mem-bw 8GB/s): before a
+ * packet leaves, its sender reads its data from memory, 1 byte a byte
+ * sent for a copy and 2 for a reduction (Rashidi et al., ISCA 2021,
+ * SVI-A), one read at a time.  One 1 KiB transfer, 4 packets of 256 B:
+ * a copy's reads of packet j end at 32 (j+1) ns (256 B at 8 GB/s), so the
+ * last packet leaves at 128 and arrives at 128 + 173 = 301 ns; a
+ * reduction reads twice as much, 64 (j+1): 256 + 173 = 429 ns.  With the
+ * ideal endpoint: 173 + 3 x 17 = 224 ns. */
+Test(rnet, endpoint_memory_gates_the_packets)
+{
+	struct pm_topo *t = topo_with("ring:4", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_sched s;
+	struct pm_err err;
+
+	for (int op = 0; op < 2; op++) {
+		cr_assert_eq(pm_sched_init(&s, 2, 1, &err), PM_OK);
+		s.map[1] = 1;
+		pm_sched_add(&s, 0, 0, 1, 0, 1, op ? PM_REDUCE : PM_COPY, 0);
+		cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+		p.endpoint = PM_END_IDEAL;
+		assert_rel(run_routers(t, &s, 1024, &p, 0, NULL), 224e-9, 1e-9);
+		p.endpoint = PM_END_BASELINE;
+		p.mem_bw_Bps = 8e9;
+		assert_rel(run_routers(t, &s, 1024, &p, 0, NULL), op ? 429e-9 : 301e-9, 1e-9);
+		pm_sched_release(&s);
+	}
+	pm_topo_free(t);
+}
+
+/* Buffers follow the link: on ace:4x4x4 (200 GB/s, 72 ns inside a
+ * package) 318 flits would cover 25 ns of a 150 ns credit loop and
+ * throttle every stream; sized to the loop, the contention-free
+ * multiphase and ring schedules run at the links' speed and the
+ * simulator agrees with the contention evaluator within 1% at 1 MiB (the
+ * router adds its pipeline and channels and cuts through where the
+ * evaluator charges a whole latency a step; with 318-flit buffers the
+ * simulator took 2.25x as long). */
+Test(rnet, buffers_cover_the_credit_loop)
+{
+	struct pm_topo *t = topo_or_die("ace:4x4x4");
+	struct pm_params p = packet_params();
+	const char *const algos[] = {"multiphase", "ring"};
+
+	for (int a = 0; a < 2; a++) {
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost c;
+		struct pm_err err;
+		resolve_or_die(algos[a], t, 0, &in);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(pm_algo_contention(&in, &s, 1 << 20, &p, &c, NULL, &err), PM_OK);
+		double sim = run_routers(t, &s, 1 << 20, &p, 0, NULL);
+		cr_assert(rel_close(sim, c.time_s, 1e-2), "%s: sim %.9g, contention %.9g", algos[a], sim, c.time_s);
+		pm_sched_release(&s);
+	}
 	pm_topo_free(t);
 }

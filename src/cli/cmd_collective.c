@@ -237,7 +237,7 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	o[n++] = (struct cli_opt){"sim-net", "NET", "packet simulator network: routers (default; input-queued routers, virtual cut-through, credits, VCs) or links (packet trains over FCFS links, unbounded buffers, faster)", &a->net, NULL};
 	o[n++] = (struct cli_opt){"sim-segments", "N", "links network: most segments one message is cut into (default 64; more = finer pipelining, slower)", &a->segs, NULL};
 	o[n++] = (struct cli_opt){"vcs", "N", "routers network: virtual channels per input port (default 4; on rings and tori half of them after the dateline)", &a->vcs, NULL};
-	o[n++] = (struct cli_opt){"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318)", &a->vc_flits, NULL};
+	o[n++] = (struct cli_opt){"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318, or more where a link's bandwidth x credit round trip needs more)", &a->vc_flits, NULL};
 	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
 	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
 	o[n++] = (struct cli_opt){"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL};
@@ -267,8 +267,10 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 		o->router.vcs = (int)v;
 	if (a->vc_flits && pm_parse_int(a->vc_flits, 1, 1 << 20, "virtual channel depth in flits", &v, err))
 		return PM_EINPUT;
-	if (a->vc_flits)
+	if (a->vc_flits) {
 		o->router.vc_flits = (double)v;
+		o->router.vc_auto = 0;
+	}
 	if (a->pipe && pm_parse_int(a->pipe, 0, 1000000, "router delay in cycles", &v, err))
 		return PM_EINPUT;
 	if (a->pipe)
@@ -308,8 +310,9 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 			       o->max_segments);
 		return;
 	}
-	cli_table_meta(tab, "packet simulator: routers at %.4g GHz, %d VCs x %.0f flits, virtual cut-through, %.0f-cycle pipeline, credits after link latency + %.0f cycle, %.0f-cycle injection/ejection, arbitration by %s",
-		       c->clock_Hz / 1e9, c->vcs, c->vc_flits, c->pipe_cycles, c->credit_cycles,
+	cli_table_meta(tab, "packet simulator: routers at %.4g GHz, %d VCs x %.0f flits%s, virtual cut-through, %.0f-cycle pipeline, credits after link latency + %.0f cycle, %.0f-cycle injection/ejection, arbitration by %s",
+		       c->clock_Hz / 1e9, c->vcs, c->vc_flits,
+		       c->vc_auto ? " (or the credit round trip where longer)" : "", c->pipe_cycles, c->credit_cycles,
 		       c->inj_cycles, c->fcfs ? "arrival (fcfs)" : "schedule step");
 	if (o->nop)
 		cli_table_meta(tab, "sim rows: NOP lockstep (per-rank step counters; a step a rank does not send in lasts its largest message's serialization)");

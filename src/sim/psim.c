@@ -50,6 +50,7 @@ struct sim {
 	int failed;
 	struct rnet *net;	/* router-level network, or NULL: links only */
 	struct pm_trace *trace;
+	double *rd_src, *rd_dst;	/* per transfer: memory its sender, its receiver reads */
 	/* NOP lockstep (Huang et al. 2021 SIV-A): each rank's time-step
 	 * counter; its transfers of step k wait for the counter to reach k */
 	int nop;
@@ -155,6 +156,8 @@ static void inject(struct sim *m, uint32_t x, double t)
 	if (m->trace)
 		pm_trace_start(m->trace, x, t);
 	if (m->net) {
+		if (m->rd_src)
+			rnet_reads(m->net, x, m->rd_src[x], m->s->map[m->s->x[x].dst], m->rd_dst[x], t);
 		rnet_send(m->net, x, t);
 		return;
 	}
@@ -481,6 +484,8 @@ static void sim_free(struct sim *m)
 	free(m->parked);
 	free(m->xstep);
 	free(m->tstep);
+	free(m->rd_src);
+	free(m->rd_dst);
 }
 
 /* Route every transfer once and cut it into segments; *events is the
@@ -557,6 +562,49 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	return PM_OK;
 }
 
+/* The endpoint's memory reads per transfer, as the contention evaluator
+ * counts them (eval_contention.c, params.h): the baseline reads 2 bytes a
+ * byte it sends reduced and 1 a byte it copies; ACE reads each unit of an
+ * endpoint's own data once, the first time a step sends it or reduces
+ * into it, the sender's share gating its packets and the receiver's
+ * loading its memory. */
+static int plan_reads(struct sim *m)
+{
+	const struct pm_sched *s = m->s;
+	uint8_t *cached = NULL;
+
+	if (m->p->endpoint == PM_END_IDEAL || m->p->mem_bw_Bps <= 0)
+		return PM_OK;
+	m->rd_src = calloc(s->nx + 1, sizeof(double));
+	m->rd_dst = calloc(s->nx + 1, sizeof(double));
+	if (m->p->endpoint == PM_END_ACE)
+		cached = calloc((size_t)s->nranks * s->nchunks + 1, 1);
+	if (!m->rd_src || !m->rd_dst || (m->p->endpoint == PM_END_ACE && !cached)) {
+		free(cached);
+		return PM_EINTERNAL;
+	}
+	for (size_t i = 0; i < s->nx; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		if (m->p->endpoint == PM_END_BASELINE) {
+			m->rd_src[i] = m->unit * x->cnt * (x->op == PM_REDUCE ? 2 : 1);
+			continue;
+		}
+		for (int side = 0; side < 2; side++) {
+			int q = side ? x->dst : x->src;
+			uint8_t *c = cached + (size_t)q * s->nchunks;
+			if (side && x->op != PM_REDUCE)
+				break;	/* a copy arrives final */
+			for (uint32_t u = x->lo; u < x->lo + x->cnt; u++)
+				if (!c[u]) {
+					c[u] = 1;
+					*(side ? &m->rd_dst[i] : &m->rd_src[i]) += m->unit;
+				}
+		}
+	}
+	free(cached);
+	return PM_OK;
+}
+
 /* NOP lockstep: each rank's transfers by step, the steps' estimated
  * lengths (the serialization of the step's largest message at the link
  * bandwidth, as Huang et al. 2021 SIV-A estimate it from its flits) and
@@ -623,6 +671,8 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	if (!o->routers)
 		return PM_OK;
+	if (plan_reads(m) != PM_OK)
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	struct rnet_hooks h = {m, net_delivered, net_left};
 	int rc = rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports,
 			  m->roff, m->route, &h, &m->net, err);

@@ -46,6 +46,7 @@ struct vcq {
 	struct ramp *r;		/* circular, in departure order */
 	uint32_t r0, rn, rcap;
 	int waiting;		/* a sender found too few credits */
+	double depth;		/* buffer of this VC, flits */
 };
 
 /* The input VCs whose front packet asks for one output. */
@@ -57,6 +58,8 @@ struct reqs {
 struct nport {
 	uint32_t cur, sent, npk;	/* transfer being sent, packets sent, of */
 	double left_B;		/* payload bytes not yet packetised */
+	double read_per_B;	/* memory bytes read per payload byte sent */
+	double mem_at;		/* the next packet's reads are done then; <0: not asked */
 };
 
 struct rnet {
@@ -69,6 +72,7 @@ struct rnet {
 	const size_t *roff;
 	const int32_t *route;
 	double unit, payload, flit, pipe, credit, inj_lat;
+	double maxflits;	/* the largest packet, flits */
 	int L, E, V, ports, nvc, nch, nout;
 	int classes;		/* VC classes: 1 (none), 2 by dateline, or by hop */
 	int by_hop;
@@ -80,6 +84,7 @@ struct rnet {
 	struct nport *np;	/* per injection channel */
 	uint32_t *left, *step;	/* per transfer: packets not delivered; step */
 	double *last_t;
+	double *xread;		/* per transfer: bytes its sender reads from memory */
 	struct pkt *pk;
 	uint32_t npk, cappk, freepk;
 	struct ev *heap;	/* transfers done (EV_DONE) */
@@ -92,6 +97,8 @@ struct rnet {
 	uint32_t noh;
 	uint64_t seq;
 	double packets, hops, events, stuck;
+	double *mem_free;	/* per endpoint: when its memory reads are done */
+	double mem_bw;		/* 0: reads cost nothing (ideal endpoint) */
 	int failed;
 };
 
@@ -99,6 +106,7 @@ void pm_router_cfg_default(struct pm_router_cfg *c)
 {
 	c->vcs = 4;
 	c->vc_flits = 318;
+	c->vc_auto = 1;
 	c->clock_Hz = 1e9;
 	c->pipe_cycles = 2;	/* routing 0 + VC allocation 1 + switch allocation 1 */
 	c->credit_cycles = 1;
@@ -220,12 +228,12 @@ static void retire(struct vcq *q, double now)
 
 /* Earliest time >= now at which q has room for f flits; INFINITY until
  * more packets leave it. */
-static double credit_time(const struct rnet *n, struct vcq *q, double f, double now)
+static double credit_time(struct vcq *q, double f, double now)
 {
-	if (f <= n->c.vc_flits - q->inflight)
+	if (f <= q->depth - q->inflight)
 		return now;
 	retire(q, now);
-	double need = f - (n->c.vc_flits - q->inflight);
+	double need = f - (q->depth - q->inflight);
 	if (need <= 0)
 		return now;
 	for (uint32_t k = 0; k < q->rn; k++) {
@@ -368,7 +376,7 @@ static int pick_vc(struct rnet *n, int ch, int cls, double f, double now, double
 	*when = INFINITY;
 	for (int v = lo; v < hi; v++) {
 		struct vcq *q = &n->q[(size_t)ch * n->nvc + v];
-		double t = credit_time(n, q, f, now);
+		double t = credit_time(q, f, now);
 		if (t <= now) {
 			if (best < 0 || q->inflight < n->q[(size_t)ch * n->nvc + best].inflight)
 				best = v;
@@ -540,6 +548,17 @@ static void inject(struct rnet *n, uint32_t o, double now)
 		return;
 	}
 	double pay = np->left_B < n->payload ? np->left_B : n->payload;
+	if (n->mem_bw > 0 && np->read_per_B > 0) {	/* read the packet's data first */
+		if (np->mem_at < 0) {
+			int e = c / n->ports;
+			double s0 = n->mem_free[e] > now ? n->mem_free[e] : now;
+			np->mem_at = n->mem_free[e] = s0 + pay * np->read_per_B / n->mem_bw;
+		}
+		if (np->mem_at > now) {
+			wake(n, o, np->mem_at);
+			return;
+		}
+	}
 	double head = n->p->flow == PM_FLOW_PACKET ||
 		(n->p->flow == PM_FLOW_MESSAGE && np->sent == 0) ? n->p->flit_B : 0;
 	double flits = ceil((pay + head) / n->flit - 1e-9);
@@ -563,6 +582,15 @@ static void inject(struct rnet *n, uint32_t o, double now)
 	n->stuck += 1;
 	np->left_B -= pay;
 	np->sent++;
+	if (n->mem_bw > 0 && np->read_per_B > 0 && np->sent < np->npk) {
+		/* the next packet's reads follow this one's at once (the engine
+		 * reads one packet ahead of the wire) */
+		int e = c / n->ports;
+		double nxt = np->left_B < n->payload ? np->left_B : n->payload;
+		np->mem_at = n->mem_free[e] += nxt * np->read_per_B / n->mem_bw;
+	} else {
+		np->mem_at = -1;
+	}
 	enqueue(n, i, ch, vc, now + n->lat[ch], (flits - 1) * n->flit / n->bw[ch]);
 	if (np->sent < np->npk) {
 		wake(n, o, now + ser);
@@ -583,11 +611,22 @@ static void begin(struct rnet *n, int e, int port, uint32_t x, double t)
 
 	np->cur = x;
 	np->sent = 0;
+	np->mem_at = -1;
 	np->npk = k < 1 ? 1 : (uint32_t)k;
 	np->left_B = m;
+	np->read_per_B = m > 0 ? n->xread[x] / m : 0;
 	n->left[x] = np->npk;
 	n->last_t[x] = 0;
 	wake(n, (uint32_t)(n->L + n->E + e * n->ports + port), t);
+}
+
+void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double reader_B, double t)
+{
+	n->xread[x] = sender_B;
+	if (reader >= 0 && reader_B > 0 && n->mem_bw > 0) {	/* the receiver loads its own data */
+		double s0 = n->mem_free[reader] > t ? n->mem_free[reader] : t;
+		n->mem_free[reader] = s0 + reader_B / n->mem_bw;
+	}
 }
 
 void rnet_send(struct rnet *n, uint32_t x, double t)
@@ -665,6 +704,8 @@ void rnet_free(struct rnet *n)
 	free(n->left);
 	free(n->step);
 	free(n->last_t);
+	free(n->xread);
+	free(n->mem_free);
 	free(n->pk);
 	free(n->heap);
 	free(n->oh);
@@ -736,6 +777,19 @@ static int build_channels(struct rnet *n)
 			n->lat[in] = n->lat[ej] = n->inj_lat;
 		}
 	}
+	/* Buffers: --vc-flits, or by default Table III's 318 flits, unless the
+	 * channel's credit round trip holds more flits than that; then the
+	 * round trip plus one packet, as Huang et al. size theirs ("to cover
+	 * the credit round-trip loop"): a buffer smaller than bandwidth x
+	 * round trip throttles a stream below the link (ACE's 200 GB/s links:
+	 * 1,875 flits). */
+	for (int ch = 0; ch < n->L + n->E * n->ports; ch++) {
+		double rtt = 2 * n->lat[ch] + n->pipe + n->credit;
+		double loop = ceil(rtt * n->bw[ch] / n->flit);	/* flits in flight over the loop */
+		double d = n->c.vc_auto && loop > n->c.vc_flits ? loop + n->maxflits : n->c.vc_flits;
+		for (int v = 0; v < n->nvc; v++)
+			n->q[(size_t)ch * n->nvc + v].depth = d;
+	}
 	return 0;
 }
 
@@ -746,7 +800,7 @@ int rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
 	double payload = p->payload_B > 0 ? p->payload_B : 256;
 	double flits = ceil((payload + (p->flow == PM_FLOW_NONE ? 0 : flit)) / flit - 1e-9);
 
-	if (flits > c->vc_flits)
+	if (!c->vc_auto && flits > c->vc_flits)
 		return pm_fail(err, PM_EINPUT,
 			       "a packet of %.0f flits does not fit a virtual channel of %.0f flits (expected --vc-flits of at least %.0f: virtual cut-through buffers whole packets)",
 			       flits, c->vc_flits, flits);
@@ -776,6 +830,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->pipe = c->pipe_cycles / c->clock_Hz;
 	n->credit = c->credit_cycles / c->clock_Hz;
 	n->inj_lat = c->inj_cycles / c->clock_Hz;
+	n->maxflits = ceil((n->payload + (p->flow == PM_FLOW_NONE ? 0 : n->flit)) / n->flit - 1e-9);
 	n->L = pm_topo_nlinks(t);
 	n->E = pm_topo_endpoints(t);
 	n->V = pm_topo_vertices(t);
@@ -804,8 +859,11 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->left = calloc(s->nx + 1, sizeof(uint32_t));
 	n->step = malloc(sizeof(uint32_t) * (s->nx + 1));
 	n->last_t = calloc(s->nx + 1, sizeof(double));
+	n->xread = calloc(s->nx + 1, sizeof(double));
+	n->mem_free = calloc((size_t)n->E + 1, sizeof(double));
+	n->mem_bw = p->endpoint != PM_END_IDEAL ? p->mem_bw_Bps : 0;
 	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np ||
-	    !n->left || !n->step || !n->last_t || build_channels(n)) {
+	    !n->left || !n->step || !n->last_t || !n->xread || !n->mem_free || build_channels(n)) {
 		rnet_free(n);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}

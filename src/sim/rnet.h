@@ -55,6 +55,7 @@
 struct pm_router_cfg {
 	int vcs;		/* virtual channels per input port */
 	double vc_flits;	/* buffer depth of one VC, flits */
+	int vc_auto;		/* 1: at least each channel's credit round trip */
 	double clock_Hz;	/* router clock */
 	double pipe_cycles;	/* route + VC alloc + switch alloc, per hop */
 	double credit_cycles;	/* credit processing, added to the link latency */
@@ -92,6 +93,14 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
 	     const struct rnet_hooks *h, struct rnet **out, struct pm_err *err);
+/* The endpoint in the loop (params.h, --endpoint baseline|ace with
+ * --mem-bw): transfer x's sender reads sender_B bytes from memory before
+ * its packets leave, in step with them (each packet's share, one endpoint
+ * reading one thing at a time at the memory bandwidth, shared by its
+ * ports); and endpoint `reader` loads reader_B bytes of its own data from
+ * t on (ACE bringing a chunk it reduces into its SRAM).  Call before
+ * rnet_send; nothing happens for the ideal endpoint. */
+void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double reader_B, double t);
 /* Record every link's busy intervals in tr. */
 void rnet_trace(struct rnet *n, struct pm_trace *tr);
 /* Packets of transfer x start at t on a free injection channel of its
