@@ -23,14 +23,20 @@
 static inline void fuzz_run(int argc, char **argv)
 {
 	/* options that write files write this process's scratch file only */
-	static char trace[64], trace_opt[80];
+	static char trace[64], trace_opt[80], plot[64], plot_opt[80];
 	snprintf(trace, sizeof trace, "/tmp/perfmodel-fuzz-%d.json", (int)getpid());
 	snprintf(trace_opt, sizeof trace_opt, "--trace=%s", trace);
+	snprintf(plot, sizeof plot, "/tmp/perfmodel-fuzz-%d.svg", (int)getpid());
+	snprintf(plot_opt, sizeof plot_opt, "--plot=%s", plot);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc)
 			argv[++i] = trace;
 		else if (strncmp(argv[i], "--trace=", 8) == 0)
 			argv[i] = trace_opt;
+		else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc)
+			argv[++i] = plot;
+		else if (strncmp(argv[i], "--plot=", 7) == 0)
+			argv[i] = plot_opt;
 	}
 	int rc = cli_run(argc, argv);
 	if (rc != 0 && rc != 2) {

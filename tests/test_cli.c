@@ -2,6 +2,8 @@
  * tests/expected/CASES (derivations of their numbers are in that file),
  * every error path with its exit status and message, and --help. */
 #include "helpers.h"
+
+#include <libxml/parser.h>
 #include "cli/out.h"
 
 /* Outputs that name a file under the source tree (models prints its data
@@ -97,6 +99,8 @@ Test(cli, bad_input_exits_2)
 		{"allgather --topo torus:8x8 --size -3", "invalid size '-3'"},
 		{"broadcast --size 1M", "missing --topo"},
 		{"best --topo torus:4x4 --op gather", "invalid --op 'gather'"},
+		{"allreduce --topo torus:4x4 --size 1M --plot /tmp/perfmodel-never.svg", "--plot draws a size sweep"},
+		{"allreduce --topo torus:4x4 --size 1M:4M:x2 --plot /tmp/perfmodel-never.gif", "invalid plot file '/tmp/perfmodel-never.gif' (expected a name ending in .svg, .png or .pdf)"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero3 --groups", "does not combine with --parallel"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim --trace /tmp/perfmodel-never.json", "--trace records one simulation"},
@@ -310,6 +314,29 @@ Test(cli, validate_quick_passes)
 	cr_assert(!strstr(r.out, "FAIL"), "%s", r.out);
 	cr_assert(strstr(r.out, "torus:4x4,multitree,1048576,45.02,45.02,45.08,"), "%s", r.out);
 	cr_assert(strstr(r.out, ",exact,") && strstr(r.out, ",bound,"), "%s", r.out);
+	run_free(&r);
+}
+
+/* --plot: a real SVG file (libxml2 parses it, root <svg>) with the axis
+ * labels, a size tick and one legend entry per algorithm in its text. */
+Test(cli, plot_writes_an_svg)
+{
+	char path[64], args[256];
+	snprintf(path, sizeof path, "/tmp/perfmodel-plot-%d.svg", (int)getpid());
+	snprintf(args, sizeof args, "allreduce --topo torus:4x4 --size 32K:1M:x4 --algo ring,multitree --model contention --plot %s", path);
+	struct run r = run_perfmodel(args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	cr_assert(doc, "%s is not well-formed XML", path);
+	xmlNodePtr root = xmlDocGetRootElement(doc);
+	cr_assert(root && !xmlStrcmp(root->name, BAD_CAST "svg"));
+	xmlChar *text = xmlNodeGetContent(root);
+	const char *want[] = {"bus bandwidth (GB/s)", "message size per rank", "ring", "multitree", "32K", "all-reduce on torus:4x4"};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		cr_assert(strstr((const char *)text, want[i]), "no '%s' in the figure", want[i]);
+	xmlFree(text);
+	xmlFreeDoc(doc);
+	unlink(path);
 	run_free(&r);
 }
 

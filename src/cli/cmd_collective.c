@@ -3,11 +3,13 @@
  * the algorithms that cannot run listed with the reason. */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/plot.h"
 #include "model/algo.h"
 #include "model/text.h"
 #include "model/units.h"
 #include "sim/psim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,8 @@ struct job {
 	char sched_note[600];	/* why there is no contention row */
 	struct cli_table rows;	/* this algorithm's rows, size by size ... */
 	int *first;		/* ... size s in rows [first[s], first[s + 1]) */
+	double *t;		/* time of size s, evaluator m: t[s * NMODEL + m] (NaN: none) */
+	int z;			/* the size being priced */
 };
 
 enum col {
@@ -284,6 +288,41 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	return PM_OK;
 }
 
+/* --plot: busbw against size, one line per algorithm that has numbers, of
+ * the most detailed evaluator asked for (contention, sim, dataflow,
+ * closed), as Huang et al. 2021 Fig. 9 draws its sweeps. */
+static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t,
+		const struct job *jobs, int njobs, const double *sizes, int nsizes,
+		const int on[NMODEL], struct pm_err *err)
+{
+	static const int pref[NMODEL] = {M_CONTENTION, M_SIM, M_DATAFLOW, M_CLOSED};
+	int m = M_CLOSED, P = pm_topo_endpoints(t), ns = 0;
+	const char *names[16];
+	double *y = malloc(sizeof(double) * 16 * (size_t)nsizes);
+	char title[160], ylabel[64];
+
+	if (!y)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (int k = NMODEL - 1; k >= 0; k--)
+		if (on[pref[k]])
+			m = pref[k];
+	for (int i = 0; i < njobs && ns < 16; i++) {
+		if (jobs[i].status != PM_OK)
+			continue;
+		for (int z = 0; z < nsizes; z++) {
+			double tm = jobs[i].t[z * NMODEL + m];
+			y[ns * nsizes + z] = tm > 0 ? pm_algbw(sizes[z], tm) * pm_coll_busbw_factor(coll, P) / 1e9 : NAN;
+		}
+		names[ns++] = jobs[i].in.label;
+	}
+	snprintf(title, sizeof title, "%s on %s (%s)", pm_coll_info(coll)->title, pm_topo_spec(t), model_names[m]);
+	snprintf(ylabel, sizeof ylabel, "bus bandwidth (GB/s)");
+	struct cli_plot pl = {path, title, "message size per rank (bytes, log scale)", ylabel, 1, ns, nsizes, names, sizes, y};
+	int rc = ns ? cli_plot_write(&pl, err) : pm_fail(err, PM_EINPUT, "nothing to plot: no algorithm has numbers");
+	free(y);
+	return rc;
+}
+
 /* --trace records one simulation: refuse anything that would run several. */
 static int open_trace(const char *path, const int on[NMODEL], int nsizes, int njobs,
 		      const char *algo, const char *topo, double size, struct pm_sim_opts *so,
@@ -319,7 +358,7 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 }
 
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
-static int put_sim(struct cli_table *tab, const struct job *j, double n,
+static int put_sim(struct cli_table *tab, struct job *j, double n,
 		   const struct pm_topo *t, const struct pm_params *p,
 		   int dataflow, const struct pm_sim_opts *so, struct pm_err *err)
 {
@@ -339,6 +378,7 @@ static int put_sim(struct cli_table *tab, const struct job *j, double n,
 		*err = e;
 		return rc;
 	}
+	j->t[j->z * NMODEL + (dataflow ? M_DATAFLOW : M_SIM)] = r.time_s;
 	cli_table_set(tab, C_TIME, "%.6g", r.time_s * 1e6);
 	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, r.time_s) / 1e9);
 	cli_table_set(tab, C_BUSBW, "%.6g", busbw(j->in.coll, n, r.time_s, pm_topo_endpoints(t)));
@@ -374,6 +414,7 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 		struct pm_cost c;
 		if (m == M_CLOSED) {
 			pm_algo_closed(&j->in, n, p, &c);
+			j->t[j->z * NMODEL + M_CLOSED] = c.time_s;
 			if (!j->have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]))
 				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
 			put_cost(tab, j->in.coll, &c, n, P);
@@ -388,8 +429,10 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 			: put_sim(tab, j, n, t, p, m == M_DATAFLOW, so, err);
 		if (rc)
 			return rc;
-		if (m == M_CONTENTION)
+		if (m == M_CONTENTION) {
+			j->t[j->z * NMODEL + M_CONTENTION] = c.time_s;
 			put_cost(tab, j->in.coll, &c, n, P);
+		}
 	}
 	return PM_OK;
 }
@@ -405,8 +448,11 @@ static int price_job(struct job *j, const double *sizes, int nsizes,
 	int rc = PM_OK;
 
 	cli_table_init(&j->rows, NCOL, col_names, flags);
-	if (!(j->first = malloc(sizeof(int) * ((size_t)nsizes + 1))))
+	if (!(j->first = malloc(sizeof(int) * ((size_t)nsizes + 1))) ||
+	    !(j->t = malloc(sizeof(double) * (size_t)nsizes * NMODEL)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (int k = 0; k < nsizes * NMODEL; k++)
+		j->t[k] = NAN;
 	if (j->status == PM_OK && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])) {
 		struct pm_err e;
 		rc = pm_algo_schedule(&j->in, &j->sched, &e);
@@ -422,6 +468,7 @@ static int price_job(struct job *j, const double *sizes, int nsizes,
 	rc = PM_OK;
 	for (int s = 0; s < nsizes && !rc; s++) {
 		j->first[s] = j->rows.nrows;
+		j->z = s;
 		rc = add_rows(&j->rows, j, sizes[s], t, p, on, so, err);
 	}
 	j->first[nsizes] = j->rows.nrows;
@@ -444,7 +491,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 {
 	const struct pm_coll_info *ci = pm_coll_info(coll);
 	struct cli_net_opts net = {0};
-	const char *size = NULL, *algo = "all", *model = "both", *format = "table";
+	const char *size = NULL, *algo = "all", *model = "both", *format = "table", *plot = NULL;
 	struct sim_args sa = {0};
 	struct pm_sim_opts so;
 	const char *pos[1];
@@ -464,6 +511,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &model, NULL};
 	n += sim_opt_rows(&sa, opts + n);
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &plot, NULL};
 	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &explain_flag};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse(ci->name, argc, argv, opts, n, pos, &npos, 0, err))
@@ -487,6 +535,14 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 		return PM_EINPUT;
 	if ((rc = pm_parse_size_range(size, &sizes, &nsizes, err)))
 		return rc;
+	if (plot && nsizes < 2) {
+		free(sizes);
+		return pm_fail(err, PM_EINPUT, "--plot draws a size sweep (expected --size as a range such as 32K:64M:x2)");
+	}
+	if (plot && (rc = cli_plot_check_path(plot, err))) {
+		free(sizes);
+		return rc;
+	}
 	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
 		goto out;
 	if (!(jobs = calloc(MAX_ALGOS, sizeof *jobs))) {
@@ -536,6 +592,8 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 						 jobs[i].first[s + 1] - jobs[i].first[s], err);
 	if (!rc)
 		rc = cli_table_write(stdout, &tab, fmt, err);
+	if (!rc && plot)
+		rc = draw(plot, coll, t, jobs, njobs, sizes, nsizes, on, err);
 	if (so.trace) {
 		int trc = pm_trace_close(so.trace, rc ? NULL : err);
 		so.trace = NULL;
@@ -549,6 +607,7 @@ out:
 			pm_sched_release(&jobs[i].sched);
 		cli_table_release(&jobs[i].rows);
 		free(jobs[i].first);
+		free(jobs[i].t);
 	}
 	cli_table_release(&tab);
 	free(jobs);

@@ -1,0 +1,141 @@
+/* plot.c: figures with PLplot (see plot.h). */
+#include "cli/plot.h"
+
+#include "model/units.h"
+
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Tick labels of a log2 x axis: the size 2^v (32K, 1M, ...). */
+static void size_label(PLINT axis, PLFLT v, char *label, PLINT len, PLPointer data)
+{
+	(void)axis;
+	(void)data;
+	pm_fmt_size(pow(2, v), label, (size_t)len);
+}
+
+/* The PLplot device for a file name, or NULL. */
+static const char *device_for(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (!dot)
+		return NULL;
+	if (!strcmp(dot, ".svg"))
+		return "svg";
+	if (!strcmp(dot, ".png"))
+		return "pngcairo";
+	if (!strcmp(dot, ".pdf"))
+		return "pdfcairo";
+	return NULL;
+}
+
+int cli_plot_check_path(const char *path, struct pm_err *err)
+{
+	const char *dev = device_for(path);
+	if (!dev)
+		return pm_fail(err, PM_EINPUT, "invalid plot file '%s' (expected a name ending in .svg, .png or .pdf)", path);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return pm_fail(err, PM_EINPUT, "cannot write plot file '%s' (expected a writable path)", path);
+	fclose(f);
+	if (strcmp(dev, "svg")) {	/* the cairo drivers are a separate package */
+		const char *menu_a[64], *devs_a[64];
+		const char **menu = menu_a, **devs = devs_a;
+		int n = 64;
+		plgDevs(&menu, &devs, &n);
+		for (int i = 0; i < n; i++)
+			if (!strcmp(devs[i], dev))
+				return PM_OK;
+		return pm_fail(err, PM_EINPUT, "cannot write '%s': PLplot has no %s driver here (expected .svg, or install plplot-driver-cairo)",
+			       path, dev);
+	}
+	return PM_OK;
+}
+
+int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
+{
+	double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+	double xs[1024], ys[1024];
+	PLINT opt[16], lcol[16], lsty[16], scol[16], snum[16];
+	PLFLT lw[16], ssc[16];
+	const char *text[16], *sym[16];
+	int ns = pl->nseries < 16 ? pl->nseries : 16;
+
+	if (cli_plot_check_path(pl->path, err))
+		return PM_EINPUT;
+	if (pl->npts < 2 || pl->npts > 1024)
+		return pm_fail(err, PM_EINPUT, "a plot needs 2 to 1024 points along x (got %d: give a range such as 32K:64M:x2)", pl->npts);
+	for (int i = 0; i < pl->npts; i++) {
+		double x = pl->logx ? log2(pl->x[i]) : pl->x[i];
+		xmin = x < xmin ? x : xmin;
+		xmax = x > xmax ? x : xmax;
+		for (int s = 0; s < ns; s++) {
+			double y = pl->y[s * pl->npts + i];
+			if (isfinite(y) && y > ymax)
+				ymax = y;
+		}
+	}
+	if (!(ymax > 0))
+		ymax = 1;
+	/* white paper, black ink, lines in the Okabe-Ito colours (readable by
+	 * the colour-blind and in greyscale print) */
+	static const int pal[9][3] = {{0, 0, 0}, {230, 159, 0}, {86, 180, 233}, {0, 158, 115},
+				      {240, 228, 66}, {0, 114, 178}, {213, 94, 0}, {204, 121, 167}, {0, 0, 0}};
+	plsdev(device_for(pl->path));
+	plsfnam(pl->path);
+	plscolbg(255, 255, 255);
+	for (int k = 1; k < 9; k++)
+		plscol0(k, pal[k][0], pal[k][1], pal[k][2]);
+	plscol0(15, 0, 0, 0);
+	plinit();
+	plcol0(15);
+	pladv(0);
+	plvsta();
+	plwind(xmin, xmax, 0, ymax * 1.05);
+	if (pl->logx) {	/* ticks at powers of two, labelled as sizes */
+		double step = ceil((xmax - xmin) / 10);
+		plslabelfunc(size_label, NULL);
+		plbox("bcnost", step > 1 ? step : 1, 0, "bcnstv", 0, 0);
+	} else {
+		plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+	}
+	pllab(pl->xlabel, pl->ylabel, pl->title);
+	for (int s = 0; s < ns; s++) {
+		int n = 0;
+		for (int i = 0; i < pl->npts; i++) {
+			double y = pl->y[s * pl->npts + i];
+			if (!isfinite(y))
+				continue;
+			xs[n] = pl->logx ? log2(pl->x[i]) : pl->x[i];
+			ys[n++] = y;
+		}
+		plcol0(1 + s % 8);
+		pllsty(1 + (s / 8) % 8);
+		plwidth(2);
+		if (n > 0) {
+			plline(n, xs, ys);
+			plpoin(n, xs, ys, 17);
+		}
+		opt[s] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
+		lcol[s] = scol[s] = 1 + s % 8;
+		lsty[s] = 1 + (s / 8) % 8;	/* dashes once the colours repeat */
+		lw[s] = 2;
+		ssc[s] = 1;
+		snum[s] = 1;
+		text[s] = pl->names[s];
+		sym[s] = "#(728)";
+	}
+	PLFLT w, h;
+	plcol0(15);
+	pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE,
+		 0.02, 0.02, 0.1, 0, 15, 1, 0, 0, ns, opt, 1.0, 0.8, 2.0, 0.0, lcol, text,
+		 NULL, NULL, NULL, NULL, lcol, lsty, lw, scol, ssc, snum, sym);
+	plend();
+	FILE *f = fopen(pl->path, "r");
+	int ok = f && fgetc(f) != EOF;
+	if (f)
+		fclose(f);
+	return ok ? PM_OK : pm_fail(err, PM_EINPUT, "PLplot wrote nothing to '%s'", pl->path);
+}

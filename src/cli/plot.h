@@ -1,0 +1,25 @@
+/* plot.h: figures for papers, drawn with PLplot (Debian libplplot-dev;
+ * SVG through PLplot's own svg driver, PNG and PDF through its cairo
+ * drivers, plplot-driver-cairo).  One kind of figure: lines of y against
+ * x, one line per series, labelled axes with units, a legend. */
+#ifndef PM_CLI_PLOT_H
+#define PM_CLI_PLOT_H
+
+#include "model/err.h"
+
+struct cli_plot {
+	const char *path;	/* .svg, .png or .pdf */
+	const char *title, *xlabel, *ylabel;
+	int logx;		/* x on a log2 axis (sizes, worker counts) */
+	int nseries, npts;
+	const char *const *names;	/* per series */
+	const double *x;		/* npts */
+	const double *y;		/* nseries x npts, row-major; NaN: no point */
+};
+
+/* PM_EINPUT when the file name's extension is not one PLplot can write
+ * here or the file cannot be written. */
+int cli_plot_check_path(const char *path, struct pm_err *err);
+int cli_plot_write(const struct cli_plot *pl, struct pm_err *err);
+
+#endif
