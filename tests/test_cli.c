@@ -100,6 +100,7 @@ Test(cli, bad_input_exits_2)
 		{"broadcast --size 1M", "missing --topo"},
 		{"best --topo torus:4x4 --op gather", "invalid --op 'gather'"},
 		{"allreduce --topo torus:4x4 --size 1M --plot /tmp/perfmodel-never.svg", "--plot draws a size sweep"},
+		{"train --profile resnet50 --workers 8 --a 1us --b 1ns --plot /tmp/perfmodel-never.svg", "--plot draws a --workers-sweep"},
 		{"allreduce --topo torus:4x4 --size 1M:4M:x2 --plot /tmp/perfmodel-never.gif", "invalid plot file '/tmp/perfmodel-never.gif' (expected a name ending in .svg, .png or .pdf)"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero3 --groups", "does not combine with --parallel"},
@@ -334,6 +335,20 @@ Test(cli, plot_writes_an_svg)
 	const char *want[] = {"bus bandwidth (GB/s)", "message size per rank", "ring", "multitree", "32K", "all-reduce on torus:4x4"};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
 		cr_assert(strstr((const char *)text, want[i]), "no '%s' in the figure", want[i]);
+	xmlFree(text);
+	xmlFreeDoc(doc);
+	unlink(path);
+	run_free(&r);
+
+	/* train: speedup per policy against a worker sweep */
+	snprintf(args, sizeof args, "train --profile resnet50 --workers-sweep 4:64:x2 --table2 ring --link-bw 1.25GB/s --alpha 10us --policy wfbp,mgwfbp --plot %s", path);
+	r = run_perfmodel(args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	cr_assert(doc);
+	text = xmlNodeGetContent(xmlDocGetRootElement(doc));
+	cr_assert(strstr((const char *)text, "mgwfbp") && strstr((const char *)text, "workers") &&
+		  strstr((const char *)text, "64"), "train figure text: %s", text);
 	xmlFree(text);
 	xmlFreeDoc(doc);
 	unlink(path);

@@ -3,6 +3,7 @@
  * buckets), with the all-reduce cost from any source perfmodel has. */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/plot.h"
 #include "search/cost.h"
 #include "search/parallel.h"
 #include "search/train.h"
@@ -278,6 +279,21 @@ static int parallel_rows(struct cli_table *t, const int *schemes, int nsch, cons
 	return PM_OK;
 }
 
+/* --plot: speedup against workers, one line per policy. */
+static int plot_speedup(const char *path, const struct pm_profile *prof, const struct policy *pol,
+			int npol, const double *wl, int nw, const double *speed, struct pm_err *err)
+{
+	const char *names[16];
+	char title[160];
+
+	for (int k = 0; k < npol && k < 16; k++)
+		names[k] = pol[k].label;
+	snprintf(title, sizeof title, "S-SGD speedup of %s", prof->name);
+	struct cli_plot pl = {path, title, "workers (log scale)", "speedup (N t_comp / t_iter)", 2,
+			      npol < 16 ? npol : 16, nw, names, wl, speed};
+	return cli_plot_write(&pl, err);
+}
+
 static void usage(const struct cli_opt *opts, int n)
 {
 	printf("usage: perfmodel train --profile NAME (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
@@ -327,7 +343,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	const char *model = NULL, *workers = NULL, *sweep = NULL, *a = NULL, *b = NULL;
 	const char *fit = NULL, *fit_range = NULL, *algo = NULL, *table2 = NULL;
 	const char *policy = NULL, *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
-	const char *parallel = NULL;
+	const char *parallel = NULL, *plot = NULL;
+	double *speed = NULL;	/* --plot: speedup of policy k at worker count w */
 	int schemes[PM_NPAR], nsch = 0;
 	const char *pos[1];
 	int help = 0, groups = 0, npos, n, rc = PM_OK, npol, nw = 0;
@@ -356,6 +373,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &bpp, NULL};
 	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &scale, NULL};
 	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &groups};
+	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("train", argc, argv, opts, n, pos, &npos, 0, err))
@@ -370,6 +388,10 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	    parse_policies(policy ? policy : parallel ? "ddp" : "all", pol, &npol, err) ||
 	    (parallel && parse_schemes(parallel, schemes, &nsch, err)))
 		return PM_EINPUT;
+	if (plot && (groups || parallel || !sweep))
+		return pm_fail(err, PM_EINPUT, "--plot draws a --workers-sweep of the policies (expected --workers-sweep, without --groups or --parallel)");
+	if (plot && (rc = cli_plot_check_path(plot, err)))
+		return rc;
 	if (parallel && groups)
 		return pm_fail(err, PM_EINPUT, "--groups shows merge plans; it does not combine with --parallel (expected one of them)");
 	int sources = !!(a || b) + !!fit + !!table2 + (!!algo && !table2);
@@ -509,6 +531,10 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		tbsum += tb[l];
 		psum += prof.params[l];
 	}
+	if (plot && !(speed = malloc(sizeof(double) * (size_t)npol * (size_t)nw))) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
 	cli_table_meta(&t, "perfmodel train: model %s, %d gradient tensors, %.0f parameters, %ld bytes each (%.4g MB of gradients)",
 		       prof.name, prof.L, psum, bp, hi / 1e6);
 	cli_table_meta(&t, "compute %s: %s; batch %s; backward %.4g ms, forward %.4g ms%s%s",
@@ -542,6 +568,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			}
 			pm_plan_time(&it, &plan, pol[k].row.kind == K_NAIVE, &tm);
 			double speedup = N * tm.t_comp / tm.t_iter;
+			if (speed)
+				speed[k * nw + w] = speedup;
 			cli_table_row(&t);
 			cli_table_set(&t, T_WORKERS, "%d", N);
 			cli_table_set(&t, T_POLICY, "%s", pol[k].label);
@@ -560,7 +588,10 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	}
 	if (!rc)
 		rc = cli_table_write(stdout, &t, fmt, err);
+	if (!rc && plot)
+		rc = plot_speedup(plot, &prof, pol, npol, wl, nw, speed, err);
 out:
+	free(speed);
 	cli_table_release(&t);
 	pm_profile_release(&prof);
 	pm_topo_free(cost.topo);

@@ -12,8 +12,10 @@
 static void size_label(PLINT axis, PLFLT v, char *label, PLINT len, PLPointer data)
 {
 	(void)axis;
-	(void)data;
-	pm_fmt_size(pow(2, v), label, (size_t)len);
+	if (*(const int *)data == 1)
+		pm_fmt_size(pow(2, v), label, (size_t)len);
+	else
+		snprintf(label, (size_t)len, "%.0f", pow(2, v));
 }
 
 /* The PLplot device for a file name, or NULL. */
@@ -96,7 +98,7 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 	plwind(xmin, xmax, 0, ymax * 1.05);
 	if (pl->logx) {	/* ticks at powers of two, labelled as sizes */
 		double step = ceil((xmax - xmin) / 10);
-		plslabelfunc(size_label, NULL);
+		plslabelfunc(size_label, (PLPointer)&pl->logx);
 		plbox("bcnost", step > 1 ? step : 1, 0, "bcnstv", 0, 0);
 	} else {
 		plbox("bcnst", 0, 0, "bcnstv", 0, 0);

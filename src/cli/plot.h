@@ -10,7 +10,7 @@
 struct cli_plot {
 	const char *path;	/* .svg, .png or .pdf */
 	const char *title, *xlabel, *ylabel;
-	int logx;		/* x on a log2 axis (sizes, worker counts) */
+	int logx;		/* x on a log2 axis: 1 labelled as sizes (32K), 2 as counts (4096) */
 	int nseries, npts;
 	const char *const *names;	/* per series */
 	const double *x;		/* npts */
