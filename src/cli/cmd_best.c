@@ -39,40 +39,27 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_opts(stdout, opts, n);
 }
 
-/* The --algo list: every applicable algorithm, or the named ones. */
+/* The --algo list: every applicable algorithm, or the named ones (a
+ * named one that cannot run is an input error). */
 static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t,
 		   struct pm_inst *in, int *n, struct pm_err *err)
 {
-	char buf[1024];
-	int na;
-	const struct pm_algo *const *all = pm_algos(&na);
+	char buf[1024], *names[MAX_ALGOS];
+	int all = strcmp(list, "all") == 0;
+	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
 
 	*n = 0;
-	if (strcmp(list, "all") == 0) {
-		for (int i = 0; i < na; i++) {
-			struct pm_err e;
-			if (pm_algo_does(all[i], coll) &&
-			    pm_algo_resolve_coll(coll, all[i]->name, t, 0, &in[*n], &e) == PM_OK)
-				(*n)++;
-		}
-		return *n ? PM_OK : pm_fail(err, PM_EINPUT, "no algorithm applies to %s", pm_topo_spec(t));
-	}
-	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
+	if (nn < 0)
 		return PM_EINPUT;
-	char *items[MAX_ALGOS];
-	int nitems = cli_split_algos(list, buf, sizeof buf, items, MAX_ALGOS, err);
-	if (nitems < 0)
-		return PM_EINPUT;
-	for (int it = 0; it < nitems; it++) {
-		const char *tok = items[it];
-		int rc = pm_algo_resolve_coll(coll, tok, t, 0, &in[*n], err);
-		if (rc == PM_ENOTAPPLICABLE)
-			rc = PM_EINPUT;	/* asked for by name: an input error */
-		if (rc)
-			return rc;
-		(*n)++;
+	for (int k = 0; k < nn; k++) {
+		struct pm_err e;
+		int rc = pm_algo_resolve_coll(coll, names[k], t, 0, &in[*n], all ? &e : err);
+		if (rc == PM_OK)
+			(*n)++;
+		else if (!all)	/* asked for by name: an input error */
+			return rc == PM_ENOTAPPLICABLE ? PM_EINPUT : rc;
 	}
-	return PM_OK;
+	return *n ? PM_OK : pm_fail(err, PM_EINPUT, "no algorithm applies to %s", pm_topo_spec(t));
 }
 
 static void size_row(struct cli_table *tab, const char *kind, double size)

@@ -141,52 +141,36 @@ static void usage(const struct cli_opt *opts, int n)
 	printf("\n%s", cli_units_help);
 }
 
-/* Resolve the --algo list ("all" or comma separated). */
+/* Resolve the --algo list ("all" or comma separated); an algorithm that
+ * cannot run here keeps a row with the reason. */
 static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_topo *t,
 			 struct job *jobs, int *njobs, struct pm_err *err)
 {
-	char buf[1024];
-	int n;
-	const struct pm_algo *const *all = pm_algos(&n);
+	char buf[1024], *names[MAX_ALGOS];
+	int all = strcmp(list, "all") == 0;
+	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
 
 	*njobs = 0;
-	if (strcmp(list, "all") == 0) {
-		for (int i = 0; i < n; i++) {
-			if (!pm_algo_does(all[i], coll))
-				continue;	/* all: the algorithms of this collective */
-			struct job *j = &jobs[(*njobs)++];
-			struct pm_err e;
-			memset(j, 0, sizeof *j);
-			j->status = pm_algo_resolve_coll(coll, all[i]->name, t, 0, &j->in, &e);
-			if (j->status == PM_ENOTAPPLICABLE || j->status == PM_EINPUT)
-				snprintf(j->note, sizeof j->note, "%s", e.msg);
-			if (j->status == PM_EINPUT)
-				j->status = PM_ENOTAPPLICABLE;
-			if (!j->in.algo) {
-				j->in.algo = all[i];
-				snprintf(j->in.label, sizeof j->in.label, "%s", all[i]->name);
-			}
-		}
-		return PM_OK;
-	}
-	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
+	if (nn < 0)
 		return PM_EINPUT;
-	char *items[MAX_ALGOS];
-	int nitems = cli_split_algos(list, buf, sizeof buf, items, MAX_ALGOS, err);
-	if (nitems < 0)
-		return PM_EINPUT;
-	for (int it = 0; it < nitems; it++) {
-		const char *tok = items[it];
+	for (int k = 0; k < nn; k++) {
 		struct job *j = &jobs[(*njobs)++];
+		struct pm_err e;
 		memset(j, 0, sizeof *j);
-		j->status = pm_algo_resolve_coll(coll, tok, t, 0, &j->in, err);
-		if (j->status == PM_ENOTAPPLICABLE) {
-			snprintf(j->note, sizeof j->note, "%s", err->msg);
-			snprintf(j->in.label, sizeof j->in.label, "%s", tok);
-		} else if (j->status) {
-			return j->status;
+		j->status = pm_algo_resolve_coll(coll, names[k], t, 0, &j->in, &e);
+		if (j->status == PM_EINPUT && !all) {
+			*err = e;
+			return PM_EINPUT;
 		}
+		if (j->status != PM_OK) {
+			snprintf(j->note, sizeof j->note, "%s", e.msg);
+			j->status = PM_ENOTAPPLICABLE;
+		}
+		if (!j->in.algo || j->status != PM_OK)
+			snprintf(j->in.label, sizeof j->in.label, "%s", names[k]);
 	}
+	if (all)
+		return PM_OK;
 	/* One rule for every command: it fails when nothing it was asked for
 	 * can be answered (a list of names with one that applies prints the
 	 * others' rows with the reason) */

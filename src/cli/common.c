@@ -286,3 +286,20 @@ int cli_split_algos(const char *list, char *buf, size_t size, char **items,
 	}
 	return n;
 }
+
+int cli_algo_names(enum pm_coll coll, const char *list, char *buf, size_t size,
+		   char **names, int max, struct pm_err *err)
+{
+	int n = 0, na;
+	const struct pm_algo *const *all = pm_algos(&na);
+
+	if (strcmp(list, "all") == 0) {
+		for (int i = 0; i < na && n < max; i++)
+			if (pm_algo_does(all[i], coll))
+				names[n++] = (char *)all[i]->name;
+		return n;
+	}
+	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
+		return -1;
+	return cli_split_algos(list, buf, size, names, max, err);
+}

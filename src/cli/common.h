@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/out.h"
+#include "model/coll.h"
 #include "model/params.h"
 #include "model/topo.h"
 
@@ -51,6 +52,12 @@ void cli_progress_end(struct cli_progress *pr);
  * (with err) when there are more than max or buf is too small. */
 int cli_split_algos(const char *list, char *buf, size_t size, char **items,
 		    int max, struct pm_err *err);
+
+/* The algorithm specs of an --algo list for collective coll: "all" gives
+ * every algorithm that implements it, by name; otherwise the list split
+ * as cli_split_algos does.  Returns their number, -1 with err. */
+int cli_algo_names(enum pm_coll coll, const char *list, char *buf, size_t size,
+		   char **names, int max, struct pm_err *err);
 
 /* The help paragraph on units, shared by several --help texts. */
 extern const char cli_units_help[];
