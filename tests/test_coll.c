@@ -282,3 +282,36 @@ Test(coll, direct_alltoall_on_full_is_the_formula)
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
+
+/* The endpoint in the closed form (--endpoint baseline --mem-bw 4GB/s),
+ * by hand on full:8, 1 MiB, 150 ns links, no flow control:
+ *   ring sends 2 x 7/8 MiB = 1,835,008 B, half reduced: reads 1.5 x that
+ *   = 2,752,512 B / 4 GB/s = 688.128 us, + 14 x 0.15 us = 690.228 us;
+ *   recursive doubling sends 3 MiB, all reduced: 6,291,456 B / 4 GB/s =
+ *   1572.864 us + 3 x 0.15 = 1573.314 us.
+ * Every step is memory-bound, so the contention evaluator's per-step
+ * maximum gives the same. */
+Test(coll, endpoint_in_the_closed_form)
+{
+	struct pm_topo *t = topo_or_die("full:8");
+	struct pm_params p = plain_params(0, 150e-9, 16e9, 0);
+	const char *const algos[] = {"ring", "recdoubling"};
+	const double want[] = {690.228e-6, 1573.314e-6};
+
+	p.endpoint = PM_END_BASELINE;
+	p.mem_bw_Bps = 4e9;
+	for (int a = 0; a < 2; a++) {
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost cl, ct;
+		struct pm_err err;
+		resolve_or_die(algos[a], t, 0, &in);
+		pm_algo_closed(&in, 1 << 20, &p, &cl);
+		assert_rel(cl.time_s, want[a], 1e-9);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(pm_algo_contention(&in, &s, 1 << 20, &p, &ct, NULL, &err), PM_OK);
+		assert_rel(ct.time_s, want[a], 1e-9);
+		pm_sched_release(&s);
+	}
+	pm_topo_free(t);
+}

@@ -205,9 +205,9 @@ static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_c
 		cli_table_set(tab, C_MAXLINK_B, "%.0f", c->max_link_B);
 		cli_table_set(tab, C_USED, "%.4g", 100 * c->links_used);
 		cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
-		if (c->mem_B > 0)
-			cli_table_set(tab, C_MEM_B, "%.0f", c->mem_B);
 	}
+	if (c->mem_B > 0)
+		cli_table_set(tab, C_MEM_B, "%.0f", c->mem_B);
 	cli_table_set(tab, C_ALPHA, "%.6g", c->alpha_s * 1e6);
 	cli_table_set(tab, C_LAT, "%.6g", c->lat_s * 1e6);
 	cli_table_set(tab, C_BW, "%.6g", c->bw_s * 1e6);

@@ -238,6 +238,39 @@ int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 	return rc;
 }
 
+/* The endpoint in the closed form (params.h; Rashidi et al. 2021 §VI-A):
+ * the bytes one endpoint reads from memory over the collective, R, bound
+ * the bandwidth term from below: bw = max(bw, R / mem_bw).  Baseline: 2
+ * bytes a byte sent reduced, 1 a byte copied; ACE: its own data once (n;
+ * an all-gather's own block n/P; an all-to-all's blocks for the others).
+ * Taken over the whole run, not step by step: exact where every step is
+ * bound by the same side (memory or links), below the contention
+ * evaluator's per-step maximum otherwise. */
+static void endpoint_reads(const struct pm_inst *in, double n, const struct pm_params *p,
+			   struct pm_cost *c)
+{
+	double R, share = in->algo->reduce_share > 0 ? in->algo->reduce_share : 0.5;
+	int part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+
+	if (p->endpoint == PM_END_IDEAL || p->mem_bw_Bps <= 0 || in->P < 2)
+		return;
+	if (in->coll == PM_COLL_ALLTOALL)
+		share = 0;
+	else if (part)
+		share = part == 1 ? 1 : 0;
+	if (p->endpoint == PM_END_BASELINE)
+		R = c->sent_B * (1 + share);
+	else if (in->coll == PM_COLL_ALLGATHER)
+		R = n / in->P;
+	else if (in->coll == PM_COLL_ALLTOALL)
+		R = n * (in->P - 1) / in->P;
+	else
+		R = n;
+	c->mem_B = R;
+	if (R / p->mem_bw_Bps > c->bw_s)
+		c->bw_s = R / p->mem_bw_Bps;
+}
+
 void pm_algo_closed(const struct pm_inst *in, double n,
 		    const struct pm_params *p, struct pm_cost *c)
 {
@@ -261,6 +294,7 @@ void pm_algo_closed(const struct pm_inst *in, double n,
 		if (part == 2)
 			c->red_s = 0;
 	}
+	endpoint_reads(in, n, &q, c);
 	c->time_s = c->alpha_s + c->lat_s + c->bw_s + c->red_s;
 }
 

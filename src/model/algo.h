@@ -60,6 +60,11 @@ struct pm_algo {
 	 * (all-to-all) names it in coll and leaves phases NONE. */
 	enum pm_phases phases;
 	int only_coll;			/* 0: all-reduce (and its phases); else 1 + the enum pm_coll */
+	/* Share of the bytes its all-reduce sends that are reduced at the
+	 * receiver (the endpoint's memory reads, params.h): 0 means one half
+	 * (reduce-scatter then all-gather, reduce then broadcast); recursive
+	 * doubling reduces everything it sends (1). */
+	double reduce_share;
 	const char *formula;		/* the closed form in one line */
 	const char *reference;
 	/* Fill the algorithm-specific fields of in; arg may be NULL. */

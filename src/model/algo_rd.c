@@ -61,6 +61,7 @@ static double xfers(const struct pm_inst *in)
 
 const struct pm_algo pm_algo_rd = {
 	.name = "recdoubling",
+	.reduce_share = 1,
 	.summary = "recursive doubling: lg P exchanges of the whole vector",
 	.formula = "lg P (a + d + w(n) b + n g); non-power-of-two: 2 extra steps (MPICH)",
 	.reference = "Thakur, Rabenseifner & Gropp 2005 SIV-A",
