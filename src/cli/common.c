@@ -30,7 +30,7 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows)
 		{"gamma", "T|BW", "reduction cost per byte, e.g. 0.05ns or a rate such as 20GB/s (default 0)", &o->gamma, NULL},
 		{"flow", "F", "flow control: none, message, packet:PAYLOAD[/FLIT] (default packet:256/16)", &o->flow, NULL},
 		{"pipeline", "S", "Ueno & Yokota's pipelining factor s for ring closed forms (default 1)", &o->pipeline, NULL},
-		{"endpoint", "E", "ideal (default), baseline or ace: memory reads the endpoint needs to drive the network (Rashidi et al. 2021 SVI-A; contention evaluator and router simulator)", &o->endpoint, NULL},
+		{"endpoint", "E", "ideal (default), baseline or ace: memory reads the endpoint needs to drive the network (Rashidi et al. 2021 SVI-A; all evaluators; the links simulator ignores it)", &o->endpoint, NULL},
 		{"mem-bw", "BW", "memory bandwidth the collective may use (--endpoint baseline or ace)", &o->mem_bw, NULL},
 		{"sms", "N", "baseline: SMs running the collective, each moving 64 B/cycle at 1245 MHz (79.7 GB/s); caps --mem-bw", &o->sms, NULL},
 	};
