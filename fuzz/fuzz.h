@@ -38,6 +38,14 @@ static inline void fuzz_run(int argc, char **argv)
 		else if (strncmp(argv[i], "--plot=", 7) == 0)
 			argv[i] = plot_opt;
 	}
+	/* the full validation matrix takes minutes by design: fuzz the quick one */
+	if (argc > 1 && strcmp(argv[1], "validate") == 0) {
+		int quick = 0;
+		for (int i = 2; i < argc; i++)
+			quick |= strcmp(argv[i], "--quick") == 0;
+		if (!quick)
+			return;
+	}
 	int rc = cli_run(argc, argv);
 	if (rc != 0 && rc != 2) {
 		fprintf(stderr, "fuzz: perfmodel exited %d on:", rc);
