@@ -550,6 +550,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 		flags[c] = COL_NUM | (explain_flag ? 0 : COL_DATA);
 	/* memory reads: only with an endpoint model (hidden otherwise) */
 	flags[C_MEM_B] = p.endpoint != PM_END_IDEAL ? COL_NUM : COL_TABLE | COL_DATA;
+	flags[C_BOUND] = COL_NUM;
 	flags[C_SENT] |= COL_NUM;
 	flags[C_MAXLINK] |= COL_NUM;
 	cli_table_init(&tab, NCOL, col_names, flags);

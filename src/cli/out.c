@@ -1,6 +1,9 @@
-/* out.c: writing tables as text, CSV and JSON. */
+/* out.c: writing tables as text, CSV and JSON (through jansson). */
 #include "model/err.h"
 #include "cli/out.h"
+
+#include <errno.h>
+#include <jansson.h>
 
 #include <csv.h>
 #include <ctype.h>
@@ -212,19 +215,18 @@ static void write_csv(FILE *f, const struct cli_table *t)
 	}
 }
 
-static void json_string(FILE *f, const char *s)
+/* A cell as a JSON number: an integer when the text is one (so 25 stays
+ * 25, not 25.0), else a real printed back with 15 significant digits,
+ * which gives the table's own %.6g text again. */
+static json_t *json_number_of(const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+	char *end;
+	if (!strpbrk(s, ".eE")) {
+		long long v = strtoll(s, &end, 10);
+		if (*end == '\0' && errno != ERANGE)
+			return json_integer(v);
 	}
-	fputc('"', f);
+	return json_real(strtod(s, NULL));
 }
 
 /* A finite number in JSON's grammar: no leading '+', '.', "0x", "inf". */
@@ -238,33 +240,59 @@ static int is_number(const char *s)
 	return *end == '\0' && isfinite(v) && !strpbrk(s, "xX");
 }
 
+/* A JSON string of s; bytes that are not UTF-8 (a file name in another
+ * encoding) become '?', as JSON text must be UTF-8. */
+static json_t *jstr(const char *s)
+{
+	json_t *v = json_string(s);
+	if (v)
+		return v;
+	char *c = strdup(s);
+	if (!c)
+		return json_null();
+	for (char *p = c; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	v = json_string(c);
+	free(c);
+	return v ? v : json_null();
+}
+
+/* Through jansson, which quotes every string and prints every number in
+ * JSON's grammar; one row object at a time, so a table of millions of
+ * rows needs no more memory than one. */
+static void dump(FILE *f, json_t *v)
+{
+	json_dumpf(v, f, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY);
+	json_decref(v);
+}
+
 static void write_json(FILE *f, const struct cli_table *t)
 {
 	fputs("{\n  \"meta\": [", f);
 	for (int i = 0; i < t->nmeta; i++) {
 		fputs(i ? ",\n    " : "\n    ", f);
-		json_string(f, t->meta[i]);
+		dump(f, jstr(t->meta[i]));
 	}
 	fputs(t->nmeta ? "\n  ],\n  \"rows\": [" : "],\n  \"rows\": [", f);
 	for (int r = 0; r < t->nrows; r++) {
-		fputs(r ? ",\n    {" : "\n    {", f);
-		int first = 1;
+		json_t *row = json_object();
+		fputs(r ? ",\n    " : "\n    ", f);
 		for (int c = 0; c < t->ncols; c++) {
 			if (!shown(t, c, FMT_JSON))
 				continue;
 			const char *s = cell(t, r, c);
-			fputs(first ? "" : ", ", f);
-			json_string(f, t->names[c]);
-			fputs(": ", f);
+			json_t *v;
+			errno = 0;
 			if (t->flags && (t->flags[c] & COL_NUM))
-				fputs(*s ? s : "null", f);
+				v = *s ? json_number_of(s) : json_null();
 			else if (t->flags && (t->flags[c] & COL_AUTO) && is_number(s))
-				fputs(s, f);
+				v = json_number_of(s);
 			else
-				json_string(f, s);
-			first = 0;
+				v = jstr(s);
+			json_object_set_new(row, t->names[c], v);
 		}
-		fputc('}', f);
+		dump(f, row);
 	}
 	fputs(t->nrows ? "\n  ]\n}\n" : "]\n}\n", f);
 }
