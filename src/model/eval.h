@@ -60,6 +60,15 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
  * for source-routed schedules and for at most 1024 transfers). */
 double pm_eval_route_estimate(const struct pm_topo *t, const struct pm_sched *s);
 
+/* The memory an endpoint reads to move transfer x (params.h, enum
+ * pm_endpoint; Rashidi et al. 2021 SVI-A), split into what its sender and
+ * its receiver read: the baseline 2 bytes a byte sent reduced and 1 a
+ * byte copied, all at the sender; ACE each unit of an endpoint's own data
+ * once, marking it in cached (ranks x nchunks, zeroed at the start),
+ * the receiver loading what it reduces into.  Call in schedule order. */
+void pm_endpoint_reads(const struct pm_sched *s, const struct pm_xfer *x, double unit,
+		       enum pm_endpoint e, uint8_t *cached, double *src_B, double *dst_B);
+
 /* nccl-tests conventions: algbw = n / time, busbw = algbw * 2(P-1)/P. */
 double pm_algbw(double n, double time_s);
 double pm_busbw(double n, double time_s, int P);

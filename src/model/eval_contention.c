@@ -72,24 +72,36 @@ static int scratch_alloc(struct scratch *z, int links, int ends, int ranks,
  * enum pm_endpoint): baseline 2 bytes per byte sent in a reduction and 1
  * in a copy; ACE the units its sender sends, and its receiver reduces
  * into, that are not yet in the engine's SRAM. */
-static void read_memory(const struct pm_sched *s, const struct pm_xfer *x,
-			double unit, double bytes, enum pm_endpoint e, struct scratch *z)
+void pm_endpoint_reads(const struct pm_sched *s, const struct pm_xfer *x, double unit,
+		       enum pm_endpoint e, uint8_t *cached, double *src_B, double *dst_B)
 {
+	*src_B = *dst_B = 0;
 	if (e == PM_END_BASELINE) {
-		z->mem[x->src] += bytes * (x->op == PM_REDUCE ? 2 : 1);
+		*src_B = unit * x->cnt * (x->op == PM_REDUCE ? 2 : 1);
 		return;
 	}
+	if (e != PM_END_ACE)
+		return;
 	for (int r = 0; r < 2; r++) {
 		int q = r ? x->dst : x->src;
-		uint8_t *c = z->cached + (size_t)q * s->nchunks;
+		uint8_t *c = cached + (size_t)q * s->nchunks;
 		if (r && x->op != PM_REDUCE)
 			break;	/* a copy arrives final: nothing of its own to load */
 		for (uint32_t u = x->lo; u < x->lo + x->cnt; u++)
 			if (!c[u]) {
 				c[u] = 1;
-				z->mem[q] += unit;
+				*(r ? dst_B : src_B) += unit;
 			}
 	}
+}
+
+static void read_memory(const struct pm_sched *s, const struct pm_xfer *x,
+			double unit, enum pm_endpoint e, struct scratch *z)
+{
+	double src, dst;
+	pm_endpoint_reads(s, x, unit, e, z->cached, &src, &dst);
+	z->mem[x->src] += src;
+	z->mem[x->dst] += dst;
 }
 
 /* Price stored step k, played rep times; accumulate run-wide loads
@@ -141,7 +153,7 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 		z->inj[a] += wire;
 		z->ej[b] += wire;
 		if (p->endpoint != PM_END_IDEAL)
-			read_memory(s, x, unit, bytes, p->endpoint, z);
+			read_memory(s, x, unit, p->endpoint, z);
 		z->sent[x->src] += bytes * rep;
 		if (x->op == PM_REDUCE) {
 			z->red[x->dst] += bytes;

@@ -562,12 +562,9 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	return PM_OK;
 }
 
-/* The endpoint's memory reads per transfer, as the contention evaluator
- * counts them (eval_contention.c, params.h): the baseline reads 2 bytes a
- * byte it sends reduced and 1 a byte it copies; ACE reads each unit of an
- * endpoint's own data once, the first time a step sends it or reduces
- * into it, the sender's share gating its packets and the receiver's
- * loading its memory. */
+/* The endpoint's memory reads per transfer, by the contention
+ * evaluator's rule (pm_endpoint_reads): the sender's share gates its
+ * packets, the receiver's loads its memory. */
 static int plan_reads(struct sim *m)
 {
 	const struct pm_sched *s = m->s;
@@ -583,24 +580,9 @@ static int plan_reads(struct sim *m)
 		free(cached);
 		return PM_EINTERNAL;
 	}
-	for (size_t i = 0; i < s->nx; i++) {
-		const struct pm_xfer *x = &s->x[i];
-		if (m->p->endpoint == PM_END_BASELINE) {
-			m->rd_src[i] = m->unit * x->cnt * (x->op == PM_REDUCE ? 2 : 1);
-			continue;
-		}
-		for (int side = 0; side < 2; side++) {
-			int q = side ? x->dst : x->src;
-			uint8_t *c = cached + (size_t)q * s->nchunks;
-			if (side && x->op != PM_REDUCE)
-				break;	/* a copy arrives final */
-			for (uint32_t u = x->lo; u < x->lo + x->cnt; u++)
-				if (!c[u]) {
-					c[u] = 1;
-					*(side ? &m->rd_dst[i] : &m->rd_src[i]) += m->unit;
-				}
-		}
-	}
+	for (size_t i = 0; i < s->nx; i++)
+		pm_endpoint_reads(s, &s->x[i], m->unit, m->p->endpoint, cached,
+				  &m->rd_src[i], &m->rd_dst[i]);
 	free(cached);
 	return PM_OK;
 }

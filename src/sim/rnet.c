@@ -73,7 +73,7 @@ struct rnet {
 	const int32_t *route;
 	double unit, payload, flit, pipe, credit, inj_lat;
 	double maxflits;	/* the largest packet, flits */
-	int L, E, V, ports, nvc, nch, nout;
+	int L, E, ports, nvc, nch, nout;
 	int classes;		/* VC classes: 1 (none), 2 by dateline, or by hop */
 	int by_hop;
 	double *bw, *lat, *busy_until, *busy;
@@ -96,7 +96,7 @@ struct rnet {
 	uint32_t *opos;
 	uint32_t noh;
 	uint64_t seq;
-	double packets, hops, events, stuck;
+	double packets, hops, events;
 	double *mem_free;	/* per endpoint: when its memory reads are done */
 	double mem_bw;		/* 0: reads cost nothing (ideal endpoint) */
 	int failed;
@@ -430,7 +430,6 @@ static void eject(struct rnet *n, uint32_t i, double t)
 		n->last_t[x] = t;
 	if (--n->left[x] == 0)
 		push(n, n->last_t[x], x);
-	n->stuck--;
 	free_pkt(n, i);
 }
 
@@ -579,7 +578,6 @@ static void inject(struct rnet *n, uint32_t o, double now)
 	*p = (struct pkt){.x = np->cur, .flits = (uint32_t)flits, .dim = -1};
 	n->busy_until[ch] = now + ser;
 	n->packets += 1;
-	n->stuck += 1;
 	np->left_B -= pay;
 	np->sent++;
 	if (n->mem_bw > 0 && np->read_per_B > 0 && np->sent < np->npk) {
@@ -633,10 +631,9 @@ void rnet_send(struct rnet *n, uint32_t x, double t)
 {
 	int e = n->s->map[n->s->x[x].src];
 
-	if (n->s->x[x].cnt == 0) {	/* nothing to move */
-		n->left[x] = 1;
-		n->last_t[x] = t;
-		n->left[x] = 0;
+	if (n->s->x[x].cnt == 0) {	/* nothing to move: left and arrived at once */
+		if (n->h.left)
+			n->h.left(n->h.ctx, x, t);
 		push(n, t, x);
 		return;
 	}
@@ -670,8 +667,6 @@ int rnet_run(struct rnet *n)
 }
 
 void rnet_trace(struct rnet *n, struct pm_trace *tr) { n->trace = tr; }
-
-double rnet_stuck(const struct rnet *n) { return n->stuck; }
 
 void rnet_stats(const struct rnet *n, struct rnet_stats *st)
 {
@@ -833,7 +828,6 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->maxflits = ceil((n->payload + (p->flow == PM_FLOW_NONE ? 0 : n->flit)) / n->flit - 1e-9);
 	n->L = pm_topo_nlinks(t);
 	n->E = pm_topo_endpoints(t);
-	n->V = pm_topo_vertices(t);
 	n->ports = ports < 1 ? 1 : ports;
 	n->nvc = c->vcs;
 	n->nch = n->L + 2 * n->E * n->ports;

@@ -109,8 +109,6 @@ void rnet_trace(struct rnet *n, struct pm_trace *tr);
 void rnet_send(struct rnet *n, uint32_t x, double t);
 /* Run until no event is left; PM_EINTERNAL when memory ran out. */
 int rnet_run(struct rnet *n);
-/* Packets injected that have not reached their destination. */
-double rnet_stuck(const struct rnet *n);
 void rnet_stats(const struct rnet *n, struct rnet_stats *st);
 void rnet_free(struct rnet *n);
 
