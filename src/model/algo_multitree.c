@@ -35,8 +35,10 @@
  *        (direct networks: h_t = 1, so 2S(alpha + delta + w(n/P) beta) + ...).
  *        S >= max(diameter, ceil((P-1)/ports)) on a direct network.
  * Restrictions: at most 4096 endpoints (P trees of P nodes are kept), and
- * 512 on switch networks, where the construction's cost grows as P^3
- * switch searches (refused before any work).  A search that came back
+ * 512 on switch networks, where the construction's cost grows as about
+ * P^3 (refused before any work; fattree:32,2, 1024 endpoints, takes 4 s,
+ * machine:dgx-h100:128 134 s with 6.25 P steps).  On switch networks a
+ * tree's next parent is found from the targets' side (add_one).  A search that came back
  * empty marks the switches it expanded, with the hops they had left, for
  * the rest of its step, stage and tree; later searches do not expand
  * them again (exact: within a step links are only used up, receivers only
@@ -54,13 +56,16 @@
 #include <string.h>
 
 #define MT_MAX_P 4096
-#define MT_MAX_SWITCHED_P 512	/* machine:dgx-h100:64 (512 GPUs) takes 25 s */
+#define MT_MAX_SWITCHED_P 512	/* machine:dgx-h100:64 (512 GPUs) takes 7.5 s */
 #define ABSENT 0xFFFFu
 
 struct front {
 	int *v;			/* tree nodes in order of addition; -1 = spent */
+	uint16_t *o;		/* o[i]: v[i]'s rank of addition (kept when spent) */
 	int n, cap, cur;
 	int first_new;		/* v[first_new..] joined in the current step */
+	int size;		/* nodes in the tree: the next rank of addition */
+	int new_rank;		/* size when the current step began */
 };
 
 struct mt {
@@ -68,6 +73,7 @@ struct mt {
 	int P, V, S, switched, ports, priority;
 	int32_t *via;		/* link (direct) or path offset (switched); -1 root */
 	uint16_t *step;		/* step node v joined tree T; 0 root; ABSENT */
+	uint16_t *rank;		/* [T][v]: v's rank of addition to tree T */
 	uint64_t *member;	/* [T][v / 64] bit v % 64: v is in tree T.  The
 				 * searches test only this: a bit per node keeps
 				 * every tree's membership in cache (measured:
@@ -80,6 +86,7 @@ struct mt {
 	/* construction scratch */
 	const struct pm_link *links;
 	int *nbr, *nbr_off;	/* neighbour order of every vertex */
+	int *in, *in_off;	/* links into every vertex */
 	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
 	int *bfs_seen, *bfs_pred, *bfs_depth, *queue, bfs_gen;
 	int maxlen;		/* links a tree edge may span in this stage */
@@ -87,6 +94,8 @@ struct mt {
 	int *dead_budget;	/* ... with this many hops left */
 	uint64_t dead_key;	/* (step, stage, tree) of the current search */
 	int can_send, can_recv;	/* endpoints with ports left this step */
+	int *rl, *rl_pos;	/* rl[0 .. can_recv): endpoints that can still
+				 * receive this step; rl_pos: index in rl */
 	struct front *fr;
 	int *missing;
 	int *pathbuf;		/* one edge's links: at most V */
@@ -97,6 +106,11 @@ struct mt {
 static void mt_drop_scratch(struct mt *m)
 {
 	free(m->member);
+	free(m->rank);
+	free(m->in);
+	free(m->in_off);
+	free(m->rl);
+	free(m->rl_pos);
 	free(m->nbr);
 	free(m->nbr_off);
 	free(m->link_stamp);
@@ -109,14 +123,18 @@ static void mt_drop_scratch(struct mt *m)
 	free(m->bfs_depth);
 	free(m->queue);
 	if (m->fr)
-		for (int i = 0; i < m->P; i++)
+		for (int i = 0; i < m->P; i++) {
 			free(m->fr[i].v);
+			free(m->fr[i].o);
+		}
 	free(m->fr);
 	free(m->missing);
 	free(m->pathbuf);
 	free(m->dead);
 	free(m->dead_budget);
 	m->member = NULL;
+	m->rank = NULL;
+	m->in = m->in_off = m->rl = m->rl_pos = NULL;
 	m->nbr = m->nbr_off = m->link_stamp = m->sent = m->sent_stamp = NULL;
 	m->recv = m->recv_stamp = m->bfs_seen = m->bfs_pred = m->bfs_depth = NULL;
 	m->queue = m->missing = m->pathbuf = m->dead_budget = NULL;
@@ -149,8 +167,13 @@ static int push(struct front *f, int v)
 		if (!n)
 			return -1;
 		f->v = n;
+		uint16_t *o = realloc(f->o, sizeof(uint16_t) * (size_t)cap);
+		if (!o)
+			return -1;
+		f->o = o;
 		f->cap = cap;
 	}
+	f->o[f->n] = (uint16_t)f->size++;
 	f->v[f->n++] = v;
 	return 0;
 }
@@ -271,6 +294,7 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	size_t k = (size_t)T * m->P + c;
 
 	m->step[k] = (uint16_t)t;
+	m->rank[k] = (uint16_t)m->fr[T].size;
 	set_member(m, T, c);
 	if (m->switched) {
 		if (m->npath + (size_t)len + 1 > m->cappath) {
@@ -303,7 +327,11 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	m->sent[p]++;
 	m->recv[c]++;
 	m->can_send -= m->sent[p] == m->ports;
-	m->can_recv -= m->recv[c] == m->ports;
+	if (m->recv[c] == m->ports) {	/* c leaves the receivers' list */
+		int last = m->rl[--m->can_recv];
+		m->rl[m->rl_pos[c]] = last;
+		m->rl_pos[last] = m->rl_pos[c];
+	}
 	if (len > m->hops[t])
 		m->hops[t] = len;
 	if (m->sent[p] > m->red[t])
@@ -312,15 +340,127 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	return push(&m->fr[T], c);
 }
 
+/* Could endpoint p, seen from a target, be tree T's next parent: in T
+ * since before this step, not before the tree's scan position, ports
+ * left?  Then its rank, else -1. */
+static int candidate(const struct mt *m, int T, int p, int t, int lo)
+{
+	if (!in_tree(m, T, p) || count_of(m->sent, m->sent_stamp, p, t) >= m->ports)
+		return -1;
+	int r = m->rank[(size_t)T * m->P + p];
+	return r >= lo && r < m->fr[T].new_rank ? r : -1;
+}
+
+static void enqueue_target(struct mt *m, int c, int *tail)
+{
+	m->bfs_seen[c] = m->bfs_gen;
+	m->bfs_depth[c] = 0;
+	m->queue[(*tail)++] = c;
+}
+
+/* Queue every endpoint tree T lacks that can still receive, reading
+ * whichever is shorter: the receivers' list or the tree's missing bits. */
+static int enqueue_targets(struct mt *m, int T, int t)
+{
+	int tail = 0;
+	const uint64_t *row = m->member + (size_t)T * m->words;
+
+	if (m->can_recv < m->missing[T]) {
+		for (int i = 0; i < m->can_recv; i++)
+			if (!in_tree(m, T, m->rl[i]))
+				enqueue_target(m, m->rl[i], &tail);
+		return tail;
+	}
+	for (size_t w = 0; w < m->words; w++)
+		for (uint64_t lack = ~row[w]; lack; lack &= lack - 1) {
+			int c = (int)(w * 64) + __builtin_ctzll(lack);
+			if (c >= m->P)
+				break;
+			if (count_of(m->recv, m->recv_stamp, c, t) < m->ports)
+				enqueue_target(m, c, &tail);
+		}
+	return tail;
+}
+
+/* The search from the targets' side: breadth first backwards from every
+ * endpoint tree T lacks that can still receive, over free links and
+ * through switches only, at most maxlen links; the endpoints it meets
+ * are exactly those a forward search from which succeeds.  Returns the
+ * lowest rank among them at or after rank lo, or -1. */
+static int first_parent_back(struct mt *m, int T, int t, int lo)
+{
+	int head = 0, tail, best = -1;
+
+	m->bfs_gen++;
+	tail = enqueue_targets(m, T, t);
+	while (head < tail) {
+		int u = m->queue[head++];
+		if (m->bfs_depth[u] >= m->maxlen)
+			continue;
+		for (int j = m->in_off[u]; j < m->in_off[u + 1]; j++) {
+			int l = m->in[j], w = m->links[l].src;
+			if (m->link_stamp[l] == t || m->bfs_seen[w] == m->bfs_gen)
+				continue;
+			m->bfs_seen[w] = m->bfs_gen;
+			m->bfs_depth[w] = m->bfs_depth[u] + 1;
+			if (w >= m->P) {
+				m->queue[tail++] = w;
+				continue;
+			}
+			int r = candidate(m, T, w, t, lo);
+			if (r >= 0 && (best < 0 || r < best))
+				best = r;
+		}
+	}
+	return best;
+}
+
+/* Index in f->v[f->cur .. f->first_new) of the node of rank r. */
+static int index_of_rank(const struct front *f, int r)
+{
+	int lo = f->cur, hi = f->first_new - 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (f->o[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Move tree T's scan position to the parent the search from the
+ * targets' side names; 0 if there is none this stage (the scan ends). */
+static int jump_back(struct mt *m, int T, int t)
+{
+	struct front *f = &m->fr[T];
+	int r = first_parent_back(m, T, t, f->o[f->cur]);
+
+	if (r < 0) {
+		f->cur = f->first_new;
+		return 0;
+	}
+	f->cur = index_of_rank(f, r);
+	return 1;
+}
+
 /* Tree T's turn in step t: 1 if it added a node, 0 if it cannot this
- * step, -1 out of memory. */
+ * step, -1 out of memory.  The tree's parent is the first node, in order
+ * of addition from the scan position, from which a search succeeds.  On
+ * a direct network the scan tries each node (a tree's nodes that can
+ * still gain children are few, and the first usually succeeds).  On a
+ * switch network a tree holds every node it has, most of whose searches
+ * fail, so the search from the targets' side names the node directly:
+ * same node, same edge (docs/model.md), about half the time on fattree:8,3
+ * and machine:dgx-h100:64. */
 static int add_one(struct mt *m, int T, int t)
 {
 	struct front *f = &m->fr[T];
 	int *path = m->pathbuf, len = 1;
 
 	m->dead_key = (((uint64_t)t * 4096 + (uint64_t)m->maxlen) << 32) | (uint64_t)(T + 1);
-
+	if (m->switched && f->cur < f->first_new && !jump_back(m, T, t))
+		return 0;
 	while (f->cur < f->n) {
 		int p = f->v[f->cur];
 		if (p < 0) {
@@ -346,8 +486,10 @@ static void compact(struct front *f)
 {
 	int n = 0;
 	for (int i = 0; i < f->n; i++)
-		if (f->v[i] >= 0)
+		if (f->v[i] >= 0) {
+			f->o[n] = f->o[i];
 			f->v[n++] = f->v[i];
+		}
 	f->n = n;
 }
 
@@ -415,6 +557,11 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->step = malloc(sizeof(uint16_t) * PP);
 	m->words = ((size_t)P + 63) / 64;
 	m->member = calloc((size_t)P * m->words, sizeof(uint64_t));
+	m->rank = malloc(sizeof(uint16_t) * PP);
+	m->in_off = calloc((size_t)V + 2, sizeof(int));
+	m->in = malloc(sizeof(int) * ((size_t)L + 1));
+	m->rl = malloc(sizeof(int) * (size_t)P);
+	m->rl_pos = malloc(sizeof(int) * (size_t)P);
 	m->nbr_off = malloc(sizeof(int) * ((size_t)V + 1));
 	m->nbr = malloc(sizeof(int) * ((size_t)L + 1));
 	m->link_stamp = calloc((size_t)L + 1, sizeof(int));
@@ -435,8 +582,15 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	    !m->pathbuf || !m->dead || !m->dead_budget ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
-	    !m->missing)
+	    !m->missing || !m->rank || !m->in_off || !m->in ||
+	    !m->rl || !m->rl_pos)
 		return -1;
+	for (int l = 0; l < L; l++)
+		m->in_off[m->links[l].dst + 2]++;
+	for (int v = 0; v < V; v++)
+		m->in_off[v + 2] += m->in_off[v + 1];
+	for (int l = 0; l < L; l++)
+		m->in[m->in_off[m->links[l].dst + 1]++] = l;
 	m->nbr_off[0] = 0;
 	for (int v = 0; v < V; v++)
 		m->nbr_off[v + 1] = m->nbr_off[v] + pm_topo_neighbors(t, v, m->nbr + m->nbr_off[v]);
@@ -444,6 +598,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 		m->step[i] = ABSENT;
 	for (int T = 0; T < P; T++) {
 		m->step[(size_t)T * P + T] = 0;
+		m->rank[(size_t)T * P + T] = 0;
 		set_member(m, T, T);
 		m->via[(size_t)T * P + T] = -1;
 		m->missing[T] = P - 1;
@@ -494,10 +649,13 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 		}
 		m->hops[tstep] = m->red[tstep] = 0;
 		m->can_send = m->can_recv = P;
+		for (int v = 0; v < P; v++)
+			m->rl[v] = m->rl_pos[v] = v;
 		for (int i = 0; i < P; i++)
 			if (m->missing[order[i]] > 0) {
 				active[na++] = order[i];
 				m->fr[order[i]].first_new = m->fr[order[i]].n;
+				m->fr[order[i]].new_rank = m->fr[order[i]].size;
 			}
 		/* stages of growing path length (one stage on a direct network) */
 		int first = m->switched && !literal ? pm_topo_min_hops(t) : pm_topo_max_hops(t);
