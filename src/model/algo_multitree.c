@@ -86,6 +86,7 @@ struct mt {
 	/* construction scratch */
 	const struct pm_link *links;
 	int *nbr, *nbr_off;	/* neighbour order of every vertex */
+	int *nbr_dst;		/* nbr_dst[j] = links[nbr[j]].dst, read in line */
 	int *in, *in_off;	/* links into every vertex */
 	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
 	int *bfs_seen, *bfs_pred, *bfs_depth, *queue, bfs_gen;
@@ -112,6 +113,7 @@ static void mt_drop_scratch(struct mt *m)
 	free(m->rl);
 	free(m->rl_pos);
 	free(m->nbr);
+	free(m->nbr_dst);
 	free(m->nbr_off);
 	free(m->link_stamp);
 	free(m->sent);
@@ -134,6 +136,7 @@ static void mt_drop_scratch(struct mt *m)
 	free(m->dead_budget);
 	m->member = NULL;
 	m->rank = NULL;
+	m->nbr_dst = NULL;
 	m->in = m->in_off = m->rl = m->rl_pos = NULL;
 	m->nbr = m->nbr_off = m->link_stamp = m->sent = m->sent_stamp = NULL;
 	m->recv = m->recv_stamp = m->bfs_seen = m->bfs_pred = m->bfs_depth = NULL;
@@ -194,12 +197,19 @@ static int count_of(const int *cnt, const int *stamp, int v, int t)
 }
 
 /* A free link from p to an endpoint c that tree T lacks and that can still
- * receive; direct networks look one link away only. */
-static int find_direct(struct mt *m, int T, int p, int t, int *path)
+ * receive; direct networks look one link away only.  When there is none,
+ * *full says whether every neighbour of p is in T already (then p never
+ * gains a child in T again). */
+static int find_direct(struct mt *m, int T, int p, int t, int *path, int *full)
 {
+	*full = 1;
 	for (int j = m->nbr_off[p]; j < m->nbr_off[p + 1]; j++) {
-		int l = m->nbr[j], c = m->links[l].dst;
-		if (m->link_stamp[l] == t || in_tree(m, T, c) ||
+		int c = m->nbr_dst[j];
+		if (in_tree(m, T, c))
+			continue;
+		*full = 0;
+		int l = m->nbr[j];
+		if (m->link_stamp[l] == t ||
 		    count_of(m->recv, m->recv_stamp, c, t) >= m->ports)
 			continue;
 		path[0] = l;
@@ -245,7 +255,7 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 		if (m->bfs_depth[u] >= m->maxlen)
 			continue;	/* longer paths wait for a later stage */
 		for (int j = m->nbr_off[u]; j < m->nbr_off[u + 1]; j++) {
-			int l = m->nbr[j], w = m->links[l].dst;
+			int l = m->nbr[j], w = m->nbr_dst[j];
 			if (m->link_stamp[l] == t || m->bfs_seen[w] == m->bfs_gen)
 				continue;
 			m->bfs_seen[w] = m->bfs_gen;
@@ -278,14 +288,6 @@ static int parent_of(const struct mt *m, size_t k)
 		return -1;
 	int first = m->switched ? m->path[m->via[k] + 1] : m->via[k];
 	return m->links[first].src;
-}
-
-static int saturated(const struct mt *m, int T, int p)
-{
-	for (int j = m->nbr_off[p]; j < m->nbr_off[p + 1]; j++)
-		if (!in_tree(m, T, m->links[m->nbr[j]].dst))
-			return 0;
-	return 1;
 }
 
 static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
@@ -470,11 +472,12 @@ static int add_one(struct mt *m, int T, int t)
 		if (f->cur >= f->first_new)
 			return 0;	/* added this step: not a parent yet */
 		if (count_of(m->sent, m->sent_stamp, p, t) < m->ports) {
+			int full = 0;
 			int c = m->switched ? find_switched(m, T, p, t, path, &len)
-					    : find_direct(m, T, p, t, path);
+					    : find_direct(m, T, p, t, path, &full);
 			if (c >= 0)
 				return attach(m, T, p, c, t, path, len) ? -1 : 1;
-			if (!m->switched && saturated(m, T, p))
+			if (full)
 				f->v[f->cur] = -1;	/* never a parent again */
 		}
 		f->cur++;
@@ -564,6 +567,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->rl_pos = malloc(sizeof(int) * (size_t)P);
 	m->nbr_off = malloc(sizeof(int) * ((size_t)V + 1));
 	m->nbr = malloc(sizeof(int) * ((size_t)L + 1));
+	m->nbr_dst = malloc(sizeof(int) * ((size_t)L + 1));
 	m->link_stamp = calloc((size_t)L + 1, sizeof(int));
 	m->sent = calloc((size_t)P, sizeof(int));
 	m->sent_stamp = calloc((size_t)P, sizeof(int));
@@ -582,7 +586,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	    !m->pathbuf || !m->dead || !m->dead_budget ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
-	    !m->missing || !m->rank || !m->in_off || !m->in ||
+	    !m->missing || !m->rank || !m->nbr_dst || !m->in_off || !m->in ||
 	    !m->rl || !m->rl_pos)
 		return -1;
 	for (int l = 0; l < L; l++)
@@ -594,6 +598,8 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->nbr_off[0] = 0;
 	for (int v = 0; v < V; v++)
 		m->nbr_off[v + 1] = m->nbr_off[v] + pm_topo_neighbors(t, v, m->nbr + m->nbr_off[v]);
+	for (int j = 0; j < m->nbr_off[V]; j++)
+		m->nbr_dst[j] = m->links[m->nbr[j]].dst;
 	for (size_t i = 0; i < PP; i++)
 		m->step[i] = ABSENT;
 	for (int T = 0; T < P; T++) {
