@@ -162,7 +162,9 @@ static void mt_free_kept(void *p)
 	free(p);
 }
 
-static int push(struct front *f, int v)
+/* Append v to a tree's nodes; ranks are kept on switch networks only
+ * (the search from the targets' side reads them). */
+static int push(struct front *f, int v, int ranks)
 {
 	if (f->n == f->cap) {
 		int cap = f->cap ? 2 * f->cap : 8;
@@ -170,13 +172,17 @@ static int push(struct front *f, int v)
 		if (!n)
 			return -1;
 		f->v = n;
-		uint16_t *o = realloc(f->o, sizeof(uint16_t) * (size_t)cap);
-		if (!o)
-			return -1;
-		f->o = o;
+		if (ranks) {
+			uint16_t *o = realloc(f->o, sizeof(uint16_t) * (size_t)cap);
+			if (!o)
+				return -1;
+			f->o = o;
+		}
 		f->cap = cap;
 	}
-	f->o[f->n] = (uint16_t)f->size++;
+	if (ranks)
+		f->o[f->n] = (uint16_t)f->size;
+	f->size++;
 	f->v[f->n++] = v;
 	return 0;
 }
@@ -296,7 +302,8 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	size_t k = (size_t)T * m->P + c;
 
 	m->step[k] = (uint16_t)t;
-	m->rank[k] = (uint16_t)m->fr[T].size;
+	if (m->switched)
+		m->rank[k] = (uint16_t)m->fr[T].size;
 	set_member(m, T, c);
 	if (m->switched) {
 		if (m->npath + (size_t)len + 1 > m->cappath) {
@@ -339,7 +346,7 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	if (m->sent[p] > m->red[t])
 		m->red[t] = m->sent[p];
 	m->missing[T]--;
-	return push(&m->fr[T], c);
+	return push(&m->fr[T], c, m->switched);
 }
 
 /* Could endpoint p, seen from a target, be tree T's next parent: in T
@@ -490,7 +497,8 @@ static void compact(struct front *f)
 	int n = 0;
 	for (int i = 0; i < f->n; i++)
 		if (f->v[i] >= 0) {
-			f->o[n] = f->o[i];
+			if (f->o)
+				f->o[n] = f->o[i];
 			f->v[n++] = f->v[i];
 		}
 	f->n = n;
@@ -560,7 +568,8 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->step = malloc(sizeof(uint16_t) * PP);
 	m->words = ((size_t)P + 63) / 64;
 	m->member = calloc((size_t)P * m->words, sizeof(uint64_t));
-	m->rank = malloc(sizeof(uint16_t) * PP);
+	if (m->switched)
+		m->rank = malloc(sizeof(uint16_t) * PP);
 	m->in_off = calloc((size_t)V + 2, sizeof(int));
 	m->in = malloc(sizeof(int) * ((size_t)L + 1));
 	m->rl = malloc(sizeof(int) * (size_t)P);
@@ -586,7 +595,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	    !m->pathbuf || !m->dead || !m->dead_budget ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
-	    !m->missing || !m->rank || !m->nbr_dst || !m->in_off || !m->in ||
+	    !m->missing || (m->switched && !m->rank) || !m->nbr_dst || !m->in_off || !m->in ||
 	    !m->rl || !m->rl_pos)
 		return -1;
 	for (int l = 0; l < L; l++)
@@ -604,11 +613,12 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 		m->step[i] = ABSENT;
 	for (int T = 0; T < P; T++) {
 		m->step[(size_t)T * P + T] = 0;
-		m->rank[(size_t)T * P + T] = 0;
+		if (m->switched)
+			m->rank[(size_t)T * P + T] = 0;
 		set_member(m, T, T);
 		m->via[(size_t)T * P + T] = -1;
 		m->missing[T] = P - 1;
-		if (push(&m->fr[T], T))
+		if (push(&m->fr[T], T, m->switched))
 			return -1;
 	}
 	return 0;
@@ -876,7 +886,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
 	const struct mt *mp;
-	int P = in->P, *path = NULL, *back = NULL;
+	int P = in->P, *path = NULL, *back = NULL, *rev = NULL;
 	size_t PP = (size_t)P * P, *start = NULL, *pos = NULL;
 	struct edge *byStep = NULL;	/* copied out in one pass over via: read
 					 * by step, via[] would miss the cache
@@ -891,16 +901,20 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 			 strstr(in->label, "literal") != NULL)))
 		return pm_fail(err, PM_EINTERNAL, "MULTITREE construction failed");
 	const struct mt m = *mp;
+	int L = pm_topo_nlinks(in->topo);
 	/* group the tree edges by construction step */
+	rev = malloc(sizeof(int) * ((size_t)L + 1));
 	start = calloc((size_t)m.S + 2, sizeof(size_t));
 	pos = malloc(sizeof(size_t) * ((size_t)m.S + 2));
 	byStep = malloc(sizeof *byStep * PP);
 	path = malloc(sizeof(int) * ((size_t)m.V + 1));
 	back = malloc(sizeof(int) * ((size_t)m.V + 1));
-	if (!start || !pos || !byStep || !path || !back) {
+	if (!rev || !start || !pos || !byStep || !path || !back) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
+	for (int l = 0; l < L; l++)
+		rev[l] = reverse_link(in->topo, l);
 	for (size_t k = 0; k < PP; k++)
 		if (m.step[k] != ABSENT && m.step[k] > 0)
 			start[m.step[k] + 1]++;
@@ -917,7 +931,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 			int T = (int)(k / P), c = (int)(k % P);
 			int n = edge_path(&m, byStep[i].via, path);
 			for (int j = 0; j < n; j++)
-				back[j] = reverse_link(in->topo, path[n - 1 - j]);
+				back[j] = rev[path[n - 1 - j]];
 			pm_sched_add_routed(s, m.S - t, c, pm_topo_link(in->topo, path[0])->src,
 					    (uint32_t)T, 1, PM_REDUCE, T, back, n);
 		}
@@ -932,6 +946,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		}
 	s->second_phase = m.S;
 out:
+	free(rev);
 	free(path);
 	free(back);
 	free(start);
