@@ -434,6 +434,30 @@ Test(seed_facts, dbtree_steps_on_nine_nodes)
 	pm_topo_free(t);
 }
 
+/* Once the pipeline is full, reduce step t+2 is step t with every chunk
+ * two further on (each edge of one parity sends its tree's next chunk), so
+ * the schedule stores a run of two steps and plays it: with K = 64 chunks
+ * on 16 ranks the 2 x 15 x 64 = 1920 transfers played (every chunk up and
+ * down its tree's 15 edges) come from far fewer stored ones, and the
+ * steps played are those of the construction (2S). */
+Test(seed_facts, dbtree_stores_the_pipeline_once)
+{
+	struct pm_topo *t = topo_or_die("full:16");
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+
+	resolve_or_die("dbtree:64", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert(pm_sched_is_compact(&s));
+	cr_assert_float_eq(s.nx_played, 1920, 0);
+	cr_assert_lt(s.nx, 1920 / 4, "%zu transfers stored", s.nx);
+	cr_assert_eq(s.nsteps, 2 * pm_dbtree_reduce_steps(16, 64));
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* The construction's step count sits within Sanders et al.'s pipelining
  * bound: 2h + K - 3 <= S <= 2h + K - 2 with h = ceil(lg P). */
 Test(seed_facts, dbtree_step_bound)
@@ -457,8 +481,11 @@ Test(seed_facts, dbtree_single_port)
 		struct pm_sched s;
 		struct pm_err err;
 		int *snd = calloc((size_t)P, sizeof(int)), *rcv = calloc((size_t)P, sizeof(int));
+		struct pm_sched c;
 		resolve_or_die("dbtree", t, 0, &in);
-		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+		cr_assert_eq(pm_algo_schedule(&in, &c, &err), PM_OK);
+		cr_assert_eq(pm_sched_expand(&c, &s, 1u << 20, &err), PM_OK);
+		pm_sched_release(&c);
 		for (int k = 0; k < s.nsteps; k++) {
 			memset(snd, 0, sizeof(int) * (size_t)P);
 			memset(rcv, 0, sizeof(int) * (size_t)P);

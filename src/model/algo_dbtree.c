@@ -207,27 +207,168 @@ static int dbt_reduce(const struct dbt *d,
 	return step;
 }
 
-/* Reduce steps S for P ranks and K chunks (the construction when it is
- * cheap, else the bound 2h+K-2). */
-static int reduce_steps(int P, int K, int *exact)
+/* The schedule stores what repeats once.  Once the pipeline is full,
+ * reduce step t+2 is step t with every chunk two further on (each edge of
+ * one parity sends its next chunk of its tree), so such stretches are
+ * runs of two stored steps rotating by 2 chunks a pass (sched.h); the
+ * broadcast mirrors them, rotating by -2.  Pass 1 finds the repeating
+ * steps, pass 2 keeps the transfers of the steps stored. */
+struct tx {
+	int c, p, chunk;
+};
+
+struct scan {
+	struct tx *buf[3];	/* the last three steps, by step mod 3 */
+	int n[3];
+	int cur;		/* step being filled (1-based) */
+	char *eq;		/* eq[t]: step t = step t-2 shifted by 2 */
+	int *cnt;		/* cnt[t]: transfers in step t */
+	int cap;		/* eq and cnt have room for steps 0 .. cap-1 */
+	int failed;		/* out of memory */
+	const char *keep;	/* pass 2: keep[t], steps to store */
+	struct tx *kept;	/* pass 2: their transfers, in order */
+	int *kept_step;
+	size_t nkept;
+};
+
+static void close_step(struct scan *sc, int t)
+{
+	int a = t % 3, b = (t + 1) % 3;	/* (t - 2) mod 3 */
+	int same = t >= 3 && sc->n[a] > 0 && sc->n[a] == sc->n[b];
+
+	for (int i = 0; same && i < sc->n[a]; i++)
+		same = sc->buf[a][i].c == sc->buf[b][i].c &&
+		       sc->buf[a][i].p == sc->buf[b][i].p &&
+		       sc->buf[a][i].chunk == sc->buf[b][i].chunk + 2;
+	if (t >= sc->cap) {
+		int cap = 2 * t + 16;
+		char *eq = realloc(sc->eq, (size_t)cap);
+		int *cnt = eq ? realloc(sc->cnt, sizeof(int) * (size_t)cap) : NULL;
+		if (eq)
+			sc->eq = eq;
+		if (!cnt) {
+			sc->failed = 1;
+			return;
+		}
+		sc->cnt = cnt;
+		sc->cap = cap;
+	}
+	sc->eq[t] = (char)same;
+	sc->cnt[t] = sc->n[a];
+}
+
+/* Advance to step t, closing the steps before it (empty ones too). */
+static void goto_step(struct scan *sc, int t)
+{
+	while (sc->cur < t) {
+		if (sc->cur > 0)
+			close_step(sc, sc->cur);
+		sc->n[++sc->cur % 3] = 0;
+	}
+}
+
+static void scan_emit(void *ctx, int step, int child, int parent, int chunk)
+{
+	struct scan *sc = ctx;
+
+	goto_step(sc, step);
+	sc->buf[step % 3][sc->n[step % 3]++] = (struct tx){child, parent, chunk};
+}
+
+static void keep_emit(void *ctx, int step, int child, int parent, int chunk)
+{
+	struct scan *sc = ctx;
+
+	if (!sc->keep[step])
+		return;
+	sc->kept[sc->nkept] = (struct tx){child, parent, chunk};
+	sc->kept_step[sc->nkept++] = step;
+}
+
+static void scan_free(struct scan *sc)
+{
+	for (int i = 0; i < 3; i++)
+		free(sc->buf[i]);
+	free(sc->eq);
+	free(sc->cnt);
+	free(sc->kept);
+	free(sc->kept_step);
+}
+
+/* Pass 1: run the reduce, recording per step its transfer count and
+ * whether it repeats the step two before.  Returns S, or -1 (memory). */
+static int dbt_scan(const struct dbt *d, struct scan *sc)
+{
+	int S = -1;
+
+	memset(sc, 0, sizeof *sc);
+	for (int i = 0; i < 3; i++)
+		sc->buf[i] = malloc(sizeof(struct tx) * 2 * (size_t)d->P);
+	if (sc->buf[0] && sc->buf[1] && sc->buf[2])
+		S = dbt_reduce(d, scan_emit, sc);
+	if (S >= 0)
+		goto_step(sc, S + 1);
+	return S < 0 || sc->failed ? -1 : S;
+}
+
+/* rep[t] > 1: steps t, t+1 start a run played rep[t] times; 1: a step
+ * stored alone; 0: played by a run. */
+static size_t plan_runs(const struct scan *sc, int S, int *rep, char *keep)
+{
+	size_t nk = 0;
+
+	for (int t = 1; t <= S; t++)
+		rep[t] = keep[t] = 0;
+	for (int t = 1; t <= S;) {
+		int R = 1;
+		while (t + 2 * R + 1 <= S && sc->eq[t + 2 * R] && sc->eq[t + 2 * R + 1])
+			R++;
+		rep[t] = R;
+		keep[t] = 1;
+		nk += (size_t)sc->cnt[t];
+		if (R > 1) {
+			keep[t + 1] = 1;
+			nk += (size_t)sc->cnt[t + 1];
+			t += 2 * R;
+		} else {
+			t++;
+		}
+	}
+	return nk;
+}
+
+/* Reduce steps S for P ranks and K chunks and the transfers the schedule
+ * stores (the construction when it is cheap; else the bound 2h+K-2 and
+ * the reduce half as played, (P-1)K, an upper bound). */
+static int reduce_steps(int P, int K, int *exact, double *stored)
 {
 	struct dbt d;
-	int h = pm_ceil_log2(P), s;
+	struct scan sc;
+	int h = pm_ceil_log2(P), S = -1;
 
 	*exact = 1;
+	*stored = 0;
 	if (P < 2)
 		return 0;
-	if ((double)P * (2.0 * h + K) > EXACT_LIMIT || dbt_init(&d, P, K)) {
+	if ((double)P * (2.0 * h + K) <= EXACT_LIMIT && !dbt_init(&d, P, K)) {
+		S = dbt_scan(&d, &sc);
+		int *rep = S >= 0 ? malloc(sizeof(int) * ((size_t)S + 2)) : NULL;
+		char *keep = rep ? malloc((size_t)S + 2) : NULL;
+		if (keep)
+			*stored = (double)plan_runs(&sc, S, rep, keep);
+		else
+			S = -1;
+		free(rep);
+		free(keep);
+		scan_free(&sc);
+		dbt_free(&d);
+	}
+	if (S < 0) {
 		*exact = 0;
+		*stored = (double)(P - 1) * K;	/* the reduce half, all played */
 		return 2 * h + K - 2;
 	}
-	s = dbt_reduce(&d, NULL, NULL);
-	dbt_free(&d);
-	if (s < 0) {
-		*exact = 0;
-		return 2 * h + K - 2;
-	}
-	return s;
+	return S;
 }
 
 /* Most chunks one rank sends: up to its parent in each tree during the
@@ -262,68 +403,119 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	if (arg && pm_parse_int(arg, 1, 1 << 20, "pipeline chunk count", &k, err))
 		return PM_EINPUT;
 	in->chunks = (int)k;
-	in->steps = reduce_steps(in->P, in->chunks, &exact);
+	in->steps = reduce_steps(in->P, in->chunks, &exact, &in->stored);
 	in->sent_units = most_sent(in->P, in->chunks);
 	snprintf(in->label, sizeof in->label, "dbtree:%d%s", in->chunks,
 		 exact ? "" : "~");
 	return PM_OK;
 }
 
-/* The reduce is emitted as it runs; the broadcast (the reduce backwards
- * in time) is collected and appended reversed, so steps stay in order. */
-struct emit_ctx {
-	struct pm_sched *s;
-	struct pm_xfer *bc;
-	size_t nbc;
-};
-
-static void emit(void *ctx, int step, int child, int parent, int chunk)
+/* Stored reduce step t's transfers: kept[first[t] .. first[t+1]). */
+static void add_reduce(struct pm_sched *s, const struct scan *sc,
+		       const size_t *first, int t, int run, int K)
 {
-	struct emit_ctx *e = ctx;
-	int t = chunk % 2;
+	for (size_t i = first[t]; i < first[t + 1]; i++) {
+		const struct tx *x = &sc->kept[i];
+		if (run)
+			pm_sched_add_rot(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
+					 PM_REDUCE, x->chunk % 2, 0, (uint32_t)K, 2);
+		else
+			pm_sched_add(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
+				     PM_REDUCE, x->chunk % 2);
+	}
+}
 
-	pm_sched_add(e->s, step - 1, child, parent, (uint32_t)chunk, 1,
-		     PM_REDUCE, t);
-	e->bc[e->nbc++] = (struct pm_xfer){parent, child, (uint32_t)chunk, 1,
-					   PM_COPY, (uint16_t)t};
+/* The broadcast step mirroring reduce step t (logical step 2S - t): its
+ * transfers reversed, chunks moved on by `ahead`. */
+static void add_bcast(struct pm_sched *s, const struct scan *sc,
+		      const size_t *first, int t, int step, int ahead, int run,
+		      int K)
+{
+	for (size_t i = first[t + 1]; i-- > first[t];) {
+		const struct tx *x = &sc->kept[i];
+		uint32_t lo = (uint32_t)(x->chunk + ahead);
+		if (run)
+			pm_sched_add_rot(s, step, x->p, x->c, lo, 1, PM_COPY,
+					 x->chunk % 2, 0, (uint32_t)K, -2);
+		else
+			pm_sched_add(s, step, x->p, x->c, lo, 1, PM_COPY, x->chunk % 2);
+	}
+}
+
+static void emit_all(struct pm_sched *s, const struct scan *sc, const int *rep,
+		     const size_t *first, int S, int K)
+{
+	int *start = malloc(sizeof(int) * ((size_t)S + 2)), n = 0;
+
+	if (!start) {
+		s->failed = PM_EINTERNAL;
+		return;
+	}
+	for (int t = 1; t <= S; t++)
+		if (rep[t]) {
+			start[n++] = t;
+			add_reduce(s, sc, first, t, rep[t] > 1, K);
+			if (rep[t] > 1) {
+				add_reduce(s, sc, first, t + 1, 1, K);
+				pm_sched_repeat(s, 2, rep[t]);
+			}
+		}
+	while (n-- > 0) {
+		int t = start[n], R = rep[t];
+		if (R == 1) {
+			add_bcast(s, sc, first, t, 2 * S - t, 0, 0, K);
+			continue;
+		}
+		/* reduce steps t .. t+2R-1 mirrored: the first broadcast step
+		 * is step t+1 played R-1 passes on, then step t likewise */
+		add_bcast(s, sc, first, t + 1, 2 * S - t - 2 * R + 1, 2 * (R - 1), 1, K);
+		add_bcast(s, sc, first, t, 2 * S - t - 2 * R + 2, 2 * (R - 1), 1, K);
+		pm_sched_repeat(s, 2, R);
+	}
+	free(start);
 }
 
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
 	struct dbt d;
-	struct emit_ctx e = {s, NULL, 0};
-	int S;
-	int *step_of;
+	struct scan sc;
+	int S, *rep = NULL;
+	char *keep = NULL;
+	size_t *first = NULL;
 
 	s->nchunks = (uint32_t)in->chunks;
 	if (in->P < 2)
 		return PM_OK;
 	if (dbt_init(&d, in->P, in->chunks))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	e.bc = malloc(sizeof *e.bc * (size_t)(in->P - 1) * (size_t)in->chunks + 1);
-	S = e.bc ? dbt_reduce(&d, emit, &e) : -1;
+	if ((S = dbt_scan(&d, &sc)) >= 0) {
+		rep = malloc(sizeof(int) * ((size_t)S + 2));
+		keep = malloc((size_t)S + 2);
+		first = calloc((size_t)S + 3, sizeof(size_t));
+	}
+	if (rep && keep && first) {
+		size_t nk = plan_runs(&sc, S, rep, keep);
+		sc.keep = keep;
+		sc.kept = malloc(sizeof(struct tx) * (nk + 1));
+		sc.kept_step = malloc(sizeof(int) * (nk + 1));
+	}
+	if (sc.kept && sc.kept_step && dbt_reduce(&d, keep_emit, &sc) == S) {
+		for (size_t i = 0; i < sc.nkept; i++)
+			first[sc.kept_step[i] + 1]++;
+		for (int t = 1; t <= S + 1; t++)
+			first[t + 1] += first[t];
+		emit_all(s, &sc, rep, first, S, in->chunks);
+		s->second_phase = S;
+	} else {
+		S = -1;
+	}
 	dbt_free(&d);
-	if (S < 0) {
-		free(e.bc);
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	/* reduce step r (0-based) is mirrored at broadcast step 2S-1-r */
-	step_of = malloc(sizeof(int) * (e.nbc + 1));
-	if (!step_of) {
-		free(e.bc);
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	for (int k = 0, i = 0; k < S; k++)
-		for (size_t j = s->step_off[k]; j < s->step_off[k + 1]; j++)
-			step_of[i++] = 2 * S - 1 - k;
-	for (size_t i = e.nbc; i-- > 0;)
-		pm_sched_add(s, step_of[i], e.bc[i].src, e.bc[i].dst, e.bc[i].lo,
-			     e.bc[i].cnt, PM_COPY, e.bc[i].flow);
-	free(step_of);
-	free(e.bc);
-	s->second_phase = S;
-	return PM_OK;
+	scan_free(&sc);
+	free(rep);
+	free(keep);
+	free(first);
+	return S < 0 ? pm_fail(err, PM_EINTERNAL, "out of memory") : PM_OK;
 }
 
 static void closed(const struct pm_inst *in, double n,
@@ -342,13 +534,16 @@ static void closed(const struct pm_inst *in, double n,
 int pm_dbtree_reduce_steps(int P, int K)
 {
 	int exact;
-	return reduce_steps(P, K, &exact);
+	double stored;
+	return reduce_steps(P, K, &exact, &stored);
 }
 
-/* every chunk crosses every edge of its tree, up and down */
+/* every chunk crosses every edge of its tree, up and down; the steady
+ * pipeline is stored once (prepare counted what is stored, twice: the
+ * broadcast mirrors the reduce) */
 static double xfers(const struct pm_inst *in)
 {
-	return 2.0 * (in->P - 1) * in->chunks;
+	return 2 * in->stored;
 }
 
 const struct pm_algo pm_algo_dbtree = {
