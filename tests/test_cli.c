@@ -103,6 +103,11 @@ Test(cli, bad_input_exits_2)
 		{"train --profile resnet50 --workers 8 --a 1us --b 1ns --plot /tmp/perfmodel-never.svg", "--plot draws a --workers-sweep"},
 		{"allreduce --topo torus:4x4 --size 1M:4M:x2 --plot /tmp/perfmodel-never.gif", "invalid plot file '/tmp/perfmodel-never.gif' (expected a name ending in .svg, .png or .pdf)"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
+		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --endpoint ace", "--endpoint ace prices the all-reduces with the endpoint in the loop (expected --algo NAME"},
+		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-nooverlap --policy wfbp", "policy synceasgd (expected no --policy"},
+		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-commopt --mem-bound 2", "invalid --mem-bound '2'"},
+		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline --mem-bw 900GB/s", "would hold 900 GB/s of the NPU's 900 GB/s"},
+		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-compopt --npu-sms 2", "would hold 2 of the NPU's 2 SMs"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero3 --groups", "does not combine with --parallel"},
 		{"allreduce --topo torus:8x8 --size 1M --model sim --trace /tmp/perfmodel-never.json", "--trace records one simulation"},
 		{"allreduce --topo torus:8x8 --size 1M --algo ring --model sim --trace /nonexistent/dir/t.json", "cannot write trace file '/nonexistent/dir/t.json'"},
@@ -671,4 +676,40 @@ Test(cli, best_agrees_with_allreduce)
 	cr_assert(strstr(b.out, want), "'%s' not in %s", want, b.out);
 	run_free(&a);
 	run_free(&b);
+}
+
+/* The endpoint in training (Rashidi et al. 2021 Table VI), columns of
+ * train's CSV row: t_iter, t_comp, t_c_no, t_comm (ms), calls.
+ * - --endpoint ideal is the same iteration as no endpoint at all;
+ * - BaselineCommOpt holds 450 of 900 GB/s: with compute bound by memory
+ *   (--mem-bound 1) it takes 900/450 = 2x the ideal compute;
+ * - BaselineNoOverlap computes at full speed, then runs one all-reduce:
+ *   t_iter = t_comp + t_comm exactly, one call. */
+static void train_row(const char *args, double v[5])
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "train --profile resnet50 --topo ace:4x2x2 --algo multiphase --bytes-per-param 2 --format csv %s", args);
+	struct run r = run_perfmodel(cmd);
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	const char *row = strstr(r.out, "\n16,");
+	cr_assert_not_null(row, "%s", r.out);
+	row = strchr(row + 4, ',');
+	cr_assert_eq(sscanf(row, ",%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4]), 5, "%s", row);
+	run_free(&r);
+}
+
+Test(cli, train_endpoint_table6)
+{
+	double none[5], ideal[5], comm[5], noov[5];
+
+	train_row("--policy wfbp", none);
+	train_row("--policy wfbp --endpoint ideal", ideal);
+	for (int i = 0; i < 5; i++)
+		cr_assert_float_eq(ideal[i], none[i], 0, "column %d", i);
+	train_row("--policy wfbp --endpoint baseline-commopt --mem-bound 1", comm);
+	cr_assert_float_eq(comm[1], 2 * ideal[1], 1e-5 * ideal[1]);
+	train_row("--endpoint baseline-nooverlap", noov);
+	cr_assert_float_eq(noov[1], ideal[1], 1e-5 * ideal[1]);
+	cr_assert_float_eq(noov[0], noov[1] + noov[3], 1e-5 * noov[0]);
+	cr_assert_float_eq(noov[4], 1, 0);
 }

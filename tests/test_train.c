@@ -364,3 +364,64 @@ Test(train, sharded_schemes_by_hand)
 	cr_assert_eq(pm_parallel_find("fsdp"), PM_PAR_ZERO3);
 	pm_plan_release(&plan);
 }
+
+/* ---- The endpoint in the iteration (Rashidi et al. 2021 Table VI) ---- */
+#include "search/system.h"
+
+/* Compute slowdown (1 - f) S / (S - s) + f M / (M - m) by hand, NPU of 80
+ * SMs and 900 GB/s:
+ *   BaselineCommOpt holds 450 GB/s and 6 SMs: f = 1 -> 900/450 = 2;
+ *   f = 0 -> 80/74 = 1.081081...; f = 0.5 -> (2 + 1.081081) / 2 = 1.540541.
+ *   BaselineCompOpt holds 128 GB/s and 2 SMs: f = 1 -> 900/772 = 1.165803.
+ *   ACE holds 128 GB/s and no SM: f = 0 -> 1 exactly. */
+Test(endpoint_train, compute_factor_by_hand)
+{
+	struct pm_npu n;
+	struct pm_err err;
+	double k;
+
+	pm_npu_default(&n);
+	cr_assert_eq(pm_compute_factor(&n, 450e9, 6, &k, &err), PM_OK);
+	cr_assert_float_eq(k, 2.0, 1e-12);
+	n.mem_bound = 0;
+	cr_assert_eq(pm_compute_factor(&n, 450e9, 6, &k, &err), PM_OK);
+	cr_assert_float_eq(k, 80.0 / 74.0, 1e-12);
+	n.mem_bound = 0.5;
+	cr_assert_eq(pm_compute_factor(&n, 450e9, 6, &k, &err), PM_OK);
+	cr_assert_float_eq(k, 1.540541, 1e-6);
+	n.mem_bound = 1;
+	cr_assert_eq(pm_compute_factor(&n, 128e9, 2, &k, &err), PM_OK);
+	cr_assert_float_eq(k, 1.165803, 1e-6);
+	n.mem_bound = 0;
+	cr_assert_eq(pm_compute_factor(&n, 128e9, 0, &k, &err), PM_OK);
+	cr_assert_float_eq(k, 1.0, 0);
+	/* holding all of either leaves compute nothing: refused */
+	cr_assert_eq(pm_compute_factor(&n, 900e9, 0, &k, &err), PM_EINPUT);
+	cr_assert_eq(pm_compute_factor(&n, 0, 80, &k, &err), PM_EINPUT);
+}
+
+/* Table VI as the paper states it: CommOpt 450 GB/s + 6 SMs, CompOpt
+ * 128 GB/s + 2 SMs, ACE 128 GB/s and no SM, NoOverlap everything and no
+ * overlap, Ideal nothing. */
+Test(endpoint_train, table6_rows)
+{
+	const struct pm_system *s;
+
+	cr_assert_not_null(s = pm_system_find("baseline-commopt"));
+	cr_assert_str_eq(s->mem_bw, "450GB/s");
+	cr_assert_eq(s->sms, 6);
+	cr_assert(s->overlap);
+	cr_assert_not_null(s = pm_system_find("baseline-compopt"));
+	cr_assert_str_eq(s->mem_bw, "128GB/s");
+	cr_assert_eq(s->sms, 2);
+	cr_assert_not_null(s = pm_system_find("ace"));
+	cr_assert_eq(s->endpoint, PM_END_ACE);
+	cr_assert_str_eq(s->mem_bw, "128GB/s");
+	cr_assert_eq(s->sms, 0);
+	cr_assert_not_null(s = pm_system_find("baseline-nooverlap"));
+	cr_assert_null(s->mem_bw);
+	cr_assert(!s->overlap);
+	cr_assert_not_null(s = pm_system_find("ideal"));
+	cr_assert_eq(s->endpoint, PM_END_IDEAL);
+	cr_assert_null(pm_system_find("baseline"));
+}

@@ -6,6 +6,7 @@
 #include "cli/plot.h"
 #include "search/cost.h"
 #include "search/parallel.h"
+#include "search/system.h"
 #include "search/train.h"
 #include "model/preset.h"
 #include "model/text.h"
@@ -318,11 +319,19 @@ static void usage(const struct cli_opt *opts, int n)
 	       "merge plan (which layers each all-reduce carries) instead.  --workers-sweep\n"
 	       "4:2048:x2 repeats the table per worker count (--table2 or --algo without a\n"
 	       "network), as Shi et al. (MG-WFBP) SS6.4 does.\n\n"
+	       "The endpoint (Rashidi et al., ISCA 2021 (ACE), Table VI): --endpoint ideal, ace,\n"
+	       "baseline-commopt (collectives hold 450 GB/s + 6 SMs), baseline-compopt (128 GB/s\n"
+	       "+ 2 SMs) or baseline-nooverlap (the whole NPU, one all-reduce after the\n"
+	       "backward); ace holds 128 GB/s and no SM.  Compute slows by (1-f) S/(S-s) +\n"
+	       "f M/(M-m) for what the collectives hold (s SMs, m of memory bandwidth) of\n"
+	       "--npu-sms S and --npu-mem-bw M, f = --mem-bound; the all-reduces are priced\n"
+	       "with the endpoint in the loop (needs --algo).\n\n"
 	       "Examples:\n"
 	       "  perfmodel train --profile googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
 	       "  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
 	       "  perfmodel train --profile resnet50 --a 236us --b 0.406ns --workers 16\n"
-	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --link-bw 12.5GB/s --parallel all\n\n"
+	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --link-bw 12.5GB/s --parallel all\n"
+	       "  perfmodel train --profile resnet50 --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint baseline-commopt\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 	char **names;
@@ -337,6 +346,76 @@ static void usage(const struct cli_opt *opts, int n)
 	}
 }
 
+/* The endpoint in the iteration (search/system.h): a Table VI row of
+ * Rashidi et al. 2021 fills the --mem-bw and --sms it does not give; after
+ * the parameters are built, compute's slowdown follows from what the
+ * collectives hold. */
+struct train_end {
+	const struct pm_system *sys;	/* NULL: ideal, baseline or ace by hand */
+	struct pm_npu npu;
+	char mem[40], sms[16];
+	double comm_sms;		/* SMs the collectives hold */
+	double factor;			/* compute slowdown */
+	int overlap;
+};
+
+static int end_presets(struct cli_net_opts *net, const char *npu_sms,
+		       const char *npu_mem, const char *mem_bound,
+		       struct train_end *te, struct pm_err *err)
+{
+	static const char *kinds[] = {"ideal", "baseline", "ace"};
+	long v;
+	char *end;
+
+	pm_npu_default(&te->npu);
+	te->overlap = 1;
+	te->factor = 1;
+	te->comm_sms = 0;
+	if (npu_sms) {
+		if (pm_parse_int(npu_sms, 1, 100000, "NPU SM count", &v, err))
+			return PM_EINPUT;
+		te->npu.sms = (double)v;
+	}
+	if (npu_mem && pm_parse_bw(npu_mem, &te->npu.mem_bw_Bps, err))
+		return PM_EINPUT;
+	if (mem_bound) {
+		te->npu.mem_bound = strtod(mem_bound, &end);
+		if (*end || end == mem_bound || !(te->npu.mem_bound >= 0 && te->npu.mem_bound <= 1))
+			return pm_fail(err, PM_EINPUT, "invalid --mem-bound '%s' (expected the share of compute time bound by memory bandwidth, from 0 to 1)", mem_bound);
+	}
+	if (!(te->sys = pm_system_find(net->endpoint)))
+		return PM_OK;
+	te->overlap = te->sys->overlap;
+	net->endpoint = kinds[te->sys->endpoint];
+	if (!net->mem_bw && te->sys->endpoint != PM_END_IDEAL) {
+		if (te->sys->mem_bw)
+			net->mem_bw = te->sys->mem_bw;
+		else
+			snprintf(te->mem, sizeof te->mem, "%.17gGB/s", te->npu.mem_bw_Bps / 1e9);
+		net->mem_bw = te->sys->mem_bw ? te->sys->mem_bw : te->mem;
+	}
+	if (!net->sms && te->sys->endpoint == PM_END_BASELINE) {
+		snprintf(te->sms, sizeof te->sms, "%.0f", te->sys->sms < 0 ? te->npu.sms : te->sys->sms);
+		net->sms = te->sms;
+	}
+	return PM_OK;
+}
+
+/* Compute's slowdown once the parameters are known: 1 without overlap
+ * (compute and communication never run together) or with an ideal
+ * endpoint. */
+static int end_factor(const struct cli_net_opts *net, const struct pm_params *p,
+		      struct train_end *te, struct pm_err *err)
+{
+	long v = 0;
+
+	if (p->endpoint == PM_END_BASELINE && net->sms && !pm_parse_int(net->sms, 1, 100000, "SM count", &v, err))
+		te->comm_sms = (double)v;
+	if (!te->overlap || p->endpoint == PM_END_IDEAL)
+		return PM_OK;
+	return pm_compute_factor(&te->npu, p->mem_bw_Bps, te->comm_sms, &te->factor, err);
+}
+
 int cmd_train(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -344,6 +423,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	const char *fit = NULL, *fit_range = NULL, *algo = NULL, *table2 = NULL;
 	const char *policy = NULL, *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
 	const char *parallel = NULL, *plot = NULL;
+	const char *npu_sms = NULL, *npu_mem = NULL, *mem_bound = NULL;
+	struct train_end te;
 	double *speed = NULL;	/* --plot: speedup of policy k at worker count w */
 	int schemes[PM_NPAR], nsch = 0;
 	const char *pos[1];
@@ -372,6 +453,9 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"parallel", "LIST", "sharded data parallelism: ddp, zero1, zero2, zero3 (fsdp is zero3), all, or a comma list: the collectives each issues on the timeline, exposed communication and model-state memory per rank (ddp, zero1 and zero2 merge gradients by --policy, default ddp)", &parallel, NULL};
 	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &bpp, NULL};
 	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &scale, NULL};
+	opts[n++] = (struct cli_opt){"npu-sms", "N", "SMs of the NPU that collectives share with compute (default 80, Rashidi et al. 2021 SV)", &npu_sms, NULL};
+	opts[n++] = (struct cli_opt){"npu-mem-bw", "BW", "memory bandwidth of the NPU (default 900GB/s, assumed: a V100's; the paper does not state it)", &npu_mem, NULL};
+	opts[n++] = (struct cli_opt){"mem-bound", "F", "share of compute time that scales with the memory bandwidth left to it, the rest with the SMs (default 1)", &mem_bound, NULL};
 	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &groups};
 	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
@@ -408,8 +492,20 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "invalid compute scale '%s' (expected a positive factor such as 0.5)", scale);
 	if (strcmp(cmodel, "closed") && strcmp(cmodel, "contention"))
 		return pm_fail(err, PM_EINPUT, "invalid cost model '%s' (expected closed or contention)", cmodel);
+	if ((rc = end_presets(&net, npu_sms, npu_mem, mem_bound, &te, err)))
+		return rc;
+	if (!te.overlap && ((policy && strcmp(policy, "synceasgd")) || parallel || groups))
+		return pm_fail(err, PM_EINPUT, "--endpoint baseline-nooverlap issues every all-reduce after the backward in one kernel, policy synceasgd (expected no --policy, --parallel or --groups)");
+	if (!te.overlap)
+		parse_policies("synceasgd", pol, &npol, err);
+	if (net.endpoint && strcmp(net.endpoint, "ideal") && !algo)
+		return pm_fail(err, PM_EINPUT, "--endpoint %s prices the all-reduces with the endpoint in the loop (expected --algo NAME as the cost)", net.endpoint);
 	if ((rc = cli_net_build(&net, &cost.params, &cost.topo, err)))
 		return rc;
+	if ((rc = end_factor(&net, &cost.params, &te, err))) {
+		pm_topo_free(cost.topo);
+		return rc;
+	}
 	/* worker counts */
 	if (sweep) {
 		if (cost.topo || a || b || fit)
@@ -453,7 +549,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	double lo = 1e300, hi = 0;
 	for (int l = 0; l < prof.L; l++) {
 		bytes[l] = prof.params[l] * (double)bp;
-		tb[l] = prof.tb_s[l] * cs;
+		tb[l] = prof.tb_s[l] * cs * te.factor;
 		if (bytes[l] > 0 && bytes[l] < lo)
 			lo = bytes[l];
 		hi += bytes[l];
@@ -539,11 +635,17 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		       prof.name, prof.L, psum, bp, hi / 1e6);
 	cli_table_meta(&t, "compute %s: %s; batch %s; backward %.4g ms, forward %.4g ms%s%s",
 		       prof.kind, prof.device[0] ? prof.device : "device not stated", prof.batch[0] ? prof.batch : "?",
-		       tbsum * 1e3, prof.tf_s * cs * 1e3,
+		       tbsum * 1e3, prof.tf_s * cs * te.factor * 1e3,
 		       prof.forward_assumed ? " (forward not in the profile: assumed half the backward)" : "",
-		       cs != 1 ? " (compute scaled)" : "");
+		       cs != 1 || te.factor != 1 ? " (compute scaled)" : "");
+	if (te.sys || te.factor != 1)
+		cli_table_meta(&t, "endpoint: %s%s%s; collectives hold %.4g GB/s and %.0f SMs of the NPU's %.4g GB/s and %.0f; compute x%.4g (share %.3g bound by memory bandwidth)%s",
+			       te.sys ? te.sys->paper : net.endpoint, te.sys ? ", Rashidi et al. 2021 Table VI: " : "",
+			       te.sys ? te.sys->why : "", cost.params.mem_bw_Bps / 1e9, te.comm_sms,
+			       te.npu.mem_bw_Bps / 1e9, te.npu.sms, te.factor, te.npu.mem_bound,
+			       te.overlap ? "" : "; compute runs alone, then the one all-reduce");
 	for (int w = 0; w < nw && !rc; w++) {
-		struct pm_iter it = {prof.L, bytes, tb, prof.tf_s * cs, 0, 0};
+		struct pm_iter it = {prof.L, bytes, tb, prof.tf_s * cs * te.factor, 0, 0};
 		int N = (int)wl[w];
 		if ((rc = cost_for(&cost, N, lo, hi, &it.a, &it.b, err)))
 			break;
