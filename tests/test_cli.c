@@ -103,6 +103,8 @@ Test(cli, bad_input_exits_2)
 		{"train --profile resnet50 --workers 8 --a 1us --b 1ns --plot /tmp/perfmodel-never.svg", "--plot draws a --workers-sweep"},
 		{"allreduce --topo torus:4x4 --size 1M:4M:x2 --plot /tmp/perfmodel-never.gif", "invalid plot file '/tmp/perfmodel-never.gif' (expected a name ending in .svg, .png or .pdf)"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
+		{"hier --machine abci --procs 64 --size 64M --plot /tmp/x.svg", "--plot draws against the size: give --size a range"},
+		{"hier --machine abci --procs 64 --size 1M:64M:x2 --plot /tmp/x.gif", "x.gif"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --endpoint ace", "--endpoint ace prices the all-reduces with the endpoint in the loop (expected --algo NAME"},
 		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-nooverlap --policy wfbp", "policy synceasgd (expected no --policy"},
 		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-commopt --mem-bound 2", "invalid --mem-bound '2'"},
@@ -358,6 +360,21 @@ Test(cli, plot_writes_an_svg)
 	xmlFreeDoc(doc);
 	unlink(path);
 	run_free(&r);
+
+	/* hier: bus bandwidth per hierarchy against the size */
+	snprintf(args, sizeof args, "hier --machine abci --procs 64 --size 1M:64M:x4 --layers 4x16 --plot %s", path);
+	r = run_perfmodel(args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	cr_assert(doc);
+	text = xmlNodeGetContent(xmlDocGetRootElement(doc));
+	const char *hwant[] = {"best hierarchy at each size", "flat ring", "Rabenseifner", "4x16", "bus bandwidth", "64 processes on abci"};
+	for (size_t i = 0; i < sizeof hwant / sizeof *hwant; i++)
+		cr_assert(strstr((const char *)text, hwant[i]), "no '%s' in the hier figure", hwant[i]);
+	xmlFree(text);
+	xmlFreeDoc(doc);
+	unlink(path);
+	run_free(&r);
 }
 
 /* A schedule too large to price leaves the closed form and says why. */
@@ -603,7 +620,19 @@ Test(cli, help_examples_run)
 			snprintf(args, sizeof args, "%s", line + 12);
 			if ((redirect = strchr(args, '>')))
 				*redirect = '\0';	/* "> trees.dot": print instead */
+			char *plot = strstr(args, "--plot ");
+			if (plot) {	/* draw into a scratch file, not the working directory */
+				char rest[512], *after = strchr(plot + 7, ' ');
+				snprintf(rest, sizeof rest, "%s", after ? after : "");
+				snprintf(plot, sizeof args - (size_t)(plot - args), "--plot /tmp/perfmodel-example-%d.svg%s",
+					 (int)getpid(), rest);
+			}
 			struct run r = run_perfmodel(args);
+			if (plot) {
+				char path[64];
+				snprintf(path, sizeof path, "/tmp/perfmodel-example-%d.svg", (int)getpid());
+				unlink(path);
+			}
 			cr_assert_eq(r.status, 0, "example '%s' from '%s' exits %d: %s", args, cmds[i], r.status, r.err);
 			run_free(&r);
 			ran++;

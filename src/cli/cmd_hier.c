@@ -3,22 +3,26 @@
  * Rabenseifner, layer by layer. */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/plot.h"
 #include "search/hier.h"
 #include "model/preset.h"
 #include "model/units.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { H_RANK, H_HIER, H_TIME, H_SPEEDUP, H_EXTENDS, H_LAYER, H_PROCS,
+enum { H_SIZE, H_SIZE_B, H_RANK, H_HIER, H_TIME, H_SPEEDUP, H_EXTENDS, H_LAYER, H_PROCS,
 	H_MSG, H_MSG_B, H_CROSSES, H_FLOWS, H_BW, H_RS, H_AG, NH };
 
-static const char *const hcols[NH] = {"rank", "hierarchy", "time_us",
+static const char *const hcols[NH] = {"size", "size_B", "rank", "hierarchy", "time_us",
 	"speedup_vs_flat", "extends_best_half", "layer", "procs", "msg", "msg_B",
 	"crosses", "flows", "bw_GBps", "reduce_scatter_us", "all_gather_us"};
-static const unsigned hflags[NH] = {0, 0, COL_NUM, COL_NUM, 0, COL_NUM, COL_NUM,
+static const unsigned hflags[NH] = {COL_TABLE, COL_DATA | COL_NUM, 0, 0, COL_NUM, COL_NUM, 0, COL_NUM, COL_NUM,
 	COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
+
+#define HIER_PLOT_GIVEN 12	/* --layers hierarchies drawn */
 
 static void usage(const struct cli_opt *opts, int n)
 {
@@ -37,7 +41,8 @@ static void usage(const struct cli_opt *opts, int n)
 	       "Examples:\n"
 	       "  perfmodel hier --machine abci --procs 512 --size 128M\n"
 	       "  perfmodel hier --machine dgx-h100 --procs 1024 --size 1G --aligned\n"
-	       "  perfmodel hier --machine data/machines/abci.csv --procs 2520 --size 64M --method dp\n\n"
+	       "  perfmodel hier --machine data/machines/abci.csv --procs 2520 --size 64M --method dp\n"
+	       "  perfmodel hier --machine abci --procs 256 --size 1M:1G:x4 --layers 4x64 --plot hier.svg\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 	char **names;
@@ -52,19 +57,24 @@ static void usage(const struct cli_opt *opts, int n)
 	}
 }
 
-static void add_rows(struct cli_table *t, const char *rank,
-		     const struct pm_hier *hr, const struct pm_hier_query *q,
-		     double flat_s, const char *extends, struct pm_err *err)
+/* Rows of one hierarchy, one per layer; returns its time (NaN if it
+ * cannot be priced). */
+static double add_rows(struct cli_table *t, const char *rank,
+		       const struct pm_hier *hr, const struct pm_hier_query *q,
+		       double flat_s, const char *extends, struct pm_err *err)
 {
 	struct pm_hier_layer lay[PM_HIER_MAX_LAYERS];
-	char name[256], msg[32];
+	char name[256], msg[32], size[32];
 	double time_s;
 
 	pm_hier_name(hr, name, sizeof name);
 	if (pm_hier_time(q->m, hr->layers, hr->h, q->n, q->alpha_s, q->s, &time_s, lay, err))
-		return;
+		return NAN;
+	pm_fmt_size(q->n, size, sizeof size);
 	for (int i = 0; i < (hr->h ? hr->h : 1); i++) {
 		cli_table_row(t);
+		cli_table_set(t, H_SIZE, "%s", size);
+		cli_table_set(t, H_SIZE_B, "%.0f", q->n);
 		cli_table_set(t, H_RANK, "%s", rank);
 		cli_table_set(t, H_HIER, "%s", name);
 		cli_table_set(t, H_TIME, "%.6g", time_s * 1e6);
@@ -88,12 +98,16 @@ static void add_rows(struct cli_table *t, const char *rank,
 		cli_table_set(t, H_RS, "%.6g", l->rs_s * 1e6);
 		cli_table_set(t, H_AG, "%.6g", l->ag_s * 1e6);
 	}
+	return time_s;
 }
 
-/* --layers: "4x8x4,4x32", each a product equal to P. */
+/* --layers: "4x8x4,4x32", each a product equal to P.  times (may be
+ * NULL) gets each one's time, ngiven how many there are. */
 static int add_given(struct cli_table *t, const char *list,
-		     const struct pm_hier_query *q, double flat_s, struct pm_err *err)
+		     const struct pm_hier_query *q, double flat_s, double *times,
+		     int *ngiven, struct pm_err *err)
 {
+	*ngiven = 0;
 	char buf[1024];
 
 	if (cli_check_list("layers", list, ',', "4x8x4,4x32", err))
@@ -121,7 +135,10 @@ static int add_given(struct cli_table *t, const char *list,
 			return pm_fail(err, PM_EINPUT,
 				       "a hierarchy in --layers '%s' multiplies to %s%lld (expected the %lld processes)",
 				       list, prod > q->P ? "more than " : "", prod > q->P ? q->P : prod, q->P);
-		add_rows(t, "given", &hr, q, flat_s, "-", err);
+		double ts = add_rows(t, "given", &hr, q, flat_s, "-", err);
+		if (times && *ngiven < HIER_PLOT_GIVEN)
+			times[*ngiven] = ts;
+		++*ngiven;
 	}
 	return PM_OK;
 }
@@ -158,32 +175,108 @@ static void extends_text(const struct pm_hier_query *q, const struct pm_hier *be
 	}
 }
 
+#define HIER_SERIES (3 + HIER_PLOT_GIVEN)
+
+/* Everything hier prints for one size: the best K, --layers, the flat
+ * ring and Rabenseifner.  ys gets the times drawn, *nser of them: the
+ * best, the flat ring, Rabenseifner (NaN unless P is a power of two) and
+ * each --layers hierarchy. */
+static int hier_size(struct cli_table *t, struct pm_hier_query *q,
+		     const char *given, const char *first, double *ys, int *nser,
+		     struct pm_err *err)
+{
+	struct pm_hier best[PM_HIER_MAX_TOP];
+	struct pm_hier_stats st;
+	char rank[16], ext[320];
+	int nout, ng = 0, rc;
+	long long P = q->P;
+
+	if ((rc = pm_hier_search(q, best, &nout, &st, err)))
+		return rc;
+	struct pm_hier flat = {.h = P > 1, .layers = {(int)P}}, rab = {.h = 0};
+	double flat_s;
+	if ((rc = pm_hier_time(q->m, flat.layers, flat.h, q->n, q->alpha_s, q->s, &flat_s, NULL, err)))
+		return rc;
+	if (first) {	/* "SIZE per process|alpha source or empty" */
+		const char *bar = strchr(first, '|');
+		cli_table_meta(t, "perfmodel hier: %lld processes on %s, %.*s", P, q->m->name, (int)(bar - first), first);
+		cli_table_meta(t, "machine: %s (%lld accelerators; %s)", q->m->name, q->m->capacity, q->m->description);
+		cli_table_meta(t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (Ueno & Yokota 2019 SIV-C)",
+			       q->alpha_s * 1e6, bar[1] ? " (" : "", bar + 1, bar[1] ? ")" : "", q->s);
+		cli_table_meta(t, "%.0f ordered factorizations of %lld (OEIS A074206), %d divisors; searched by %s%s",
+			       st.factorizations, P, st.divisors,
+			       st.method == PM_HIER_ENUM ? "listing every one" : "dynamic programme over divisors",
+			       q->aligned ? "; layer boundaries at every machine level" : "");
+	}
+	for (int i = 0; i < nout; i++) {
+		snprintf(rank, sizeof rank, "%d", i + 1);
+		extends_text(q, &best[i], ext, sizeof ext);
+		double ts = add_rows(t, rank, &best[i], q, flat_s, ext, err);
+		if (i == 0)
+			ys[0] = ts;
+	}
+	if (given && (rc = add_given(t, given, q, flat_s, ys + 3, &ng, err)))
+		return rc;
+	ys[1] = add_rows(t, "flat", &flat, q, flat_s, "-", err);
+	ys[2] = NAN;
+	if (P > 2 && (P & (P - 1)) == 0) {
+		for (long long v = P; v > 1; v /= 2)
+			rab.layers[rab.h++] = 2;
+		ys[2] = add_rows(t, "rabenseifner", &rab, q, flat_s, "-", err);
+	}
+	*nser = 3 + (ng < HIER_PLOT_GIVEN ? ng : HIER_PLOT_GIVEN);
+	return PM_OK;
+}
+
+/* --plot: bus bandwidth 2(P-1)/P n / T of each series against n. */
+static int plot_hier(const char *path, const struct pm_hier_query *q,
+		     const char *given, const double *sizes, int ns,
+		     double *y, int nser, struct pm_err *err)
+{
+	const char *names[HIER_SERIES] = {"best hierarchy at each size", "flat ring", "Rabenseifner (2x2x...)"};
+	char buf[1024], title[160];
+	int k = 3;
+
+	if (given && strlen(given) < sizeof buf) {
+		strcpy(buf, given);
+		for (char *save, *h = strtok_r(buf, ",", &save); h && k < nser; h = strtok_r(NULL, ",", &save))
+			names[k++] = h;
+	}
+	for (int i = 0; i < nser * ns; i++)
+		y[i] = isfinite(y[i]) && y[i] > 0 ? 2.0 * (q->P - 1) / q->P * sizes[i % ns] / y[i] / 1e9 : NAN;
+	snprintf(title, sizeof title, "hierarchical ring all-reduce, %lld processes on %s", q->P, q->m->name);
+	struct cli_plot pl = {path, title, "size per process (log scale)",
+			      "bus bandwidth (GB/s): 2(P-1)/P n / T", 1, nser, ns, names, sizes, y};
+	return cli_plot_write(&pl, err);
+}
+
 int cmd_hier(int argc, char **argv, struct pm_err *err)
 {
 	const char *machine = NULL, *procs = NULL, *size = NULL, *top = "5";
 	const char *alpha = NULL, *pipeline = NULL, *method = "auto", *format = "table";
 	const char *given = NULL;
 	const char *pos[1];
-	int help = 0, aligned = 0, npos, n = 0, rc, nout;
+	int help = 0, aligned = 0, npos, n = 0, rc = PM_OK;
 	long P, K, s;
 	struct cli_opt opts[16];
 	enum cli_format fmt;
 	struct pm_machine m;
 	struct pm_hier_query q = {0};
-	struct pm_hier best[PM_HIER_MAX_TOP];
-	struct pm_hier_stats st;
 	struct cli_table t = {0};
-	char rank[16], ext[320];
+	const char *plot = NULL;
+	double *sizes = NULL, *y = NULL;
+	int nsizes = 0, nser = 0;
 
 	opts[n++] = (struct cli_opt){"machine", "M", "a preset (abci, dgx-h100, tpu-v4-like) or a machine .csv (required)", &machine, NULL};
 	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required)", &procs, NULL};
-	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M (required)", &size, NULL};
+	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M, or a range such as 1M:1G:x4 (one set of rows per size) (required)", &size, NULL};
 	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &top, NULL};
 	opts[n++] = (struct cli_opt){"layers", "LIST", "also price these hierarchies, e.g. 4x8x4,4x32 (each must multiply to P)", &given, NULL};
 	opts[n++] = (struct cli_opt){"aligned", NULL, "only hierarchies with a layer boundary at every machine level", NULL, &aligned};
 	opts[n++] = (struct cli_opt){"method", "M", "auto (default), enum (list every factorization) or dp", &method, NULL};
 	opts[n++] = (struct cli_opt){"alpha", "T", "per-message startup (default: the machine's)", &alpha, NULL};
 	opts[n++] = (struct cli_opt){"pipeline", "S", "pipelining factor s (default: the machine's)", &pipeline, NULL};
+	opts[n++] = (struct cli_opt){"plot", "FILE", "with a --size range: draw each hierarchy's bus bandwidth (the best at each size, the flat ring, Rabenseifner, --layers) against the size to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("hier", argc, argv, opts, n, pos, &npos, 0, err))
@@ -200,7 +293,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "missing --size (expected the all-reduce size per process, such as 128M)");
 	if (pm_parse_int(procs, 1, 1L << 30, "process count", &P, err) ||
 	    pm_parse_int(top, 1, PM_HIER_MAX_TOP, "--top", &K, err) ||
-	    pm_parse_size(size, &q.n, err) || cli_parse_format(format, &fmt, err))
+	    cli_parse_format(format, &fmt, err))
 		return PM_EINPUT;
 	if (strcmp(method, "auto") == 0)
 		q.method = PM_HIER_AUTO;
@@ -226,40 +319,37 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 			return PM_EINPUT;
 		q.s = (int)s;
 	}
-	if ((rc = pm_hier_search(&q, best, &nout, &st, err)))
-		return rc;
-
-	struct pm_hier flat = {.h = P > 1, .layers = {(int)P}}, rab = {.h = 0};
-	double flat_s;
-	if ((rc = pm_hier_time(&m, flat.layers, flat.h, q.n, q.alpha_s, q.s, &flat_s, NULL, err)))
-		return rc;
+	if (pm_parse_size_range(size, &sizes, &nsizes, err) ||
+	    (plot && (rc = cli_plot_check_path(plot, err))))
+		rc = rc ? rc : PM_EINPUT;
+	else if (plot && nsizes < 2)
+		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1M:1G:x2 (got '%s')", size);
+	else if (plot && !(y = malloc(sizeof(double) * HIER_SERIES * (size_t)nsizes)))
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	cli_table_init(&t, NH, hcols, hflags);
-	char sz[32];
-	pm_fmt_size(q.n, sz, sizeof sz);
-	cli_table_meta(&t, "perfmodel hier: %ld processes on %s, %s per process", P, m.name, sz);
-	cli_table_meta(&t, "machine: %s (%lld accelerators; %s)", m.name, m.capacity, m.description);
-	cli_table_meta(&t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (Ueno & Yokota 2019 SIV-C)",
-		       q.alpha_s * 1e6, alpha ? "" : " (", alpha ? "" : m.alpha_source, alpha ? "" : ")", q.s);
-	cli_table_meta(&t, "%.0f ordered factorizations of %ld (OEIS A074206), %d divisors; searched by %s%s",
-		       st.factorizations, P, st.divisors,
-		       st.method == PM_HIER_ENUM ? "listing every one" : "dynamic programme over divisors",
-		       aligned ? "; layer boundaries at every machine level" : "");
-	for (int i = 0; i < nout; i++) {
-		snprintf(rank, sizeof rank, "%d", i + 1);
-		extends_text(&q, &best[i], ext, sizeof ext);
-		add_rows(&t, rank, &best[i], &q, flat_s, ext, err);
+	char first[512], a[32], b[32];
+	if (!rc) {
+		pm_fmt_size(sizes[0], a, sizeof a);
+		pm_fmt_size(sizes[nsizes - 1], b, sizeof b);
+		if (nsizes == 1)
+			snprintf(first, sizeof first, "%s per process|%.400s", a, alpha ? "" : m.alpha_source);
+		else
+			snprintf(first, sizeof first, "%s to %s per process (%d sizes)|%.400s", a, b, nsizes,
+				 alpha ? "" : m.alpha_source);
 	}
-	if (given && (rc = add_given(&t, given, &q, flat_s, err))) {
-		cli_table_release(&t);
-		return rc;
+	for (int i = 0; !rc && i < nsizes; i++) {
+		double ys[HIER_SERIES];
+		q.n = sizes[i];
+		rc = hier_size(&t, &q, given, i == 0 ? first : NULL, ys, &nser, err);
+		for (int k = 0; y && k < nser; k++)
+			y[k * nsizes + i] = ys[k];
 	}
-	add_rows(&t, "flat", &flat, &q, flat_s, "-", err);
-	if (P > 2 && (P & (P - 1)) == 0) {
-		for (long v = P; v > 1; v /= 2)
-			rab.layers[rab.h++] = 2;
-		add_rows(&t, "rabenseifner", &rab, &q, flat_s, "-", err);
-	}
-	rc = cli_table_write(stdout, &t, fmt, err);
+	if (!rc)
+		rc = cli_table_write(stdout, &t, fmt, err);
+	if (!rc && plot)
+		rc = plot_hier(plot, &q, given, sizes, nsizes, y, nser, err);
 	cli_table_release(&t);
+	free(sizes);
+	free(y);
 	return rc;
 }
