@@ -111,6 +111,22 @@ Test(closed, dbtree)
 	assert_rel(closed_time("dbtree", "full:9"), 1246.35e-6, 1e-6);
 }
 
+/* tree (one pipelined binary tree), by hand.  NCCL's tree on 3 ranks is
+ * the chain 1 -> 2 -> 0; with K = 4 chunks chunk k leaves rank 1 in step
+ * k+1 and reaches rank 0 in step k+2, so S = 5 reduce steps:
+ * 10 x (2.695 + (n/4 = 750,000 B) beta = 60) + 5 x 750,000 gamma =
+ * 626.95 + 274.125 = 901.075 us.  On 4 ranks the tree is 0 <- 2 <- {1, 3}:
+ * rank 2 hears its children on alternate steps (1 in odd, 3 in even
+ * steps), and 2 -> 0, without a sibling, may send in every step.  K = 2:
+ * step 1: 1->2 c0; 2: 3->2 c0; 3: 1->2 c1, 2->0 c0; 4: 3->2 c1; 5: 2->0 c1.
+ * S = 5: 10 x (2.695 + 120) + 5 x 1.5e6 gamma = 1226.95 + 548.25 =
+ * 1775.2 us. */
+Test(closed, tree)
+{
+	assert_rel(closed_time("tree:4", "full:3"), 901.075e-6, 1e-9);
+	assert_rel(closed_time("tree:2", "full:4"), 1775.2e-6, 1e-9);
+}
+
 /* 2d-ring on torus:4x4 (N = 4): 4(N-1) = 12 steps x (2.695 + n/16 beta =
  * 15) = 212.34; reduction 2(N-1) = 6 steps x n/4 gamma = 328.95.
  * Total 541.29 us. */

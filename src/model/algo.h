@@ -43,6 +43,7 @@ struct pm_inst {
 	int steps;			/* step count a construction yields */
 	double sent_units;		/* most chunk units one rank sends (dbtree) */
 	double stored;			/* dbtree: transfers its schedule stores */
+	double sent_down;		/* tree: most chunk units one rank sends in the broadcast */
 	double sum_hops;		/* multitree: sum over steps of the longest path */
 	double sum_red;			/* multitree: sum over steps of most children gained */
 	int hop_links;			/* links between neighbours (closed forms) */

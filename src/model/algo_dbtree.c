@@ -33,8 +33,11 @@
 
 #define EXACT_LIMIT 5e7
 
+extern const struct pm_algo pm_algo_tree;	/* one tree: below */
+
 struct dbt {
 	int P, K;
+	int ntrees;	/* 2: the double binary tree; 1: tree 0 alone (tree) */
 	int *parent;	/* parent[t*P + r], -1 at the root */
 	int *colour;	/* parity of edge r -> parent in tree t */
 	int *kids;	/* kids[(t*P + r)*2 + i], -1 */
@@ -111,7 +114,7 @@ static void dbt_free(struct dbt *d)
 	free(d->kids);
 }
 
-static int dbt_init(struct dbt *d, int P, int K)
+static int dbt_init(struct dbt *d, int P, int K, int ntrees)
 {
 	int n = 2 * P;
 	int *stack;
@@ -119,6 +122,7 @@ static int dbt_init(struct dbt *d, int P, int K)
 	memset(d, 0, sizeof *d);
 	d->P = P;
 	d->K = K;
+	d->ntrees = ntrees;
 	d->parent = malloc(sizeof(int) * (size_t)n);
 	d->colour = malloc(sizeof(int) * (size_t)n);
 	d->kids = malloc(sizeof(int) * (size_t)n * 2);
@@ -132,7 +136,7 @@ static int dbt_init(struct dbt *d, int P, int K)
 		d->kids[i] = -1;
 	for (int r = 0; r < P; r++) {
 		d->parent[r] = btree_parent(P, r);
-		d->parent[P + r] = tree1_parent(P, r);
+		d->parent[P + r] = ntrees == 2 ? tree1_parent(P, r) : -1;
 	}
 	for (int t = 0; t < 2; t++)
 		for (int r = 0; r < P; r++) {
@@ -158,6 +162,19 @@ static int dbt_init(struct dbt *d, int P, int K)
 	return 0;
 }
 
+/* May edge e carry a chunk in step `step`?  On its parity's steps; with
+ * one tree, an edge without a sibling every step (its parent hears no
+ * one else, and its child sends on no other edge). */
+static int fires(const struct dbt *d, int e, int step)
+{
+	if (d->ntrees == 1) {
+		const int *k = &d->kids[d->parent[e] * 2];
+		if (k[0] < 0 || k[1] < 0)
+			return 1;
+	}
+	return d->colour[e] == step % 2;
+}
+
 /* Run the pipelined reduce.  emit (may be NULL) receives each transfer
  * with its 1-based step.  Returns the number of reduce steps, -1 on
  * failure. */
@@ -167,7 +184,7 @@ static int dbt_reduce(const struct dbt *d,
 		      void *ctx)
 {
 	int P = d->P, n = 2 * P, step = 0;
-	int nch[2] = {(d->K + 1) / 2, d->K / 2};
+	int nch[2] = {d->ntrees == 2 ? (d->K + 1) / 2 : d->K, d->ntrees == 2 ? d->K / 2 : 0};
 	int *sent = calloc((size_t)n, sizeof(int));
 	int *prev = malloc(sizeof(int) * (size_t)n);
 
@@ -187,7 +204,7 @@ static int dbt_reduce(const struct dbt *d,
 		memcpy(prev, sent, sizeof(int) * (size_t)n);
 		for (int e = 0; e < n; e++) {
 			int t = e / P, c = e % P, j = prev[e];
-			if (d->parent[e] < 0 || d->colour[e] != step % 2 || j >= nch[t])
+			if (d->parent[e] < 0 || !fires(d, e, step) || j >= nch[t])
 				continue;
 			int ready = 1;
 			for (int i = 0; i < 2; i++) {
@@ -199,7 +216,7 @@ static int dbt_reduce(const struct dbt *d,
 				continue;
 			sent[e]++;
 			if (emit)
-				emit(ctx, step, c, d->parent[e], 2 * j + t);
+				emit(ctx, step, c, d->parent[e], d->ntrees == 2 ? 2 * j + t : j);
 		}
 	}
 	free(sent);
@@ -225,6 +242,10 @@ struct scan {
 	int *cnt;		/* cnt[t]: transfers in step t */
 	int cap;		/* eq and cnt have room for steps 0 .. cap-1 */
 	int failed;		/* out of memory */
+	int shift;		/* chunks every edge moves on in two steps: 2 with
+				 * two trees; 0 with one, where edges without a
+				 * sibling move 2 and the others 1, so nothing is
+				 * folded (every step stored) */
 	const char *keep;	/* pass 2: keep[t], steps to store */
 	struct tx *kept;	/* pass 2: their transfers, in order */
 	int *kept_step;
@@ -234,12 +255,12 @@ struct scan {
 static void close_step(struct scan *sc, int t)
 {
 	int a = t % 3, b = (t + 1) % 3;	/* (t - 2) mod 3 */
-	int same = t >= 3 && sc->n[a] > 0 && sc->n[a] == sc->n[b];
+	int same = sc->shift && t >= 3 && sc->n[a] > 0 && sc->n[a] == sc->n[b];
 
 	for (int i = 0; same && i < sc->n[a]; i++)
 		same = sc->buf[a][i].c == sc->buf[b][i].c &&
 		       sc->buf[a][i].p == sc->buf[b][i].p &&
-		       sc->buf[a][i].chunk == sc->buf[b][i].chunk + 2;
+		       sc->buf[a][i].chunk == sc->buf[b][i].chunk + sc->shift;
 	if (t >= sc->cap) {
 		int cap = 2 * t + 16;
 		char *eq = realloc(sc->eq, (size_t)cap);
@@ -302,6 +323,7 @@ static int dbt_scan(const struct dbt *d, struct scan *sc)
 	int S = -1;
 
 	memset(sc, 0, sizeof *sc);
+	sc->shift = d->ntrees == 2 ? 2 : 0;
 	for (int i = 0; i < 3; i++)
 		sc->buf[i] = malloc(sizeof(struct tx) * 2 * (size_t)d->P);
 	if (sc->buf[0] && sc->buf[1] && sc->buf[2])
@@ -340,7 +362,7 @@ static size_t plan_runs(const struct scan *sc, int S, int *rep, char *keep)
 /* Reduce steps S for P ranks and K chunks and the transfers the schedule
  * stores (the construction when it is cheap; else the bound 2h+K-2 and
  * the reduce half as played, (P-1)K, an upper bound). */
-static int reduce_steps(int P, int K, int *exact, double *stored)
+static int reduce_steps(int P, int K, int ntrees, int *exact, double *stored)
 {
 	struct dbt d;
 	struct scan sc;
@@ -350,7 +372,7 @@ static int reduce_steps(int P, int K, int *exact, double *stored)
 	*stored = 0;
 	if (P < 2)
 		return 0;
-	if ((double)P * (2.0 * h + K) <= EXACT_LIMIT && !dbt_init(&d, P, K)) {
+	if ((double)P * (2.0 * h + K) <= EXACT_LIMIT && !dbt_init(&d, P, K, ntrees)) {
 		S = dbt_scan(&d, &sc);
 		int *rep = S >= 0 ? malloc(sizeof(int) * ((size_t)S + 2)) : NULL;
 		char *keep = rep ? malloc((size_t)S + 2) : NULL;
@@ -366,28 +388,34 @@ static int reduce_steps(int P, int K, int *exact, double *stored)
 	if (S < 0) {
 		*exact = 0;
 		*stored = (double)(P - 1) * K;	/* the reduce half, all played */
-		return 2 * h + K - 2;
+		/* two trees: Sanders et al.'s bound; one: an estimate (a node
+		 * with two children hears each every other step) */
+		return ntrees == 2 ? 2 * h + K - 2 : 2 * h + 2 * K;
 	}
 	return S;
 }
 
 /* Most chunks one rank sends: up to its parent in each tree during the
  * reduce, down to each child during the broadcast. */
-static double most_sent(int P, int K)
+static double most_sent(int P, int K, int ntrees, double *down)
 {
 	struct dbt d;
-	int nch[2] = {(K + 1) / 2, K / 2};
+	int nch[2] = {ntrees == 2 ? (K + 1) / 2 : K, ntrees == 2 ? K / 2 : 0};
 	double best = 0;
 
-	if (P < 2 || dbt_init(&d, P, K))
+	*down = 0;
+	if (P < 2 || dbt_init(&d, P, K, ntrees))
 		return 0;
 	for (int r = 0; r < P; r++) {
-		double units = 0;
+		double units = 0, dn = 0;
 		for (int t = 0; t < 2; t++) {
 			units += d.parent[t * P + r] >= 0 ? nch[t] : 0;
 			for (int i = 0; i < 2; i++)
-				units += d.kids[(t * P + r) * 2 + i] >= 0 ? nch[t] : 0;
+				dn += d.kids[(t * P + r) * 2 + i] >= 0 ? nch[t] : 0;
 		}
+		units += dn;
+		if (dn > *down)
+			*down = dn;
 		if (units > best)
 			best = units;
 	}
@@ -402,10 +430,11 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 
 	if (arg && pm_parse_int(arg, 1, 1 << 20, "pipeline chunk count", &k, err))
 		return PM_EINPUT;
+	int nt = in->algo == &pm_algo_tree ? 1 : 2;
 	in->chunks = (int)k;
-	in->steps = reduce_steps(in->P, in->chunks, &exact, &in->stored);
-	in->sent_units = most_sent(in->P, in->chunks);
-	snprintf(in->label, sizeof in->label, "dbtree:%d%s", in->chunks,
+	in->steps = reduce_steps(in->P, in->chunks, nt, &exact, &in->stored);
+	in->sent_units = most_sent(in->P, in->chunks, nt, &in->sent_down);
+	snprintf(in->label, sizeof in->label, "%s:%d%s", in->algo->name, in->chunks,
 		 exact ? "" : "~");
 	return PM_OK;
 }
@@ -487,7 +516,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	s->nchunks = (uint32_t)in->chunks;
 	if (in->P < 2)
 		return PM_OK;
-	if (dbt_init(&d, in->P, in->chunks))
+	if (dbt_init(&d, in->P, in->chunks, in->algo == &pm_algo_tree ? 1 : 2))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	if ((S = dbt_scan(&d, &sc)) >= 0) {
 		rep = malloc(sizeof(int) * ((size_t)S + 2));
@@ -528,14 +557,15 @@ static void closed(const struct pm_inst *in, double n,
 	c->bw_s = 2 * S * pm_msg_bw_s(p, n / K);
 	c->red_s = S * (n / K) * p->gamma_spB;
 	c->steps = 2 * S;
-	c->sent_B = in->sent_units * n / K;
+	/* a broadcast alone: what a rank sends down to its children */
+	c->sent_B = (in->coll == PM_COLL_BROADCAST ? in->sent_down : in->sent_units) * n / K;
 }
 
 int pm_dbtree_reduce_steps(int P, int K)
 {
 	int exact;
 	double stored;
-	return reduce_steps(P, K, &exact, &stored);
+	return reduce_steps(P, K, 2, &exact, &stored);
 }
 
 /* every chunk crosses every edge of its tree, up and down; the steady
@@ -553,6 +583,20 @@ const struct pm_algo pm_algo_dbtree = {
 	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement; dbtree:2 is unpipelined)",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009; NCCL trees.cc; the MULTITREE supplement SII",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+	.xfers = xfers,
+};
+
+const struct pm_algo pm_algo_tree = {
+	.phases = PM_PHASES_REDUCE_BCAST,
+	.name = "tree",
+	.summary = "pipelined binary tree (NCCL's tree, one of them), K chunks reduced to rank 0 then broadcast",
+	.arg_syntax = "K",
+	.arg_help = "pipeline chunks (default P); tree:1 is the unpipelined binary tree",
+	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
+	.reference = "Sanders, Speck & Traff 2009 (one tree); NCCL trees.cc; Thakur, Rabenseifner & Gropp 2005",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
