@@ -103,6 +103,8 @@ Test(cli, bad_input_exits_2)
 		{"train --profile resnet50 --workers 8 --a 1us --b 1ns --plot /tmp/perfmodel-never.svg", "--plot draws a --workers-sweep"},
 		{"allreduce --topo torus:4x4 --size 1M:4M:x2 --plot /tmp/perfmodel-never.gif", "invalid plot file '/tmp/perfmodel-never.gif' (expected a name ending in .svg, .png or .pdf)"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
+		{"fit tests/data/nccl_allreduce_tagged.log --op broadcast", "--op broadcast, but the file measures all_reduce_perf (expected --op allreduce"},
+		{"fit tests/data/nccl_allreduce_tagged.log --op gather", "unknown collective 'gather'"},
 		{"hier --machine abci --procs 64 --size 64M --plot /tmp/x.svg", "--plot draws against the size: give --size a range"},
 		{"hier --machine abci --procs 64 --size 1M:64M:x2 --plot /tmp/x.gif", "x.gif"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --endpoint ace", "--endpoint ace prices the all-reduces with the endpoint in the loop (expected --algo NAME"},
@@ -574,7 +576,8 @@ Test(cli, fit_reads_real_nccl_logs_and_round_trips)
 {
 	struct run r = run_perfmodel("fit tests/data/nccl_allreduce_tagged.log --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "collective,all_reduce_perf\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "test_in_header,all_reduce_perf\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "collective,all-reduce (the nccl-tests header)\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "ranks_in_header,8\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "rows_read,11\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "lines_skipped,4\n"), "%s", r.out);
@@ -597,6 +600,27 @@ Test(cli, fit_reads_real_nccl_logs_and_round_trips)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "rows_read,12\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "beta_ns_per_B,0.1\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "collective,all-reduce (assumed: the file does not say (give --op NAME))\n"), "%s", r.out);
+	run_free(&r);
+	/* the same log as the broadcast it is, on 8 ranks: the binomial
+	 * broadcast's closed form is half the all-reduce's, 3 (alpha + n/bw),
+	 * so alpha = 20.0001/3 = 6.6667 us and bw = 3 / 0.1 ns = 30 GB/s; priced
+	 * back at 1 MiB it gives the measured line, 20 + 104.858 us */
+	r = run_perfmodel("fit tests/data/nccl_broadcast_old.log --op broadcast --procs 8 --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "as_options,--alpha 6.6667us --link-bw 30GB/s --link-lat 0 --flow none\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "binomial broadcast on 8 ranks"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("broadcast --topo full:8 --algo binomial --alpha 6.6667us --link-bw 30GB/s --link-lat 0 --flow none --size 1M --model closed --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "1048576,binomial,closed,124.858,"), "%s", r.out);
+	run_free(&r);
+	/* OSU names its benchmark: osu_allgather's SIZE is per process, so no
+	 * per-link options unless --op says how to read it */
+	r = run_perfmodel("fit tests/data/osu_allgather8.log --procs 8 --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "test_in_header,osu_allgather\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "none: the file measures osu_allgather, which perfmodel does not convert"), "%s", r.out);
 	run_free(&r);
 	/* OSU logs do not say how many ranks ran: no per-link options */
 	r = run_perfmodel("fit data/measurements/osu_allreduce_8nodes.log");

@@ -65,9 +65,64 @@ static int parse_range(const char *range, double *lo, double *hi, struct pm_err 
 	return PM_OK;
 }
 
-/* as_options: the fitted line as per-link options of algo on P ranks. */
+/* Which collective the measurements are: --op, else the header's test,
+ * else all-reduce (said so).  *how tells which; NULL when the header
+ * names a test perfmodel does not convert (then no as_options). */
+static int which_coll(const char *op, const struct pm_points *pts, enum pm_coll *c,
+		      const char **how, struct pm_err *err)
+{
+	int from_file = -1;
+
+	/* OSU's benchmarks whose SIZE means what perfmodel's does (the
+	 * buffer each rank reduces, or the root's); osu_allgather,
+	 * osu_alltoall and osu_reduce_scatter count per-process blocks */
+	static const struct { const char *osu; enum pm_coll c; } osu[] = {
+		{"osu_allreduce", PM_COLL_ALLREDUCE}, {"osu_reduce", PM_COLL_REDUCE},
+		{"osu_bcast", PM_COLL_BROADCAST},
+	};
+
+	for (int k = 0; k < PM_NCOLL && pts->collective[0]; k++)
+		if (strcmp(pts->collective, pm_coll_info((enum pm_coll)k)->nccl) == 0)
+			from_file = k;
+	for (size_t k = 0; k < sizeof osu / sizeof osu[0]; k++)
+		if (strcmp(pts->collective, osu[k].osu) == 0)
+			from_file = osu[k].c;
+	if (op) {
+		int k = pm_coll_find(op);
+		if (k < 0)
+			return pm_fail(err, PM_EINPUT, "unknown collective '%s' (expected allreduce, reducescatter, allgather, reduce, broadcast or alltoall)", op);
+		if (from_file >= 0 && from_file != k)
+			return pm_fail(err, PM_EINPUT, "--op %s, but the file measures %s (expected --op %s, or no --op)",
+				       op, pts->collective, pm_coll_info((enum pm_coll)from_file)->name);
+		*c = (enum pm_coll)k;
+		*how = "--op";
+	} else if (from_file >= 0) {
+		*c = (enum pm_coll)from_file;
+		*how = pts->format == PM_POINTS_OSU ? "the OSU header" : "the nccl-tests header";
+	} else {
+		*c = PM_COLL_ALLREDUCE;
+		*how = pts->collective[0] ? NULL : "assumed: the file does not say (give --op NAME)";
+	}
+	return PM_OK;
+}
+
+/* The first algorithm of the table that implements c on ranks alone. */
+static const char *default_algo(enum pm_coll c)
+{
+	int n;
+	const struct pm_algo *const *a = pm_algos(&n);
+
+	for (int i = 0; i < n; i++)
+		if (pm_algo_does(a[i], c) && !(a[i]->flags & PM_ALGO_NEEDS_TOPO) &&
+		    !(a[i]->flags & PM_ALGO_POW2))
+			return a[i]->name;
+	return "ring";
+}
+
+/* as_options: the fitted line as per-link options of algo on P ranks,
+ * through the closed form of the collective measured. */
 static void link_options(struct cli_table *t, const struct pm_fit *f,
-			 const struct pm_points *pts, const char *algo, int P)
+			 const char *algo, enum pm_coll c, int P)
 {
 	double al, bw;
 	struct pm_err e;
@@ -77,29 +132,27 @@ static void link_options(struct cli_table *t, const struct pm_fit *f,
 			     f->beta_spB <= 0 ? "the slope is not positive" : "the intercept is negative");
 		return;
 	}
-	if (pts->collective[0] && strcmp(pts->collective, "all_reduce_perf") != 0) {
-		cli_table_kv(t, "as_options", "none: the file measures %s (expected all_reduce_perf: the algorithms are all-reduce algorithms)",
-			     pts->collective);
-		return;
-	}
 	if (P < 2) {
 		cli_table_kv(t, "as_options", "none: how many ranks ran is not known (expected --procs P; alpha and beta describe the whole P-rank collective)");
 		return;
 	}
-	if (pm_fit_to_link(algo, P, f->alpha_s, f->beta_spB, &al, &bw, &e)) {
+	if (pm_fit_to_link(algo, c, P, f->alpha_s, f->beta_spB, &al, &bw, &e)) {
 		cli_table_kv(t, "as_options", "none: %s", e.msg);
 		return;
 	}
 	cli_table_kv(t, "as_options", "--alpha %.6gus --link-bw %.6gGB/s --link-lat 0 --flow none", al * 1e6, bw * 1e-9);
-	cli_table_kv(t, "as_options_model", "%s on %d ranks, closed form with these options gives the fitted line", algo, P);
+	cli_table_kv(t, "as_options_model", "%s %s on %d ranks, closed form with these options gives the fitted line",
+		     algo, pm_coll_info(c)->title, P);
 }
 
 int cmd_fit(int argc, char **argv, struct pm_err *err)
 {
-	const char *input = "auto", *range = NULL, *format = "table", *algo = "ring", *procs = NULL;
+	const char *input = "auto", *range = NULL, *format = "table", *algo = NULL, *procs = NULL;
+	const char *op = NULL, *how = "";
+	enum pm_coll coll = PM_COLL_ALLREDUCE;
 	const char *pos[2];
 	int help = 0, npos, n = 0, rc;
-	struct cli_opt opts[8];
+	struct cli_opt opts[10];
 	enum pm_points_format pf = PM_POINTS_AUTO;
 	enum cli_format fmt;
 	struct pm_points pts;
@@ -109,7 +162,8 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 
 	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests or csv", &input, NULL};
 	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &range, NULL};
-	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default ring)", &algo, NULL};
+	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &op, NULL};
+	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: the first that implements the collective, ring for all-reduce)", &algo, NULL};
 	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &procs, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "output: table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
@@ -127,7 +181,7 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 		return PM_EINPUT;
 	if ((rc = pm_points_read(pos[0], pf, &pts, err)))
 		return rc;
-	if ((rc = pm_fit_line(&pts, lo, hi, &f, err))) {
+	if ((rc = which_coll(op, &pts, &coll, &how, err)) || (rc = pm_fit_line(&pts, lo, hi, &f, err))) {
 		pm_points_release(&pts);
 		return rc;
 	}
@@ -142,7 +196,9 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	cli_table_kv(&t, "file", "%s", pos[0]);
 	cli_table_kv(&t, "format", "%s", input_names[pts.format]);
 	if (pts.collective[0])
-		cli_table_kv(&t, "collective", "%s", pts.collective);
+		cli_table_kv(&t, "test_in_header", "%s", pts.collective);
+	if (how)
+		cli_table_kv(&t, "collective", "%s (%s)", pm_coll_info(coll)->title, how);
 	if (pts.ranks)
 		cli_table_kv(&t, "ranks_in_header", "%d", pts.ranks);
 	cli_table_kv(&t, "rows_read", "%d", pts.n);
@@ -162,7 +218,11 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	}
 	cli_table_kv(&t, "r_squared", "%.6f", f.r2);
 	cli_table_kv(&t, "rms_residual_us", "%.4g", f.rms_s * 1e6);
-	link_options(&t, &f, &pts, algo, (int)P);
+	if (how)
+		link_options(&t, &f, algo ? algo : default_algo(coll), coll, (int)P);
+	else
+		cli_table_kv(&t, "as_options", "none: the file measures %s, which perfmodel does not convert (expected nccl-tests output of a collective, osu_allreduce, osu_reduce or osu_bcast; or --op NAME with SIZE as that command's --help defines it)",
+			     pts.collective);
 	rc = cli_table_write(stdout, &t, fmt, err);
 	cli_table_release(&t);
 	pm_points_release(&pts);

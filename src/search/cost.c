@@ -39,14 +39,14 @@ const struct pm_table2 *pm_table2_find(const char *name)
 	return NULL;
 }
 
-int pm_fit_to_link(const char *algo, int P, double A, double B,
+int pm_fit_to_link(const char *algo, enum pm_coll c, int P, double A, double B,
 		   double *alpha_s, double *bw_Bps, struct pm_err *err)
 {
 	struct pm_inst in;
 	struct pm_params p;
 	struct pm_cost c1, c2;
 	const double n = 1 << 20;
-	int rc = pm_algo_resolve(algo, NULL, P, &in, err);
+	int rc = pm_algo_resolve_coll(c, algo, NULL, P, &in, err);
 
 	if (rc)
 		return rc;

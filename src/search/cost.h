@@ -29,9 +29,11 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
  * T(n) = A + B n.  Its closed form without link latency, flow control or
  * pipelining is c_a alpha + c_b n / bw (ring: c_a = 2(P-1), c_b =
  * 2(P-1)/P); the two coefficients are read off the closed form itself, so
- * alpha = A / c_a and bw = c_b / B.  PM_ENOTAPPLICABLE when the algorithm
- * needs a network or its cost is not of that form. */
-int pm_fit_to_link(const char *algo, int P, double A, double B,
+ * alpha = A / c_a and bw = c_b / B.  The measurement is of collective c
+ * (an all-gather's line is half a ring all-reduce's).  PM_ENOTAPPLICABLE
+ * when the algorithm needs a network, does not implement c, or its cost
+ * is not of that form. */
+int pm_fit_to_link(const char *algo, enum pm_coll c, int P, double A, double B,
 		   double *alpha_s, double *bw_Bps, struct pm_err *err);
 
 #endif

@@ -92,6 +92,22 @@ static char *strip_tag(char *line)
 	return p && p[1] == ':' ? p + 2 : line;
 }
 
+/* "# OSU MPI Allreduce Latency Test v5.4.0" names the benchmark:
+ * collective "osu_allreduce" (lower case, as the program is named). */
+static void osu_header(const char *line, struct pm_points *pts)
+{
+	const char *c = strstr(line, "OSU MPI ");
+	size_t n = 4;
+
+	if (!c || pts->collective[0])
+		return;
+	c += strlen("OSU MPI ");
+	memcpy(pts->collective, "osu_", 4);
+	while (c[0] && !strchr(" \t\r\n", c[0]) && n < sizeof pts->collective - 1)
+		pts->collective[n++] = (char)tolower((unsigned char)*c++);
+	pts->collective[n] = '\0';
+}
+
 static int parse_osu(char *line, int lineno, const char *path,
 		     struct pm_points *pts, struct pm_err *err)
 {
@@ -284,6 +300,8 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 			}
 			if (l[0] == '#' && fmt == PM_POINTS_NCCL)
 				nccl_header(l, &st, pts);
+			if (l[0] == '#' && fmt == PM_POINTS_OSU)
+				osu_header(l, pts);
 			if (l[0] == '#' || strspn(l, " \t\r\n") == strlen(l))
 				continue;
 			rc = fmt == PM_POINTS_NCCL ? parse_nccl(l, lineno, path, pts, &st, err)

@@ -21,7 +21,8 @@ struct pm_points {
 	enum pm_points_format format;	/* the one read */
 	int skipped;		/* lines that were not result rows (NCCL INFO ...) */
 	int ranks;		/* nccl-tests: "#  Rank N" lines in the header; 0 unknown */
-	char collective[32];	/* nccl-tests: the test named in the header, or "" */
+	char collective[32];	/* the test the header names: nccl-tests'
+				 * (all_reduce_perf), OSU's (osu_allreduce), or "" */
 };
 
 /* Read points from path (format AUTO guesses from the content). */
