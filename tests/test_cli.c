@@ -329,54 +329,42 @@ Test(cli, validate_quick_passes)
 
 /* --plot: a real SVG file (libxml2 parses it, root <svg>) with the axis
  * labels, a size tick and one legend entry per algorithm in its text. */
-Test(cli, plot_writes_an_svg)
+/* Run args (which --plot into path), check the SVG is well-formed XML
+ * whose text holds every string of want, and remove it. */
+static void check_svg(const char *args, const char *path, const char *const *want, size_t n)
 {
-	char path[64], args[256];
-	snprintf(path, sizeof path, "/tmp/perfmodel-plot-%d.svg", (int)getpid());
-	snprintf(args, sizeof args, "allreduce --topo torus:4x4 --size 32K:1M:x4 --algo ring,multitree --model contention --plot %s", path);
 	struct run r = run_perfmodel(args);
-	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
 	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	cr_assert(doc, "%s is not well-formed XML", path);
 	xmlNodePtr root = xmlDocGetRootElement(doc);
 	cr_assert(root && !xmlStrcmp(root->name, BAD_CAST "svg"));
 	xmlChar *text = xmlNodeGetContent(root);
-	const char *want[] = {"bus bandwidth (GB/s)", "message size per rank", "ring", "multitree", "32K", "all-reduce on torus:4x4"};
-	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-		cr_assert(strstr((const char *)text, want[i]), "no '%s' in the figure", want[i]);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(strstr((const char *)text, want[i]), "%s: no '%s' in the figure", args, want[i]);
 	xmlFree(text);
 	xmlFreeDoc(doc);
 	unlink(path);
 	run_free(&r);
+}
+
+Test(cli, plot_writes_an_svg)
+{
+	char path[64], args[256];
+	snprintf(path, sizeof path, "/tmp/perfmodel-plot-%d.svg", (int)getpid());
+	snprintf(args, sizeof args, "allreduce --topo torus:4x4 --size 32K:1M:x4 --algo ring,multitree --model contention --plot %s", path);
+	const char *want[] = {"bus bandwidth (GB/s)", "message size per rank", "ring", "multitree", "32K", "all-reduce on torus:4x4"};
+	check_svg(args, path, want, sizeof want / sizeof *want);
 
 	/* train: speedup per policy against a worker sweep */
 	snprintf(args, sizeof args, "train --profile resnet50 --workers-sweep 4:64:x2 --table2 ring --link-bw 1.25GB/s --alpha 10us --policy wfbp,mgwfbp --plot %s", path);
-	r = run_perfmodel(args);
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	cr_assert(doc);
-	text = xmlNodeGetContent(xmlDocGetRootElement(doc));
-	cr_assert(strstr((const char *)text, "mgwfbp") && strstr((const char *)text, "workers") &&
-		  strstr((const char *)text, "64"), "train figure text: %s", text);
-	xmlFree(text);
-	xmlFreeDoc(doc);
-	unlink(path);
-	run_free(&r);
+	const char *twant[] = {"mgwfbp", "workers", "64"};
+	check_svg(args, path, twant, sizeof twant / sizeof *twant);
 
 	/* hier: bus bandwidth per hierarchy against the size */
 	snprintf(args, sizeof args, "hier --machine abci --procs 64 --size 1M:64M:x4 --layers 4x16 --plot %s", path);
-	r = run_perfmodel(args);
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	cr_assert(doc);
-	text = xmlNodeGetContent(xmlDocGetRootElement(doc));
 	const char *hwant[] = {"best hierarchy at each size", "flat ring", "Rabenseifner", "4x16", "bus bandwidth", "64 processes on abci"};
-	for (size_t i = 0; i < sizeof hwant / sizeof *hwant; i++)
-		cr_assert(strstr((const char *)text, hwant[i]), "no '%s' in the hier figure", hwant[i]);
-	xmlFree(text);
-	xmlFreeDoc(doc);
-	unlink(path);
-	run_free(&r);
+	check_svg(args, path, hwant, sizeof hwant / sizeof *hwant);
 }
 
 /* A schedule too large to price leaves the closed form and says why. */
