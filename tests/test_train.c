@@ -286,6 +286,28 @@ Test(profiles, estimates_match_published_counts)
 	pm_profile_release(&v);
 }
 
+/* GNMT v2 (hidden H = 1024, vocabulary 32320, 4 layers, shared
+ * embedding), by hand: an LSTM layer of input I holds 4H(I + H) + 8H
+ * parameters; embedding 33,095,680; encoder 2 x 8,396,800 (bidirectional)
+ * + 12,591,104 (I = 2H) + 2 x 8,396,800; decoder attention LSTM 8,396,800,
+ * attention 2H^2 + 2H + 1 = 2,099,201, 3 x 12,591,104, classifier
+ * 33,095,680 + 32,320: 160,671,297 in 44 tensors (NVIDIA reports about
+ * 160M).  Time of encoder weight_ih_l0 (4096 x 1024): 32 tokens x 128
+ * sentences x 2 flops, backward twice, over 7.85 TFLOP/s = 8754.07 us. */
+Test(profiles, gnmt_by_hand)
+{
+	struct pm_profile g = load("gnmt");
+	double pg = 0;
+	for (int l = 0; l < g.L; l++)
+		pg += g.params[l];
+	cr_assert_eq(g.L, 44);
+	cr_assert_eq(pg, 160671297);
+	cr_assert_str_eq(g.names[1], "encoder.rnn_layers.0.weight_ih_l0");
+	assert_rel(g.tb_s[1], 4194304.0 * 32 * 128 * 4 / 7.85e12, 1e-6);
+	cr_assert_eq(g.tb_s[0], 0);	/* the embedding is looked up, not multiplied */
+	pm_profile_release(&g);
+}
+
 /* The K80 estimate is calibrated on the measured GoogLeNet: equal totals. */
 Test(profiles, k80_calibration_and_measured_profile)
 {
