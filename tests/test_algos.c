@@ -121,6 +121,15 @@ Test(closed, dbtree)
  * step 1: 1->2 c0; 2: 3->2 c0; 3: 1->2 c1, 2->0 c0; 4: 3->2 c1; 5: 2->0 c1.
  * S = 5: 10 x (2.695 + 120) + 5 x 1.5e6 gamma = 1226.95 + 548.25 =
  * 1775.2 us. */
+/* chain (pipelined chain 0 <- 1 <- ... <- P-1): chunk j leaves rank P-1
+ * in step j+1 and reaches rank 0 in step j+P-1, so S = K + P - 2; K = 4
+ * on 6 ranks: S = 8, 16 x (2.695 + (n/4 = 750,000 B) beta = 60) +
+ * 8 x 750,000 gamma = 1003.12 + 438.6 = 1441.72 us. */
+Test(closed, chain)
+{
+	assert_rel(closed_time("chain:4", "full:6"), 1441.72e-6, 1e-9);
+}
+
 Test(closed, tree)
 {
 	assert_rel(closed_time("tree:4", "full:3"), 901.075e-6, 1e-9);
@@ -248,7 +257,8 @@ Test(every_algo, schedules_with_arguments)
 	const char *cases[][2] = {
 		{"hring:2x3x2", "full:12"}, {"hring:3x4", "full:12"}, {"hring:12", "full:12"},
 		{"hring:2x2x2x2", "torus:4x4"}, {"dbtree:1", "full:7"}, {"dbtree:2", "full:9"},
-		{"dbtree:5", "full:10"}, {"dbtree:17", "full:13"},
+		{"dbtree:5", "full:10"}, {"dbtree:17", "full:13"}, {"dbtree:5,shift", "full:10"},
+		{"dbtree:shift", "full:8"}, {"chain:3", "full:5"}, {"tree:6", "full:11"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct pm_topo *t = topo_or_die(cases[i][1]);
@@ -486,9 +496,13 @@ Test(seed_facts, dbtree_step_bound)
 }
 
 /* The colouring keeps every rank to one send and one receive per step
- * (the point of Sanders et al.'s two-tree schedule). */
+ * (the point of Sanders et al.'s two-tree schedule), with NCCL's trees,
+ * with tree 1 shifted for every P (the MULTITREE artifact's), and for the
+ * single pipelined tree and chain. */
 Test(seed_facts, dbtree_single_port)
 {
+	const char *algos[] = {"dbtree", "dbtree:shift", "tree", "chain"};
+	for (int a = 0; a < 4; a++)
 	for (int P = 2; P <= 40; P++) {
 		char spec[32];
 		snprintf(spec, sizeof spec, "full:%d", P);
@@ -498,7 +512,7 @@ Test(seed_facts, dbtree_single_port)
 		struct pm_err err;
 		int *snd = calloc((size_t)P, sizeof(int)), *rcv = calloc((size_t)P, sizeof(int));
 		struct pm_sched c;
-		resolve_or_die("dbtree", t, 0, &in);
+		resolve_or_die(algos[a], t, 0, &in);
 		cr_assert_eq(pm_algo_schedule(&in, &c, &err), PM_OK);
 		cr_assert_eq(pm_sched_expand(&c, &s, 1u << 20, &err), PM_OK);
 		pm_sched_release(&c);
@@ -506,8 +520,8 @@ Test(seed_facts, dbtree_single_port)
 			memset(snd, 0, sizeof(int) * (size_t)P);
 			memset(rcv, 0, sizeof(int) * (size_t)P);
 			for (size_t i = s.step_off[k]; i < s.step_off[k + 1]; i++) {
-				cr_assert_eq(++snd[s.x[i].src], 1, "P=%d step %d: rank %d sends twice", P, k, s.x[i].src);
-				cr_assert_eq(++rcv[s.x[i].dst], 1, "P=%d step %d: rank %d receives twice", P, k, s.x[i].dst);
+				cr_assert_eq(++snd[s.x[i].src], 1, "%s P=%d step %d: rank %d sends twice", algos[a], P, k, s.x[i].src);
+				cr_assert_eq(++rcv[s.x[i].dst], 1, "%s P=%d step %d: rank %d receives twice", algos[a], P, k, s.x[i].dst);
 			}
 		}
 		free(snd);
@@ -515,6 +529,37 @@ Test(seed_facts, dbtree_single_port)
 		pm_sched_release(&s);
 		pm_topo_free(t);
 	}
+}
+
+/* Tree 1 on 4 ranks, by hand.  Tree 0 is 0 <- 2 <- {1, 3}.  NCCL mirrors
+ * it (r -> 3 - r): 3 <- 1 <- {2, 0}, so chunk 1 (tree 1) reaches root 3
+ * from rank 1.  Shifted by one rank (the MULTITREE artifact): 1 <- 3 <-
+ * {0, 2}, so chunk 1 reaches root 1 from rank 3. */
+static int reduces_chunk1(const char *algo, int src, int dst)
+{
+	struct pm_topo *t = topo_or_die("full:4");
+	struct pm_inst in;
+	struct pm_sched c, s;
+	struct pm_err err;
+	int found = 0;
+
+	resolve_or_die(algo, t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &c, &err), PM_OK);
+	cr_assert_eq(pm_sched_expand(&c, &s, 1u << 20, &err), PM_OK);
+	for (size_t i = 0; i < s.step_off[s.second_phase]; i++)
+		found |= s.x[i].lo == 1 && s.x[i].src == src && s.x[i].dst == dst;
+	pm_sched_release(&c);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+	return found;
+}
+
+Test(seed_facts, dbtree_shift_option)
+{
+	cr_assert(reduces_chunk1("dbtree:2", 1, 3));
+	cr_assert(!reduces_chunk1("dbtree:2", 3, 1));
+	cr_assert(reduces_chunk1("dbtree:2,shift", 3, 1));
+	cr_assert(!reduces_chunk1("dbtree:2,shift", 1, 3));
 }
 
 /* NCCL's trees on 12 ranks (trees.cc illustration): tree 0 is

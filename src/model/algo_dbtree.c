@@ -33,11 +33,11 @@
 
 #define EXACT_LIMIT 5e7
 
-extern const struct pm_algo pm_algo_tree;	/* one tree: below */
+extern const struct pm_algo pm_algo_dbtree, pm_algo_tree, pm_algo_chain;	/* below */
 
 struct dbt {
 	int P, K;
-	int ntrees;	/* 2: the double binary tree; 1: tree 0 alone (tree) */
+	int ntrees;	/* 2: the double binary tree; 1: tree 0 alone (tree, chain) */
 	int *parent;	/* parent[t*P + r], -1 at the root */
 	int *colour;	/* parity of edge r -> parent in tree t */
 	int *kids;	/* kids[(t*P + r)*2 + i], -1 */
@@ -114,8 +114,20 @@ static void dbt_free(struct dbt *d)
 	free(d->kids);
 }
 
-static int dbt_init(struct dbt *d, int P, int K, int ntrees)
+/* Which trees: NCCL's double binary tree (tree 1 shifted for odd P,
+ * mirrored for even P), the same with tree 1 shifted for every P (as the
+ * MULTITREE artifact builds it), tree 0 alone, or a chain 0 <- 1 <- ... */
+enum dbt_shape { DBT_NCCL, DBT_SHIFTED, DBT_TREE, DBT_CHAIN };
+
+static int shifted_parent(int n, int r)
 {
+	int u = btree_parent(n, (r - 1 + n) % n);
+	return u < 0 ? -1 : (u + 1) % n;
+}
+
+static int dbt_init(struct dbt *d, int P, int K, enum dbt_shape shape)
+{
+	int ntrees = shape <= DBT_SHIFTED ? 2 : 1;
 	int n = 2 * P;
 	int *stack;
 
@@ -135,8 +147,9 @@ static int dbt_init(struct dbt *d, int P, int K, int ntrees)
 	for (int i = 0; i < 2 * n; i++)
 		d->kids[i] = -1;
 	for (int r = 0; r < P; r++) {
-		d->parent[r] = btree_parent(P, r);
-		d->parent[P + r] = ntrees == 2 ? tree1_parent(P, r) : -1;
+		d->parent[r] = shape == DBT_CHAIN ? r - 1 : btree_parent(P, r);
+		d->parent[P + r] = shape == DBT_NCCL ? tree1_parent(P, r)
+				 : shape == DBT_SHIFTED ? shifted_parent(P, r) : -1;
 	}
 	for (int t = 0; t < 2; t++)
 		for (int r = 0; r < P; r++) {
@@ -242,10 +255,7 @@ struct scan {
 	int *cnt;		/* cnt[t]: transfers in step t */
 	int cap;		/* eq and cnt have room for steps 0 .. cap-1 */
 	int failed;		/* out of memory */
-	int shift;		/* chunks every edge moves on in two steps: 2 with
-				 * two trees; 0 with one, where edges without a
-				 * sibling move 2 and the others 1, so nothing is
-				 * folded (every step stored) */
+	int two;		/* two trees: a chunk's parity says which */
 	const char *keep;	/* pass 2: keep[t], steps to store */
 	struct tx *kept;	/* pass 2: their transfers, in order */
 	int *kept_step;
@@ -255,12 +265,12 @@ struct scan {
 static void close_step(struct scan *sc, int t)
 {
 	int a = t % 3, b = (t + 1) % 3;	/* (t - 2) mod 3 */
-	int same = sc->shift && t >= 3 && sc->n[a] > 0 && sc->n[a] == sc->n[b];
+	int same = t >= 3 && sc->n[a] > 0 && sc->n[a] == sc->n[b];
 
 	for (int i = 0; same && i < sc->n[a]; i++)
 		same = sc->buf[a][i].c == sc->buf[b][i].c &&
 		       sc->buf[a][i].p == sc->buf[b][i].p &&
-		       sc->buf[a][i].chunk == sc->buf[b][i].chunk + sc->shift;
+		       sc->buf[a][i].chunk == sc->buf[b][i].chunk + 2;
 	if (t >= sc->cap) {
 		int cap = 2 * t + 16;
 		char *eq = realloc(sc->eq, (size_t)cap);
@@ -323,7 +333,7 @@ static int dbt_scan(const struct dbt *d, struct scan *sc)
 	int S = -1;
 
 	memset(sc, 0, sizeof *sc);
-	sc->shift = d->ntrees == 2 ? 2 : 0;
+	sc->two = d->ntrees == 2;
 	for (int i = 0; i < 3; i++)
 		sc->buf[i] = malloc(sizeof(struct tx) * 2 * (size_t)d->P);
 	if (sc->buf[0] && sc->buf[1] && sc->buf[2])
@@ -362,7 +372,7 @@ static size_t plan_runs(const struct scan *sc, int S, int *rep, char *keep)
 /* Reduce steps S for P ranks and K chunks and the transfers the schedule
  * stores (the construction when it is cheap; else the bound 2h+K-2 and
  * the reduce half as played, (P-1)K, an upper bound). */
-static int reduce_steps(int P, int K, int ntrees, int *exact, double *stored)
+static int reduce_steps(int P, int K, enum dbt_shape shape, int *exact, double *stored)
 {
 	struct dbt d;
 	struct scan sc;
@@ -372,7 +382,7 @@ static int reduce_steps(int P, int K, int ntrees, int *exact, double *stored)
 	*stored = 0;
 	if (P < 2)
 		return 0;
-	if ((double)P * (2.0 * h + K) <= EXACT_LIMIT && !dbt_init(&d, P, K, ntrees)) {
+	if ((double)P * (2.0 * h + K) <= EXACT_LIMIT && !dbt_init(&d, P, K, shape)) {
 		S = dbt_scan(&d, &sc);
 		int *rep = S >= 0 ? malloc(sizeof(int) * ((size_t)S + 2)) : NULL;
 		char *keep = rep ? malloc((size_t)S + 2) : NULL;
@@ -390,21 +400,22 @@ static int reduce_steps(int P, int K, int ntrees, int *exact, double *stored)
 		*stored = (double)(P - 1) * K;	/* the reduce half, all played */
 		/* two trees: Sanders et al.'s bound; one: an estimate (a node
 		 * with two children hears each every other step) */
-		return ntrees == 2 ? 2 * h + K - 2 : 2 * h + 2 * K;
+		return shape == DBT_CHAIN ? K + P - 2 : shape == DBT_TREE ? 2 * h + 2 * K : 2 * h + K - 2;
 	}
 	return S;
 }
 
 /* Most chunks one rank sends: up to its parent in each tree during the
  * reduce, down to each child during the broadcast. */
-static double most_sent(int P, int K, int ntrees, double *down)
+static double most_sent(int P, int K, enum dbt_shape shape, double *down)
 {
 	struct dbt d;
-	int nch[2] = {ntrees == 2 ? (K + 1) / 2 : K, ntrees == 2 ? K / 2 : 0};
+	int two = shape <= DBT_SHIFTED;
+	int nch[2] = {two ? (K + 1) / 2 : K, two ? K / 2 : 0};
 	double best = 0;
 
 	*down = 0;
-	if (P < 2 || dbt_init(&d, P, K, ntrees))
+	if (P < 2 || dbt_init(&d, P, K, shape))
 		return 0;
 	for (int r = 0; r < P; r++) {
 		double units = 0, dn = 0;
@@ -423,19 +434,53 @@ static double most_sent(int P, int K, int ntrees, double *down)
 	return best;
 }
 
+/* The trees of a resolved instance: its algorithm, and dbtree's shift. */
+static enum dbt_shape shape_of(const struct pm_inst *in)
+{
+	if (in->algo == &pm_algo_tree)
+		return DBT_TREE;
+	if (in->algo == &pm_algo_chain)
+		return DBT_CHAIN;
+	return strstr(in->label, ",shift") ? DBT_SHIFTED : DBT_NCCL;
+}
+
+/* Argument: "K", and for dbtree also "shift" ("64,shift" or "shift"). */
+static int parse_arg(struct pm_inst *in, const char *arg, long *k, int *shift,
+		     struct pm_err *err)
+{
+	char buf[64];
+
+	*shift = 0;
+	if (!arg)
+		return PM_OK;
+	if (strlen(arg) >= sizeof buf)
+		return pm_fail(err, PM_EINPUT, "invalid %s argument '%s' (expected K%s)", in->algo->name, arg,
+			       in->algo == &pm_algo_dbtree ? ", K,shift or shift" : "");
+	strcpy(buf, arg);
+	for (char *save, *o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		if (strcmp(o, "shift") == 0 && in->algo == &pm_algo_dbtree)
+			*shift = 1;
+		else if (pm_parse_int(o, 1, 1 << 20, "pipeline chunk count", k, err))
+			return PM_EINPUT;
+	}
+	return PM_OK;
+}
+
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	long k = in->P > 0 ? in->P : 1;
-	int exact;
+	int exact, shift;
 
-	if (arg && pm_parse_int(arg, 1, 1 << 20, "pipeline chunk count", &k, err))
+	if (parse_arg(in, arg, &k, &shift, err))
 		return PM_EINPUT;
-	int nt = in->algo == &pm_algo_tree ? 1 : 2;
 	in->chunks = (int)k;
-	in->steps = reduce_steps(in->P, in->chunks, nt, &exact, &in->stored);
-	in->sent_units = most_sent(in->P, in->chunks, nt, &in->sent_down);
 	snprintf(in->label, sizeof in->label, "%s:%d%s", in->algo->name, in->chunks,
-		 exact ? "" : "~");
+		 shift ? ",shift" : "");
+	enum dbt_shape shape = shape_of(in);
+	in->steps = reduce_steps(in->P, in->chunks, shape, &exact, &in->stored);
+	in->sent_units = most_sent(in->P, in->chunks, shape, &in->sent_down);
+	if (!exact)
+		strcat(in->label, "~");
 	return PM_OK;
 }
 
@@ -447,10 +492,10 @@ static void add_reduce(struct pm_sched *s, const struct scan *sc,
 		const struct tx *x = &sc->kept[i];
 		if (run)
 			pm_sched_add_rot(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
-					 PM_REDUCE, x->chunk % 2, 0, (uint32_t)K, 2);
+					 PM_REDUCE, sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, 2);
 		else
 			pm_sched_add(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
-				     PM_REDUCE, x->chunk % 2);
+				     PM_REDUCE, sc->two ? x->chunk % 2 : 0);
 	}
 }
 
@@ -465,9 +510,9 @@ static void add_bcast(struct pm_sched *s, const struct scan *sc,
 		uint32_t lo = (uint32_t)(x->chunk + ahead);
 		if (run)
 			pm_sched_add_rot(s, step, x->p, x->c, lo, 1, PM_COPY,
-					 x->chunk % 2, 0, (uint32_t)K, -2);
+					 sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, -2);
 		else
-			pm_sched_add(s, step, x->p, x->c, lo, 1, PM_COPY, x->chunk % 2);
+			pm_sched_add(s, step, x->p, x->c, lo, 1, PM_COPY, sc->two ? x->chunk % 2 : 0);
 	}
 }
 
@@ -516,7 +561,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	s->nchunks = (uint32_t)in->chunks;
 	if (in->P < 2)
 		return PM_OK;
-	if (dbt_init(&d, in->P, in->chunks, in->algo == &pm_algo_tree ? 1 : 2))
+	if (dbt_init(&d, in->P, in->chunks, shape_of(in)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	if ((S = dbt_scan(&d, &sc)) >= 0) {
 		rep = malloc(sizeof(int) * ((size_t)S + 2));
@@ -565,7 +610,7 @@ int pm_dbtree_reduce_steps(int P, int K)
 {
 	int exact;
 	double stored;
-	return reduce_steps(P, K, 2, &exact, &stored);
+	return reduce_steps(P, K, DBT_NCCL, &exact, &stored);
 }
 
 /* every chunk crosses every edge of its tree, up and down; the steady
@@ -579,8 +624,8 @@ static double xfers(const struct pm_inst *in)
 const struct pm_algo pm_algo_dbtree = {
 	.name = "dbtree",
 	.summary = "double binary tree, pipelined into K chunks (NCCL trees, Sanders et al.)",
-	.arg_syntax = "K",
-	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement; dbtree:2 is unpipelined)",
+	.arg_syntax = "K[,shift]",
+	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement; dbtree:2 is unpipelined); shift: tree 1 is tree 0 shifted by one rank for every P, as the MULTITREE artifact builds it (NCCL mirrors it for even P)",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009; NCCL trees.cc; the MULTITREE supplement SII",
 	.prepare = prepare,
@@ -597,6 +642,20 @@ const struct pm_algo pm_algo_tree = {
 	.arg_help = "pipeline chunks (default P); tree:1 is the unpipelined binary tree",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009 (one tree); NCCL trees.cc; Thakur, Rabenseifner & Gropp 2005",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+	.xfers = xfers,
+};
+
+const struct pm_algo pm_algo_chain = {
+	.phases = PM_PHASES_REDUCE_BCAST,
+	.name = "chain",
+	.summary = "pipelined chain (NCCL's ring broadcast and reduce), K chunks: P-1 -> ... -> 0 reduce, then back",
+	.arg_syntax = "K",
+	.arg_help = "pipeline chunks (default P)",
+	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = K + P - 2",
+	.reference = "Thakur, Rabenseifner & Gropp 2005 (pipelined broadcast); NCCL's ring broadcast",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
