@@ -105,6 +105,7 @@ Test(cli, bad_input_exits_2)
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
 		{"fit tests/data/nccl_allreduce_tagged.log --op broadcast", "--op broadcast, but the file measures all_reduce_perf (expected --op allreduce"},
 		{"fit tests/data/nccl_allreduce_tagged.log --op gather", "unknown collective 'gather'"},
+		{"allreduce --topo torus:4x4 --size 1M --model sim --reduce-at both", "invalid --reduce-at 'both' (expected serial or parallel)"},
 		{"hier --machine abci --procs 64 --size 64M --plot /tmp/x.svg", "--plot draws against the size: give --size a range"},
 		{"hier --machine abci --procs 64 --size 1M:64M:x2 --plot /tmp/x.gif", "x.gif"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --endpoint ace", "--endpoint ace prices the all-reduces with the endpoint in the loop (expected --algo NAME"},
@@ -753,4 +754,28 @@ Test(cli, train_endpoint_table6)
 	cr_assert_float_eq(noov[1], ideal[1], 1e-5 * ideal[1]);
 	cr_assert_float_eq(noov[0], noov[1] + noov[3], 1e-5 * noov[0]);
 	cr_assert_float_eq(noov[4], 1, 0);
+}
+
+/* Reduction at the endpoint in the simulator (--reduce-at).  MULTITREE on
+ * torus:3x3, 9 MiB (1 MiB a tree), gamma 1 ns/B, links fast enough
+ * (10^6 GB/s, no latency, no headers) that only reductions take time:
+ * - parallel: each of the 3 reduce-scatter steps (barriers) lasts one
+ *   message's reduction, 1,048,576 B x 1 ns: 3 x 1048.576 = 3145.73 us;
+ * - serial (default): a rank reduces its arrivals one after another, so a
+ *   step lasts r_t reductions, r_t the most children one rank gains in
+ *   construction step t: the closed form's reduction term (n/P) gamma
+ *   sum_t r_t, 8388.61 us here, the same number from the other evaluator. */
+Test(cli, sim_reduce_at)
+{
+	const char *base = "allreduce --topo torus:3x3 --algo multitree --size 9M --gamma 1ns --link-bw 1000000GB/s --link-lat 0 --flow none --sim-net links --model closed,sim --format csv";
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s --reduce-at parallel", base);
+	struct run r = run_perfmodel(cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "multitree,sim,3145.73,"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel(base);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "multitree,closed,8388.61,") && strstr(r.out, "multitree,sim,8388.61,"), "%s", r.out);
+	run_free(&r);
 }

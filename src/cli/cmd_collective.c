@@ -216,7 +216,7 @@ static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_c
 
 /* The packet simulator's options as given on the command line. */
 struct sim_args {
-	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep, *trace;
+	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep, *trace, *reduce;
 };
 
 static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
@@ -229,6 +229,7 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
 	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
 	o[n++] = (struct cli_opt){"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL};
+	o[n++] = (struct cli_opt){"reduce-at", "R", "--model sim|dataflow with --gamma: serial (default: a rank reduces one arrived message at a time) or parallel (messages from several senders reduced at once, each at gamma per byte)", &a->reduce, NULL};
 	o[n++] = (struct cli_opt){"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere) or nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE network interface)", &a->lockstep, NULL};
 	return n;
 }
@@ -269,6 +270,9 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	if (a->lockstep && strcmp(a->lockstep, "barrier") && strcmp(a->lockstep, "nop"))
 		return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier or nop)", a->lockstep);
 	o->nop = a->lockstep && !strcmp(a->lockstep, "nop");
+	if (a->reduce && strcmp(a->reduce, "serial") && strcmp(a->reduce, "parallel"))
+		return pm_fail(err, PM_EINPUT, "invalid --reduce-at '%s' (expected serial or parallel)", a->reduce);
+	o->parallel_reduce = a->reduce && !strcmp(a->reduce, "parallel");
 	return PM_OK;
 }
 
@@ -480,7 +484,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 	struct pm_sim_opts so;
 	const char *pos[1];
 	int help = 0, explain_flag = 0, npos, n, rc, nsizes = 0, njobs = 0, on[NMODEL];
-	struct cli_opt opts[32];
+	struct cli_opt opts[40];
 	enum cli_format fmt;
 	struct pm_params p;
 	struct pm_topo *t = NULL;

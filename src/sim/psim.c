@@ -30,6 +30,7 @@ struct sim {
 	double *segw;		/* wire bytes of each of them */
 	uint32_t *rem;		/* segments of transfer i still travelling */
 	double *red_free;	/* per rank: when its reducer is idle */
+	int parallel_reduce;	/* pm_sim_opts: reductions do not queue */
 	struct ev *heap;
 	size_t nheap, capheap;
 	uint64_t seq;
@@ -292,9 +293,14 @@ static void finish(struct sim *m, uint32_t x, double t)
 	if (m->trace)
 		pm_trace_done(m->trace, x, t);
 	if (xf->op == PM_REDUCE && m->p->gamma_spB > 0) {
+		double red = m->unit * xf->cnt * m->p->gamma_spB;
 		double *r = &m->red_free[xf->dst];
-		*r = (t > *r ? t : *r) + m->unit * xf->cnt * m->p->gamma_spB;
-		t = *r;
+		if (m->parallel_reduce) {
+			t += red;	/* its own reducer: no wait for others */
+		} else {
+			*r = (t > *r ? t : *r) + red;
+			t = *r;
+		}
 	}
 	complete(m, x, t);
 }
@@ -540,6 +546,7 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	m->unit = n / s->nchunks;
 	m->maxseg = o->max_segments > 0 ? o->max_segments : PM_SIM_DEFAULT_SEGMENTS;
 	m->routers = o->routers;
+	m->parallel_reduce = o->parallel_reduce;
 	m->inj = p->inj_bw_Bps > 0 && !o->routers;	/* routers have their own */
 	m->nnet = pm_topo_nlinks(t);
 	m->nlinks = m->nnet + (m->inj ? 2 * E : 0);

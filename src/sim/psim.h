@@ -51,6 +51,9 @@ struct pm_sim_opts {
 	int nop;		/* lockstep by NOP-timed step counters per rank
 				 * instead of barriers (Huang et al. 2021 SIV-A);
 				 * dataflow dependencies and port budget apply */
+	int parallel_reduce;	/* 1: a rank reduces messages from several
+				 * senders at once, each at gamma per byte;
+				 * 0 (default): one message at a time */
 	struct pm_router_cfg router;	/* its configuration */
 	struct pm_trace *trace;	/* record the run there, or NULL */
 };
