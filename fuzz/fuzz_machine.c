@@ -1,5 +1,6 @@
-/* fuzz_machine.c: a machine description (the CSV hier reads) searched by
- * hier and built as a network (machine:PATH:2). */
+/* fuzz_machine.c: a machine description searched by hier and built as a
+ * network (machine:PATH:2): read as JSON when it starts with '{' (after
+ * blanks), as CSV otherwise. */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -13,7 +14,10 @@ static const char *const *const second[] = {net, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *path = fuzz_file(data, size, ".csv");
+	size_t i = 0;
+	while (i < size && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r'))
+		i++;
+	const char *path = fuzz_file(data, size, i < size && data[i] == '{' ? ".json" : ".csv");
 	char spec[96];
 	fuzz_templates(first, path);
 	snprintf(spec, sizeof spec, "machine:%s:2", path);

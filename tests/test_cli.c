@@ -106,6 +106,8 @@ Test(cli, bad_input_exits_2)
 		{"fit tests/data/nccl_allreduce_tagged.log --op broadcast", "--op broadcast, but the file measures all_reduce_perf (expected --op allreduce"},
 		{"fit tests/data/nccl_allreduce_tagged.log --op gather", "unknown collective 'gather'"},
 		{"allreduce --topo torus:4x4 --size 1M --model sim --reduce-at both", "invalid --reduce-at 'both' (expected serial or parallel)"},
+		{"hier --machine tests/data/machine_bad_key.json --procs 4 --size 1M", "machine file 'tests/data/machine_bad_key.json' at levels[0]: invalid key 'speed'"},
+		{"hier --machine tests/data/machine_bad_syntax.json --procs 4 --size 1M", "machine file 'tests/data/machine_bad_syntax.json' line 3:"},
 		{"hier --machine abci --procs 64 --size 64M --plot /tmp/x.svg", "--plot draws against the size: give --size a range"},
 		{"hier --machine abci --procs 64 --size 1M:64M:x2 --plot /tmp/x.gif", "x.gif"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --endpoint ace", "--endpoint ace prices the all-reduces with the endpoint in the loop (expected --algo NAME"},
@@ -778,4 +780,36 @@ Test(cli, sim_reduce_at)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "multitree,closed,8388.61,") && strstr(r.out, "multitree,sim,8388.61,"), "%s", r.out);
 	run_free(&r);
+}
+
+/* One description, two spellings: the shipped JSON form of dgx-h100
+ * (data/machines/json/dgx-h100.json) prices exactly as the CSV preset, in
+ * hier and as a network. */
+static char *data_rows(const char *cmd)
+{
+	struct run r = run_perfmodel(cmd);
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	char *out = malloc(strlen(r.out) + 1), *o = out;
+	for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"))
+		if (line[0] != '#')
+			o += sprintf(o, "%s\n", line);
+	run_free(&r);
+	return out;
+}
+
+Test(cli, machine_json_equals_csv)
+{
+	const char *pairs[][2] = {
+		{"hier --machine dgx-h100 --procs 1024 --size 1G --format csv",
+		 "hier --machine data/machines/json/dgx-h100.json --procs 1024 --size 1G --format csv"},
+		{"allreduce --topo machine:dgx-h100:4 --size 64M --algo ring,hring:8x4 --format csv",
+		 "allreduce --topo machine:data/machines/json/dgx-h100.json:4 --size 64M --algo ring,hring:8x4 --format csv"},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *a = data_rows(pairs[i][0]), *b = data_rows(pairs[i][1]);
+		cr_assert(strlen(a) > 100, "%s", a);
+		cr_assert_str_eq(a, b);
+		free(a);
+		free(b);
+	}
 }

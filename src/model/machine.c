@@ -7,6 +7,7 @@
 
 #include "model/csvread.h"
 #include <ctype.h>
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ struct mreader {
 	int map[NC];
 	int row, n;
 	char *const *cells;
+	const char *where;	/* JSON: "levels[2]"; NULL: CSV row numbers */
 };
 
 static const char *get(const struct mreader *r, int c)
@@ -34,6 +36,9 @@ static const char *get(const struct mreader *r, int c)
 static int bad(const struct mreader *r, const char *what, const char *value,
 	       const char *expected, struct pm_err *err)
 {
+	if (r->where)
+		return pm_fail(err, PM_EINPUT, "machine file '%s' at %s: invalid %s '%s' (expected %s)",
+			       r->path, r->where, what, value, expected);
 	return pm_fail(err, PM_EINPUT, "machine file '%s' row %d: invalid %s '%s' (expected %s)",
 		       r->path, r->row, what, value, expected);
 }
@@ -131,10 +136,177 @@ static int on_row(void *ctx, int row, char *const *cells, int n, struct pm_err *
 	return bad(r, "kind", kind, "level or param", err);
 }
 
+/* ---- JSON machine files: the same rows as an object (docs/cli.md) ---- */
+
+/* A JSON value as the text a CSV cell would hold: strings as they are,
+ * integers printed; anything else is not a cell. */
+static int cell_text(const json_t *v, char *buf, size_t size)
+{
+	if (json_is_string(v))
+		pm_strlcpy(buf, json_string_value(v), size);
+	else if (json_is_integer(v))
+		snprintf(buf, size, "%lld", (long long)json_integer_value(v));
+	else
+		return -1;
+	return 0;
+}
+
+/* Feed one object as a row of the given kind; keys must be columns. */
+static int json_row(struct mreader *r, const char *kind, const json_t *obj,
+		    const char *const *keys, const int *col, int nkeys, struct pm_err *err)
+{
+	char buf[NC][512], *cells[NC];
+	const char *k;
+	json_t *v;
+
+	for (int c = 0; c < NC; c++) {
+		buf[c][0] = '\0';
+		cells[c] = buf[c];
+		r->map[c] = c;
+	}
+	pm_strlcpy(buf[C_KIND], kind, sizeof buf[C_KIND]);
+	json_object_foreach((json_t *)obj, k, v) {
+		int i = 0;
+		while (i < nkeys && strcmp(keys[i], k))
+			i++;
+		if (i == nkeys)
+			return bad(r, "key", k, "one of name, count, inner_bw, egress_bw, flow_bw, source", err);
+		if (cell_text(v, buf[col[i]], sizeof buf[col[i]]))
+			return bad(r, k, json_is_real(v) ? "a number without a unit" : "a non-text value",
+				   "text such as \"400GB/s\" (or an integer count)", err);
+	}
+	r->cells = cells;
+	r->n = NC;
+	return strcmp(kind, "level") == 0 ? take_level(r, err) : take_param(r, err);
+}
+
+static int json_params(struct mreader *r, json_t *root, struct pm_err *err)
+{
+	static const char *const names[] = {"description", "alpha", "pipeline", "nics", "network"};
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(root, k, v) {
+		size_t i = 0;
+		char where[96];
+		if (strcmp(k, "levels") == 0 || strcmp(k, "alpha_source") == 0)
+			continue;
+		while (i < sizeof names / sizeof names[0] && strcmp(names[i], k))
+			i++;
+		snprintf(where, sizeof where, "key '%.60s'", k);
+		r->where = where;
+		if (i == sizeof names / sizeof names[0])
+			return bad(r, "key", k, "description, alpha, alpha_source, pipeline, nics, network or levels", err);
+		json_t *row = json_object();
+		if (!row || json_object_set_new(row, "name", json_string(k)) ||
+		    json_object_set(row, "value", v)) {
+			json_decref(row);
+			return pm_fail(err, PM_EINTERNAL, "out of memory");
+		}
+		if (strcmp(k, "alpha") == 0 && json_object_get(root, "alpha_source"))
+			json_object_set(row, "source", json_object_get(root, "alpha_source"));
+		static const char *const pkeys[] = {"name", "value", "source"};
+		static const int pcols[] = {C_NAME, C_VALUE, C_SOURCE};
+		int rc = json_row(r, "param", row, pkeys, pcols, 3, err);
+		json_decref(row);
+		if (rc)
+			return rc;
+	}
+	return PM_OK;
+}
+
+static int json_levels(struct mreader *r, json_t *levels, struct pm_err *err)
+{
+	static const char *const keys[] = {"name", "count", "inner_bw", "egress_bw", "flow_bw", "source"};
+	static const int lcols[] = {C_NAME, C_COUNT, C_INNER, C_EGRESS, C_FLOW, C_SOURCE};
+	char where[32];
+	size_t i;
+	json_t *l;
+
+	r->where = "levels";
+	if (!json_is_array(levels))
+		return bad(r, "levels", "not a list", "a list of objects, innermost level first", err);
+	json_array_foreach(levels, i, l) {
+		snprintf(where, sizeof where, "levels[%zu]", i);
+		r->where = where;
+		if (!json_is_object(l))
+			return bad(r, "level", "not an object", "an object such as {\"name\": \"node\", \"count\": 8, \"inner_bw\": \"450GB/s\"}", err);
+		int rc = json_row(r, "level", l, keys, lcols, 6, err);
+		if (rc)
+			return rc;
+	}
+	return PM_OK;
+}
+
+/* The file, whole, into memory: at most PM_INPUT_MAX_BYTES. */
+static char *slurp(const char *path, size_t *len, struct pm_err *err)
+{
+	FILE *f = pm_input_open(path, "machine file", err);
+	size_t cap = 1 << 16, n = 0;
+	char *buf = f ? malloc(cap) : NULL;
+
+	if (f && !buf)
+		pm_fail(err, PM_EINTERNAL, "out of memory");
+	while (buf) {
+		if (n == cap) {
+			char *b = cap > (size_t)PM_INPUT_MAX_BYTES ? NULL : realloc(buf, 2 * cap);
+			if (!b) {
+				pm_fail(err, PM_EINPUT, "machine file '%s' is larger than %ld bytes (expected a smaller file)",
+					path, PM_INPUT_MAX_BYTES);
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (f)
+		fclose(f);
+	*len = n;
+	return buf;
+}
+
+static int read_json(const char *path, struct mreader *r, struct pm_err *err)
+{
+	size_t len;
+	char *text = slurp(path, &len, err);
+	json_error_t je;
+	json_t *root;
+	int rc;
+
+	if (!text)
+		return PM_EINPUT;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
+	if (!root)
+		return pm_fail(err, PM_EINPUT, "machine file '%s' line %d: %s (expected JSON: an object with description, alpha, pipeline, nics and a list of levels)",
+			       path, je.line, je.text);
+	if (!json_is_object(root))
+		rc = pm_fail(err, PM_EINPUT, "machine file '%s': the document is not an object (expected {\"levels\": [...], ...})", path);
+	else if (!json_object_get(root, "levels"))
+		rc = pm_fail(err, PM_EINPUT, "machine file '%s' has no \"levels\" (expected a list of levels, innermost first)", path);
+	else if (!(rc = json_params(r, root, err)))
+		rc = json_levels(r, json_object_get(root, "levels"), err);
+	json_decref(root);
+	return rc;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a > b && strcmp(s + a - b, suffix) == 0;
+}
+
 static int read_machine(const char *path, struct pm_machine *m, struct pm_err *err)
 {
 	struct mreader r = {.m = m, .path = path};
-	int rc = pm_csv_read(path, "machine file", on_row, NULL, &r, err);
+	int rc = ends_with(path, ".json") ? read_json(path, &r, err)
+		 : pm_csv_read(path, "machine file", on_row, NULL, &r, err);
 
 	if (!rc && m->nlevels == 0)
 		rc = pm_fail(err, PM_EINPUT, "machine file '%s' has no level rows (expected at least one 'level' row such as level,node,4,...)",

@@ -32,6 +32,12 @@ static int ends_csv(const char *s)
 	return l > 4 && strcmp(s + l - 4, ".csv") == 0;
 }
 
+static int ends_json(const char *s)
+{
+	size_t l = strlen(s);
+	return l > 5 && strcmp(s + l - 5, ".json") == 0;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -99,12 +105,12 @@ int pm_preset_find(const char *spec, const char *kind, const char *what,
 		   char *path, size_t path_size, char *stem, size_t stem_size,
 		   struct pm_err *err)
 {
-	if (strchr(spec, '/') || ends_csv(spec)) {
+	if (strchr(spec, '/') || ends_csv(spec) || ends_json(spec)) {
 		pm_strlcpy(path, spec, path_size);
 	} else {
 		for (const char *c = spec; *c; c++)
 			if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
-				return pm_fail(err, PM_EINPUT, "invalid %s name '%s' (expected a preset name or a path to a .csv file)",
+				return pm_fail(err, PM_EINPUT, "invalid %s name '%s' (expected a preset name or a path to a .csv or .json file)",
 					       what, spec);
 		snprintf(path, path_size, "%s/%s/%s.csv", pm_data_dir(), kind, spec);
 		if (access(path, R_OK) != 0)
@@ -114,5 +120,7 @@ int pm_preset_find(const char *spec, const char *kind, const char *what,
 	pm_strlcpy(stem, base, stem_size);
 	if (ends_csv(stem))
 		stem[strlen(stem) - 4] = '\0';
+	else if (ends_json(stem))
+		stem[strlen(stem) - 5] = '\0';
 	return PM_OK;
 }
