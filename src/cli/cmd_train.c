@@ -383,8 +383,12 @@ static int end_presets(struct cli_net_opts *net, const char *npu_sms,
 		if (*end || end == mem_bound || !(te->npu.mem_bound >= 0 && te->npu.mem_bound <= 1))
 			return pm_fail(err, PM_EINPUT, "invalid --mem-bound '%s' (expected the share of compute time bound by memory bandwidth, from 0 to 1)", mem_bound);
 	}
-	if (!(te->sys = pm_system_find(net->endpoint)))
+	if (!(te->sys = pm_system_find(net->endpoint))) {
+		if (net->endpoint && strcmp(net->endpoint, "baseline"))
+			return pm_fail(err, PM_EINPUT, "invalid endpoint '%s' (expected ideal, ace, baseline-commopt, baseline-compopt, baseline-nooverlap (Rashidi et al. 2021 Table VI), or baseline with --mem-bw/--sms)",
+				       net->endpoint);
 		return PM_OK;
+	}
 	te->overlap = te->sys->overlap;
 	net->endpoint = kinds[te->sys->endpoint];
 	if (!net->mem_bw && te->sys->endpoint != PM_END_IDEAL) {
