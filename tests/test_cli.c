@@ -113,6 +113,8 @@ Test(cli, bad_input_exits_2)
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --endpoint ace", "--endpoint ace prices the all-reduces with the endpoint in the loop (expected --algo NAME"},
 		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-nooverlap --policy wfbp", "policy synceasgd (expected no --policy"},
 		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-commopt --mem-bound 2", "invalid --mem-bound '2'"},
+		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --in-flight 0", "invalid all-reduces in flight '0'"},
+		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --in-flight 2 --parallel zero1", "--in-flight applies to the all-reduce timeline"},
 		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-comopt", "invalid endpoint 'baseline-comopt' (expected ideal, ace, baseline-commopt"},
 		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline --mem-bw 900GB/s", "would hold 900 GB/s of the NPU's 900 GB/s"},
 		{"train --profile resnet50 --topo ace:4x2x2 --algo ring --endpoint baseline-compopt --npu-sms 2", "would hold 2 of the NPU's 2 SMs"},

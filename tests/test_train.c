@@ -36,7 +36,7 @@ static int single(const struct pm_iter *it, struct pm_plan *p) { return pm_plan_
 Test(timeline, wfbp_by_hand)
 {
 	double bytes[] = {4, 6, 2, 10}, tb[] = {2, 4, 1, 3};
-	struct pm_iter it = {4, bytes, tb, 5, 2, 0.5};
+	struct pm_iter it = {4, bytes, tb, 5, 2, 0.5, 1};
 	struct pm_plan p;
 	struct pm_timing t;
 	double ready[4], start[4], end[4];
@@ -76,7 +76,7 @@ struct case2 {
 
 static void check_case(const struct case2 *c, const char *name)
 {
-	struct pm_iter it = {c->L, c->bytes, c->tb, 0, c->a, c->b};
+	struct pm_iter it = {c->L, c->bytes, c->tb, 0, c->a, c->b, 1};
 	struct pm_plan p;
 	cr_assert_eq(pm_mgwfbp_fast(&it, &p), PM_OK);
 	/* layer 2 merged into layer 1 <=> they end in the same (last) group */
@@ -136,7 +136,7 @@ Test(mgwfbp, four_cases_of_section_3)
 Test(mgwfbp, theorem1_counterexample)
 {
 	double bytes[] = {6, 8, 1}, tb[] = {6, 7, 6};
-	struct pm_iter it = {3, bytes, tb, 0, 9, 1};
+	struct pm_iter it = {3, bytes, tb, 0, 9, 1, 1};
 	cr_assert_float_eq(run(&it, pm_mgwfbp_fast, NULL), 43, 1e-12);
 	cr_assert_float_eq(run(&it, pm_mgwfbp_alg1, NULL), 43, 1e-12);
 	cr_assert_float_eq(run(&it, pm_optimal_plan, NULL), 42, 1e-12);
@@ -153,7 +153,7 @@ static void random_iter(gsl_rng *r, int L, double *bytes, double *tb, struct pm_
 	}
 	*it = (struct pm_iter){L, bytes, tb, 1e-3 * gsl_rng_uniform(r),
 			       1e-5 * pow(500, gsl_rng_uniform(r)),
-			       5e-11 * pow(100, gsl_rng_uniform(r))};
+			       5e-11 * pow(100, gsl_rng_uniform(r)), 1};
 }
 
 Test(mgwfbp, random_profiles)
@@ -200,7 +200,7 @@ Test(timeline, ddp_buckets)
 	double M = 1e6;
 	double bytes[] = {1 * M, 10 * M, 20 * M, 0.6 * M, 0.6 * M};	/* forward order */
 	double tb[] = {1, 1, 1, 1, 1};
-	struct pm_iter it = {5, bytes, tb, 0, 1, 1};
+	struct pm_iter it = {5, bytes, tb, 0, 1, 1, 1};
 	struct pm_plan p;
 	pm_plan_buckets(&it, 25.0 * 1048576, 1048576, &p);
 	cr_assert_eq(p.n, 3);
@@ -369,7 +369,7 @@ Test(profiles, bad_files)
 Test(train, sharded_schemes_by_hand)
 {
 	double bytes[2] = {1000, 1000}, tb[2] = {3e-6, 1e-6};
-	struct pm_iter it = {2, bytes, tb, 4e-6, 0, 2e-9};
+	struct pm_iter it = {2, bytes, tb, 4e-6, 0, 2e-9, 1};
 	struct pm_plan plan;
 	struct pm_par_result r;
 	const double t[PM_NPAR] = {10e-6, 11e-6, 11e-6, 11e-6}, mem[PM_NPAR] = {1600, 700, 550, 400};
@@ -385,6 +385,41 @@ Test(train, sharded_schemes_by_hand)
 	cr_assert(fabs(r.tm.t_c_no - 3e-6) < 1e-15);
 	cr_assert_eq(pm_parallel_find("fsdp"), PM_PAR_ZERO3);
 	pm_plan_release(&plan);
+}
+
+/* Several all-reduces in flight (train --in-flight N), the WFBP case by
+ * hand: t_f = 5, a = 2, b = 0.5; backward order 4, 3, 2, 1, ready at 8, 9,
+ * 13, 15, bytes 10, 2, 6, 4.  A group starts at max(ready, the end of the
+ * group N before); its bandwidth term starts at max(start + a, the end of
+ * the group before) and takes b M.
+ * N = 2: 4: start 8, bandwidth 10 -> 15;  3: start 9, max(11, 15) -> 16;
+ *        2: start max(13, 15) = 15, max(17, 16) -> 20;
+ *        1: start max(15, 16) = 16, max(18, 20) -> 22.  t_iter 22.
+ * N = 8: 2: start 13, max(15, 16) -> 19;  1: start 15, max(17, 19) -> 21.
+ * N = 1 is the serial timeline (27, wfbp_by_hand). */
+Test(timeline, in_flight_by_hand)
+{
+	double bytes[] = {4, 6, 2, 10}, tb[] = {2, 4, 1, 3};
+	struct pm_iter it = {4, bytes, tb, 5, 2, 0.5, 2};
+	struct pm_plan p;
+	struct pm_timing t;
+	double start[4], end[4];
+
+	cr_assert_eq(pm_plan_each(4, &p), PM_OK);
+	pm_plan_time(&it, &p, 0, &t);
+	cr_assert_float_eq(t.t_iter, 22, 1e-12);
+	cr_assert_float_eq(t.t_c_no, 7, 1e-12);
+	cr_assert_float_eq(t.t_comm, 19, 1e-12);	/* all communication: unchanged */
+	pm_plan_detail(&it, &p, 0, NULL, start, end);
+	cr_assert_float_eq(start[2], 15, 1e-12);
+	cr_assert_float_eq(end[1], 16, 1e-12);
+	it.inflight = 8;
+	pm_plan_time(&it, &p, 0, &t);
+	cr_assert_float_eq(t.t_iter, 21, 1e-12);
+	it.inflight = 1;
+	pm_plan_time(&it, &p, 0, &t);
+	cr_assert_float_eq(t.t_iter, 27, 1e-12);
+	pm_plan_release(&p);
 }
 
 /* ---- The endpoint in the iteration (Rashidi et al. 2021 Table VI) ---- */

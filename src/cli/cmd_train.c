@@ -427,13 +427,13 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	const char *fit = NULL, *fit_range = NULL, *algo = NULL, *table2 = NULL;
 	const char *policy = NULL, *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
 	const char *parallel = NULL, *plot = NULL;
-	const char *npu_sms = NULL, *npu_mem = NULL, *mem_bound = NULL;
+	const char *npu_sms = NULL, *npu_mem = NULL, *mem_bound = NULL, *inflight = "1";
 	struct train_end te;
 	double *speed = NULL;	/* --plot: speedup of policy k at worker count w */
 	int schemes[PM_NPAR], nsch = 0;
 	const char *pos[1];
 	int help = 0, groups = 0, npos, n, rc = PM_OK, npol, nw = 0;
-	struct cli_opt opts[40];
+	struct cli_opt opts[48];
 	struct policy pol[32];
 	struct pm_profile prof = {0};
 	struct cost_src cost = {0};
@@ -460,6 +460,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"npu-sms", "N", "SMs of the NPU that collectives share with compute (default 80, Rashidi et al. 2021 SV)", &npu_sms, NULL};
 	opts[n++] = (struct cli_opt){"npu-mem-bw", "BW", "memory bandwidth of the NPU (default 900GB/s, assumed: a V100's; the paper does not state it)", &npu_mem, NULL};
 	opts[n++] = (struct cli_opt){"mem-bound", "F", "share of compute time that scales with the memory bandwidth left to it, the rest with the SMs (default 1)", &mem_bound, NULL};
+	opts[n++] = (struct cli_opt){"in-flight", "N", "all-reduces outstanding at once (default 1, Shi et al.'s timeline): their startups a overlap, their bandwidth terms b M queue; merge plans are still chosen for one at a time", &inflight, NULL};
 	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &groups};
 	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
@@ -488,8 +489,12 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			       sources ? "more than one" : "missing");
 	long bp;
 	double cs;
-	if (pm_parse_int(bpp, 1, 16, "bytes per parameter", &bp, err))
+	long nin;
+	if (pm_parse_int(bpp, 1, 16, "bytes per parameter", &bp, err) ||
+	    pm_parse_int(inflight, 1, PM_MAX_INFLIGHT, "all-reduces in flight", &nin, err))
 		return PM_EINPUT;
+	if (nin > 1 && parallel)
+		return pm_fail(err, PM_EINPUT, "--in-flight applies to the all-reduce timeline, not to --parallel (expected one of them)");
 	char *end;
 	cs = strtod(scale, &end);
 	if (*end || !(cs > 0) || cs > 1e6)
@@ -642,6 +647,9 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		       tbsum * 1e3, prof.tf_s * cs * te.factor * 1e3,
 		       prof.forward_assumed ? " (forward not in the profile: assumed half the backward)" : "",
 		       cs != 1 || te.factor != 1 ? " (compute scaled)" : "");
+	if (nin > 1)
+		cli_table_meta(&t, "%ld all-reduces in flight: their startups a overlap, their bandwidth terms b M queue on the network; every plan (mgwfbp, optimal too) is chosen for one at a time and then timed so",
+			       nin);
 	if (te.sys || te.factor != 1)
 		cli_table_meta(&t, "endpoint: %s%s%s; collectives hold %.4g GB/s and %.0f SMs of the NPU's %.4g GB/s and %.0f; compute x%.4g (share %.3g bound by memory bandwidth)%s",
 			       te.sys ? te.sys->paper : net.endpoint, te.sys ? ", Rashidi et al. 2021 Table VI: " : "",
@@ -649,7 +657,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			       te.npu.mem_bw_Bps / 1e9, te.npu.sms, te.factor, te.npu.mem_bound,
 			       te.overlap ? "" : "; compute runs alone, then the one all-reduce");
 	for (int w = 0; w < nw && !rc; w++) {
-		struct pm_iter it = {prof.L, bytes, tb, prof.tf_s * cs * te.factor, 0, 0};
+		struct pm_iter it = {prof.L, bytes, tb, prof.tf_s * cs * te.factor, 0, 0, (int)nin};
 		int N = (int)wl[w];
 		if ((rc = cost_for(&cost, N, lo, hi, &it.a, &it.b, err)))
 			break;

@@ -205,9 +205,11 @@ int pm_plan_buckets(const struct pm_iter *it, double cap, double first_cap,
 void pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
 		    int after_backward, double *ready_g, double *start_g, double *end_g)
 {
-	double ready = it->tf, comp = it->tf, free_at = 0;
-	int k = 0;
+	double ready = it->tf, comp = it->tf, free_at = 0, ends[PM_MAX_INFLIGHT] = {0};
+	int k = 0, N = it->inflight > 1 ? it->inflight : 1;
 
+	if (N > PM_MAX_INFLIGHT)
+		N = PM_MAX_INFLIGHT;
 	for (int l = 0; l < it->L; l++)
 		comp += it->tb[l];
 	for (int g = 0; g < plan->n; g++) {
@@ -216,8 +218,10 @@ void pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
 			ready += it->tb[it->L - 1 - k];
 			bytes += it->bytes[it->L - 1 - k];
 		}
-		double start = fmax(after_backward ? comp : ready, free_at);
-		free_at = start + it->a + it->b * bytes;
+		/* ends[g % N] still holds group g-N's end (0 before any) */
+		double start = fmax(after_backward ? comp : ready, ends[g % N]);
+		free_at = fmax(start + it->a, free_at) + it->b * bytes;
+		ends[g % N] = free_at;
 		if (ready_g)
 			ready_g[g] = ready;
 		if (start_g)

@@ -35,12 +35,18 @@ void pm_profile_release(struct pm_profile *p);
 
 /* Inputs of a timeline.  Layer l (forward order, 0-based) carries
  * bytes[l] of gradients and takes tb[l] of backward. */
+#define PM_MAX_INFLIGHT 1024
+
 struct pm_iter {
 	int L;
 	const double *bytes;
 	const double *tb;
 	double tf;		/* forward */
 	double a, b;		/* T(M) = a + b M */
+	int inflight;		/* all-reduces outstanding at once: their
+				 * startups a overlap, their bandwidth terms
+				 * b M queue on the network; 0 or 1: one at a
+				 * time, Shi et al.'s timeline */
 };
 
 /* Groups in backward order: group g covers backward positions
@@ -60,6 +66,9 @@ struct pm_timing {
 
 /* The timeline of a plan (Shi et al. (MG-WFBP) eqs. 6-8 generalised to groups): group
  * g starts at max(its last layer's gradients ready, group g-1 done).
+ * With N = inflight > 1: group g starts at max(ready, group g-N done);
+ * its bandwidth term starts at max(start + a, group g-1 done) and takes
+ * b M (N = 1 is the line above).
  * after_backward: every group waits for the whole backward (naive S-SGD,
  * eq. 3). */
 int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
