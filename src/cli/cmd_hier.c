@@ -191,6 +191,7 @@ static int hier_size(struct cli_table *t, struct pm_hier_query *q,
 	int nout, ng = 0, rc;
 	long long P = q->P;
 
+	ys[0] = NAN;
 	if ((rc = pm_hier_search(q, best, &nout, &st, err)))
 		return rc;
 	struct pm_hier flat = {.h = P > 1, .layers = {(int)P}}, rab = {.h = 0};
