@@ -185,7 +185,7 @@ static const unsigned tflags[NT] = {COL_NUM, 0, COL_NUM, COL_NUM, COL_NUM, COL_N
 enum { G_POLICY, G_GROUP, G_FIRST, G_LAST, G_TENSORS, G_BYTES, G_READY, G_START, G_END, NG };
 static const char *const gcols[NG] = {"policy", "group", "first_layer", "last_layer",
 	"tensors", "bytes_B", "ready_ms", "start_ms", "end_ms"};
-static const unsigned gflags[NG] = {0, COL_NUM, 0, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
+static const unsigned gflags[NG] = {0, COL_NUM, COL_USER, COL_USER, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
 
 static void group_rows(struct cli_table *t, const struct policy *p,
 		       const struct pm_profile *prof, const struct pm_iter *it,

@@ -323,7 +323,8 @@ static int check_cells(const struct cli_table *t, struct pm_err *err)
 			/* table-only number columns hold readable sizes (1.5M) */
 			int num = t->flags && (t->flags[c] & COL_NUM) && !(t->flags[c] & COL_TABLE);
 			double v = *s && num ? strtod(s, &end) : 0;
-			if ((num && *s && (*end || !isfinite(v))) || non_finite_text(s))
+			int user = t->flags && (t->flags[c] & COL_USER);
+			if ((num && *s && (*end || !isfinite(v))) || (!user && non_finite_text(s)))
 				return pm_fail(err, PM_EINTERNAL,
 					       "internal error: column '%s' of row %d holds '%s' (expected a finite number); nothing was written",
 					       t->names[c], r + 1, s);

@@ -17,6 +17,8 @@ enum cli_col_flags {
 	COL_DATA = 1 << 2,	/* shown in CSV/JSON only */
 	COL_AUTO = 1 << 3,	/* key-value tables: a JSON number when the cell is
 				 * one ("16", "1.5e-3"), else a string */
+	COL_USER = 1 << 4,	/* text from the user's files (layer names): never
+				 * taken for a printed infinity or NaN */
 };
 
 enum cli_format {
