@@ -193,10 +193,10 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	char a[32], b[32];
 	cli_table_init(&t, 2, cols, flags);
 	cli_table_meta(&t, "perfmodel fit: time = alpha + size x beta, ordinary least squares (GSL gsl_fit_linear)");
-	cli_table_kv(&t, "file", "%s", pos[0]);
+	cli_table_kv_user(&t, "file", pos[0]);
 	cli_table_kv(&t, "format", "%s", input_names[pts.format]);
 	if (pts.collective[0])
-		cli_table_kv(&t, "test_in_header", "%s", pts.collective);
+		cli_table_kv_user(&t, "test_in_header", pts.collective);
 	if (how)
 		cli_table_kv(&t, "collective", "%s (%s)", pm_coll_info(coll)->title, how);
 	if (pts.ranks)

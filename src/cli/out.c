@@ -26,6 +26,7 @@ void cli_table_release(struct cli_table *t)
 	for (int i = 0; i < t->nrows * t->ncols; i++)
 		free(t->cells[i]);
 	free(t->cells);
+	free(t->user);
 	for (int i = 0; i < t->nmeta; i++)
 		free(t->meta[i]);
 	memset(t, 0, sizeof *t);
@@ -39,8 +40,13 @@ int cli_table_row(struct cli_table *t)
 		if (!c)
 			return -1;
 		t->cells = c;
+		unsigned char *u = realloc(t->user, (size_t)cap);
+		if (!u)
+			return -1;
+		t->user = u;
 		t->caprows = cap;
 	}
+	t->user[t->nrows] = 0;
 	for (int i = 0; i < t->ncols; i++)
 		t->cells[t->nrows * t->ncols + i] = NULL;
 	t->nrows++;
@@ -57,6 +63,7 @@ int cli_table_move_rows(struct cli_table *dst, struct cli_table *src,
 			dst->cells[(dst->nrows - 1) * dst->ncols + c] = src->cells[r * src->ncols + c];
 			src->cells[r * src->ncols + c] = NULL;
 		}
+		dst->user[dst->nrows - 1] = src->user[r];
 	}
 	return PM_OK;
 }
@@ -94,6 +101,13 @@ void cli_table_kv(struct cli_table *t, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	t->cells[(t->nrows - 1) * t->ncols + 1] = vformat(fmt, ap);
 	va_end(ap);
+}
+
+void cli_table_kv_user(struct cli_table *t, const char *key, const char *text)
+{
+	cli_table_kv(t, key, "%s", text);
+	if (t->nrows > 0 && t->user)
+		t->user[t->nrows - 1] = 1;
 }
 
 void cli_table_meta(struct cli_table *t, const char *fmt, ...)
@@ -323,7 +337,7 @@ static int check_cells(const struct cli_table *t, struct pm_err *err)
 			/* table-only number columns hold readable sizes (1.5M) */
 			int num = t->flags && (t->flags[c] & COL_NUM) && !(t->flags[c] & COL_TABLE);
 			double v = *s && num ? strtod(s, &end) : 0;
-			int user = t->flags && (t->flags[c] & COL_USER);
+			int user = (t->flags && (t->flags[c] & COL_USER)) || (t->user && t->user[r]);
 			if ((num && *s && (*end || !isfinite(v))) || (!user && non_finite_text(s)))
 				return pm_fail(err, PM_EINTERNAL,
 					       "internal error: column '%s' of row %d holds '%s' (expected a finite number); nothing was written",

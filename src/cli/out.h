@@ -33,6 +33,7 @@ struct cli_table {
 	const unsigned *flags;
 	int nrows, caprows;
 	char **cells;		/* nrows * ncols, owned */
+	unsigned char *user;	/* per row: its cells hold the user's text */
 	int nmeta;
 	char *meta[32];		/* "key: value" lines, owned */
 };
@@ -40,6 +41,9 @@ struct cli_table {
 void cli_table_init(struct cli_table *t, int ncols, const char *const *names,
 		    const unsigned *flags);
 void cli_table_release(struct cli_table *t);
+/* A key-value row whose value is the user's text (a file name, a header
+ * line): never taken for a printed infinity or NaN. */
+void cli_table_kv_user(struct cli_table *t, const char *key, const char *text);
 /* Start a row; cells default to empty.  Returns 0, or -1 out of memory. */
 int cli_table_row(struct cli_table *t);
 /* Append rows [first, first + n) of src (same columns) to dst; src keeps
