@@ -20,7 +20,7 @@ static const char *const hcols[NH] = {"size", "size_B", "rank", "hierarchy", "ti
 	"speedup_vs_flat", "extends_best_half", "layer", "procs", "msg", "msg_B",
 	"crosses", "flows", "bw_GBps", "reduce_scatter_us", "all_gather_us"};
 static const unsigned hflags[NH] = {COL_TABLE, COL_DATA | COL_NUM, 0, 0, COL_NUM, COL_NUM, 0, COL_NUM, COL_NUM,
-	COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
+	COL_TABLE, COL_DATA | COL_NUM, COL_USER, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
 
 #define HIER_PLOT_GIVEN 12	/* --layers hierarchies drawn */
 
