@@ -32,7 +32,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 	if (pm_preset_names("models", &names, &np) != PM_OK)
 		return pm_fail(err, PM_EINPUT, "cannot list %s/models (set PERFMODEL_DATA to the data directory)", pm_data_dir());
 	static const char *const cols[] = {"model", "tensors", "params", "backward_ms", "forward_ms", "kind", "batch", "device"};
-	static const unsigned flags[] = {0, COL_NUM, COL_NUM, COL_NUM, COL_NUM, 0, 0, 0};
+	static const unsigned flags[] = {COL_USER, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_USER, COL_USER, COL_USER};
 	struct cli_table t;
 	cli_table_init(&t, 8, cols, flags);
 	cli_table_meta(&t, "profiles in %s/models; estimated ones come from per-tensor FLOPs (scripts/make-models)", pm_data_dir());
