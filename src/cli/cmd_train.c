@@ -420,6 +420,151 @@ static int end_factor(const struct cli_net_opts *net, const struct pm_params *p,
 	return pm_compute_factor(&te->npu, p->mem_bw_Bps, te->comm_sms, &te->factor, err);
 }
 
+/* The worker counts: a --workers-sweep, the network's endpoints, or
+ * --workers.  fixed: the cost does not depend on the count. */
+static int worker_counts(const char *sweep, const char *workers, const struct pm_topo *topo,
+			 int fixed, double **wl, int *nw, struct pm_err *err)
+{
+	long w;
+
+	if (sweep) {
+		if (topo || fixed)
+			return pm_fail(err, PM_EINPUT, "--workers-sweep needs a cost that depends on the worker count (expected --table2 or --algo without --topo)");
+		if (workers)
+			return pm_fail(err, PM_EINPUT, "give --workers or --workers-sweep, not both");
+		if (pm_parse_size_range(sweep, wl, nw, err))
+			return pm_fail(err, PM_EINPUT,
+				       "invalid --workers-sweep '%s' (expected worker counts START:END:xF or START:END:+STEP from 1, such as 4:2048:x2)",
+				       sweep);
+		for (int i = 0; i < *nw; i++)
+			if ((*wl)[i] != floor((*wl)[i]) || (*wl)[i] < 1 || (*wl)[i] > 1e7)
+				return pm_fail(err, PM_EINPUT, "invalid worker count %g in '%s' (expected whole numbers from 1 to 10^7)",
+					       (*wl)[i], sweep);
+		return PM_OK;
+	}
+	*nw = 1;
+	if (!(*wl = malloc(sizeof(double))))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	if (topo) {
+		(*wl)[0] = pm_topo_endpoints(topo);
+		if (workers && (pm_parse_int(workers, 1, 10000000, "worker count", &w, err) || w != (*wl)[0]))
+			return pm_fail(err, PM_EINPUT, "--workers %s does not match the %d endpoints of %s (expected one worker per endpoint)",
+				       workers, pm_topo_endpoints(topo), pm_topo_spec(topo));
+		return PM_OK;
+	}
+	if (!workers)
+		return pm_fail(err, PM_EINPUT, "missing --workers (expected the number of data-parallel workers, or --topo)");
+	if (pm_parse_int(workers, 1, 10000000, "worker count", &w, err))
+		return PM_EINPUT;
+	(*wl)[0] = (double)w;
+	return PM_OK;
+}
+
+/* --fit-range MIN:MAX, or nothing. */
+static int fit_range_of(const char *range, double *lo, double *hi, struct pm_err *err)
+{
+	char x[64], *colon = range ? strchr(range, ':') : NULL;
+
+	*lo = *hi = 0;
+	if (!range)
+		return PM_OK;
+	if (!colon || (size_t)(colon - range) >= sizeof x)
+		return pm_fail(err, PM_EINPUT, "invalid --fit-range '%s' (expected MIN:MAX such as 64K:4M)", range);
+	memcpy(x, range, (size_t)(colon - range));
+	x[colon - range] = '\0';
+	if (pm_parse_size(x, lo, err) || pm_parse_size(colon + 1, hi, err))
+		return PM_EINPUT;
+	return PM_OK;
+}
+
+/* The all-reduce cost source: --a/--b, --fit, --table2 or --algo (the
+ * network and parameters are already in c). */
+static int cost_source(struct cost_src *c, const char *a, const char *b, const char *fit,
+		       const char *fit_range, const char *table2, const char *algo,
+		       const char *cmodel, const char *link_bw, struct pm_err *err)
+{
+	if (a || b) {
+		c->kind = C_FIXED;
+		if (!a || !b)
+			return pm_fail(err, PM_EINPUT, "give both --a and --b (expected e.g. --a 236us --b 0.406ns)");
+		if (pm_parse_time(a, &c->a, err) || pm_parse_per_byte(b, "all-reduce time per byte", &c->b, err))
+			return PM_EINPUT;
+		snprintf(c->desc, sizeof c->desc, "given: a = %s, b = %s per byte", a, b);
+	} else if (fit) {
+		struct pm_points pts;
+		struct pm_fit f;
+		double flo, fhi;
+		int rc;
+		c->kind = C_FIT;
+		if ((rc = fit_range_of(fit_range, &flo, &fhi, err)) ||
+		    (rc = pm_points_read(fit, PM_POINTS_AUTO, &pts, err)))
+			return rc;
+		rc = pm_fit_line(&pts, flo, fhi, &f, err);
+		pm_points_release(&pts);
+		if (rc)
+			return rc;
+		c->a = f.alpha_s;
+		c->b = f.beta_spB;
+		snprintf(c->desc, sizeof c->desc, "fitted to %s (%d points, %.4g to %.4g bytes, R^2 %.4f)",
+			 fit, f.n, f.min_B, f.max_B, f.r2);
+	} else if (table2) {
+		c->kind = C_TABLE2;
+		if (!(c->t2 = pm_table2_find(table2)))
+			return pm_fail(err, PM_EINPUT, "unknown --table2 '%s' (expected ring, dbtree, halving-doubling, recursive-doubling or binary-tree)", table2);
+		if (!link_bw)
+			return pm_fail(err, PM_EINPUT, "--table2 needs --link-bw (expected 1/beta, such as 0.888GB/s for 10GbE)");
+	} else {
+		c->kind = C_ALGO;
+		c->algo = algo;
+		c->contention = strcmp(cmodel, "contention") == 0;
+		if (c->contention && !c->topo)
+			return pm_fail(err, PM_EINPUT, "--cost-model contention needs --topo (expected a network to route the schedule over, such as --topo torus:4x4)");
+	}
+	if (c->kind <= C_FIT && (c->a < 0 || c->b < 0))
+		return pm_fail(err, PM_EINPUT, "negative all-reduce cost (a = %g s, b = %g s/B; expected non-negative values, try --fit-range)",
+			       c->a, c->b);
+	return PM_OK;
+}
+
+/* One row per policy at N workers (or its merge plan with --groups);
+ * speed, when drawing, gets each policy's speedup (stride nw). */
+static int policy_rows(struct cli_table *t, const struct policy *pol, int npol,
+		       const struct pm_iter *it, const struct pm_profile *prof, int N,
+		       int groups, double *speed, int nw)
+{
+	for (int k = 0; k < npol; k++) {
+		struct pm_plan plan;
+		struct pm_timing tm;
+		int rc;
+		if ((rc = make_plan(&pol[k], it, &plan)))
+			return rc;
+		if (groups) {
+			group_rows(t, &pol[k], prof, it, &plan);
+			pm_plan_release(&plan);
+			continue;
+		}
+		pm_plan_time(it, &plan, pol[k].row.kind == K_NAIVE, &tm);
+		double speedup = N * tm.t_comp / tm.t_iter;
+		if (speed)
+			speed[k * nw] = speedup;
+		cli_table_row(t);
+		cli_table_set(t, T_WORKERS, "%d", N);
+		cli_table_set(t, T_POLICY, "%s", pol[k].label);
+		cli_table_set(t, T_ITER, "%.6g", tm.t_iter * 1e3);
+		cli_table_set(t, T_COMP, "%.6g", tm.t_comp * 1e3);
+		cli_table_set(t, T_CNO, "%.6g", tm.t_c_no * 1e3);
+		cli_table_set(t, T_COMM, "%.6g", tm.t_comm * 1e3);
+		cli_table_set(t, T_CALLS, "%d", tm.calls);
+		cli_table_set(t, T_MERGED, "%d", prof->L - tm.calls);
+		cli_table_set(t, T_SPEEDUP, "%.5g", speedup);
+		cli_table_set(t, T_EFF, "%.4g", speedup / N);
+		cli_table_set(t, T_A, "%.6g", it->a * 1e6);
+		cli_table_set(t, T_B, "%.6g", it->b * 1e9);
+		pm_plan_release(&plan);
+	}
+	return PM_OK;
+}
+
 int cmd_train(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -515,36 +660,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		pm_topo_free(cost.topo);
 		return rc;
 	}
-	/* worker counts */
-	if (sweep) {
-		if (cost.topo || a || b || fit)
-			rc = pm_fail(err, PM_EINPUT, "--workers-sweep needs a cost that depends on the worker count (expected --table2 or --algo without --topo)");
-		else if (workers)
-			rc = pm_fail(err, PM_EINPUT, "give --workers or --workers-sweep, not both");
-		else if ((rc = pm_parse_size_range(sweep, &wl, &nw, err)))
-			rc = pm_fail(err, PM_EINPUT,
-				     "invalid --workers-sweep '%s' (expected worker counts START:END:xF or START:END:+STEP from 1, such as 4:2048:x2)",
-				     sweep);
-		for (int i = 0; !rc && i < nw; i++)
-			if (wl[i] != floor(wl[i]) || wl[i] < 1 || wl[i] > 1e7)
-				rc = pm_fail(err, PM_EINPUT, "invalid worker count %g in '%s' (expected whole numbers from 1 to 10^7)", wl[i], sweep);
-	} else {
-		long w;
-		nw = 1;
-		wl = malloc(sizeof(double));
-		if (cost.topo) {
-			wl[0] = pm_topo_endpoints(cost.topo);
-			if (workers && (pm_parse_int(workers, 1, 10000000, "worker count", &w, err) || w != wl[0]))
-				rc = pm_fail(err, PM_EINPUT, "--workers %s does not match the %d endpoints of %s (expected one worker per endpoint)",
-					     workers, pm_topo_endpoints(cost.topo), pm_topo_spec(cost.topo));
-		} else if (!workers) {
-			rc = pm_fail(err, PM_EINPUT, "missing --workers (expected the number of data-parallel workers, or --topo)");
-		} else if (!pm_parse_int(workers, 1, 10000000, "worker count", &w, err)) {
-			wl[0] = (double)w;
-		} else {
-			rc = PM_EINPUT;
-		}
-	}
+	rc = worker_counts(sweep, workers, cost.topo, a || b || fit, &wl, &nw, err);
 	if (rc)
 		goto out;
 	if ((rc = pm_profile_load(model, &prof, err)))
@@ -563,70 +679,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			lo = bytes[l];
 		hi += bytes[l];
 	}
-	/* the cost source */
-	if (a || b) {
-		cost.kind = C_FIXED;
-		if (!a || !b) {
-			rc = pm_fail(err, PM_EINPUT, "give both --a and --b (expected e.g. --a 236us --b 0.406ns)");
-			goto out;
-		}
-		if (pm_parse_time(a, &cost.a, err) || pm_parse_per_byte(b, "all-reduce time per byte", &cost.b, err)) {
-			rc = PM_EINPUT;
-			goto out;
-		}
-		snprintf(cost.desc, sizeof cost.desc, "given: a = %s, b = %s per byte", a, b);
-	} else if (fit) {
-		struct pm_points pts;
-		struct pm_fit f;
-		double flo = 0, fhi = 0;
-		cost.kind = C_FIT;
-		if (fit_range) {
-			char x[64], *colon = strchr(fit_range, ':');
-			if (!colon || (size_t)(colon - fit_range) >= sizeof x) {
-				rc = pm_fail(err, PM_EINPUT, "invalid --fit-range '%s' (expected MIN:MAX such as 64K:4M)", fit_range);
-				goto out;
-			}
-			memcpy(x, fit_range, (size_t)(colon - fit_range));
-			x[colon - fit_range] = '\0';
-			if (pm_parse_size(x, &flo, err) || pm_parse_size(colon + 1, &fhi, err)) {
-				rc = PM_EINPUT;
-				goto out;
-			}
-		}
-		if ((rc = pm_points_read(fit, PM_POINTS_AUTO, &pts, err)))
-			goto out;
-		rc = pm_fit_line(&pts, flo, fhi, &f, err);
-		pm_points_release(&pts);
-		if (rc)
-			goto out;
-		cost.a = f.alpha_s;
-		cost.b = f.beta_spB;
-		snprintf(cost.desc, sizeof cost.desc, "fitted to %s (%d points, %.4g to %.4g bytes, R^2 %.4f)",
-			 fit, f.n, f.min_B, f.max_B, f.r2);
-	} else if (table2) {
-		cost.kind = C_TABLE2;
-		if (!(cost.t2 = pm_table2_find(table2))) {
-			rc = pm_fail(err, PM_EINPUT, "unknown --table2 '%s' (expected ring, dbtree, halving-doubling, recursive-doubling or binary-tree)", table2);
-			goto out;
-		}
-		if (!net.link_bw) {
-			rc = pm_fail(err, PM_EINPUT, "--table2 needs --link-bw (expected 1/beta, such as 0.888GB/s for 10GbE)");
-			goto out;
-		}
-	} else {
-		cost.kind = C_ALGO;
-		cost.algo = algo;
-		cost.contention = strcmp(cmodel, "contention") == 0;
-		if (cost.contention && !cost.topo) {
-			rc = pm_fail(err, PM_EINPUT, "--cost-model contention needs --topo (expected a network to route the schedule over, such as --topo torus:4x4)");
-			goto out;
-		}
-	}
-	if (cost.kind <= C_FIT && (cost.a < 0 || cost.b < 0)) {
-		rc = pm_fail(err, PM_EINPUT, "negative all-reduce cost (a = %g s, b = %g s/B; expected non-negative values, try --fit-range)",
-			     cost.a, cost.b);
+	if ((rc = cost_source(&cost, a, b, fit, fit_range, table2, algo, cmodel, net.link_bw, err)))
 		goto out;
-	}
 	if (parallel)
 		cli_table_init(&t, NP, pcols, pflags);
 	else
@@ -670,35 +724,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			rc = parallel_rows(&t, schemes, nsch, pol, npol, &it, psum, N, err);
 			continue;
 		}
-		for (int k = 0; k < npol && !rc; k++) {
-			struct pm_plan plan;
-			struct pm_timing tm;
-			if ((rc = make_plan(&pol[k], &it, &plan)))
-				break;
-			if (groups) {
-				group_rows(&t, &pol[k], &prof, &it, &plan);
-				pm_plan_release(&plan);
-				continue;
-			}
-			pm_plan_time(&it, &plan, pol[k].row.kind == K_NAIVE, &tm);
-			double speedup = N * tm.t_comp / tm.t_iter;
-			if (speed)
-				speed[k * nw + w] = speedup;
-			cli_table_row(&t);
-			cli_table_set(&t, T_WORKERS, "%d", N);
-			cli_table_set(&t, T_POLICY, "%s", pol[k].label);
-			cli_table_set(&t, T_ITER, "%.6g", tm.t_iter * 1e3);
-			cli_table_set(&t, T_COMP, "%.6g", tm.t_comp * 1e3);
-			cli_table_set(&t, T_CNO, "%.6g", tm.t_c_no * 1e3);
-			cli_table_set(&t, T_COMM, "%.6g", tm.t_comm * 1e3);
-			cli_table_set(&t, T_CALLS, "%d", tm.calls);
-			cli_table_set(&t, T_MERGED, "%d", prof.L - tm.calls);
-			cli_table_set(&t, T_SPEEDUP, "%.5g", speedup);
-			cli_table_set(&t, T_EFF, "%.4g", speedup / N);
-			cli_table_set(&t, T_A, "%.6g", it.a * 1e6);
-			cli_table_set(&t, T_B, "%.6g", it.b * 1e9);
-			pm_plan_release(&plan);
-		}
+		rc = policy_rows(&t, pol, npol, &it, &prof, N, groups, speed ? speed + w : NULL, nw);
 	}
 	if (!rc)
 		rc = cli_table_write(stdout, &t, fmt, err);
