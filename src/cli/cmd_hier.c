@@ -182,33 +182,21 @@ static void extends_text(const struct pm_hier_query *q, const struct pm_hier *be
  * best, the flat ring, Rabenseifner (NaN unless P is a power of two) and
  * each --layers hierarchy. */
 static int hier_size(struct cli_table *t, struct pm_hier_query *q,
-		     const char *given, const char *first, double *ys, int *nser,
+		     const char *given, struct pm_hier_stats *st, double *ys, int *nser,
 		     struct pm_err *err)
 {
 	struct pm_hier best[PM_HIER_MAX_TOP];
-	struct pm_hier_stats st;
 	char rank[16], ext[320];
 	int nout, ng = 0, rc;
 	long long P = q->P;
 
 	ys[0] = NAN;
-	if ((rc = pm_hier_search(q, best, &nout, &st, err)))
+	if ((rc = pm_hier_search(q, best, &nout, st, err)))
 		return rc;
 	struct pm_hier flat = {.h = P > 1, .layers = {(int)P}}, rab = {.h = 0};
 	double flat_s;
 	if ((rc = pm_hier_time(q->m, flat.layers, flat.h, q->n, q->alpha_s, q->s, &flat_s, NULL, err)))
 		return rc;
-	if (first) {	/* "SIZE per process|alpha source or empty" */
-		const char *bar = strchr(first, '|');
-		cli_table_meta(t, "perfmodel hier: %lld processes on %s, %.*s", P, q->m->name, (int)(bar - first), first);
-		cli_table_meta(t, "machine: %s (%lld accelerators; %s)", q->m->name, q->m->capacity, q->m->description);
-		cli_table_meta(t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (Ueno & Yokota 2019 SIV-C)",
-			       q->alpha_s * 1e6, bar[1] ? " (" : "", bar + 1, bar[1] ? ")" : "", q->s);
-		cli_table_meta(t, "%.0f ordered factorizations of %lld (OEIS A074206), %d divisors; searched by %s%s",
-			       st.factorizations, P, st.divisors,
-			       st.method == PM_HIER_ENUM ? "listing every one" : "dynamic programme over divisors",
-			       q->aligned ? "; layer boundaries at every machine level" : "");
-	}
 	for (int i = 0; i < nout; i++) {
 		snprintf(rank, sizeof rank, "%d", i + 1);
 		extends_text(q, &best[i], ext, sizeof ext);
@@ -227,6 +215,28 @@ static int hier_size(struct cli_table *t, struct pm_hier_query *q,
 	}
 	*nser = 3 + (ng < HIER_PLOT_GIVEN ? ng : HIER_PLOT_GIVEN);
 	return PM_OK;
+}
+
+/* The lines above the table: processes, sizes, machine, model, search. */
+static void hier_meta(struct cli_table *t, const struct pm_hier_query *q, const double *sizes,
+		      int nsizes, const char *alpha_src, const struct pm_hier_stats *st)
+{
+	char a[32], b[32];
+
+	pm_fmt_size(sizes[0], a, sizeof a);
+	pm_fmt_size(sizes[nsizes - 1], b, sizeof b);
+	if (nsizes == 1)
+		cli_table_meta(t, "perfmodel hier: %lld processes on %s, %s per process", q->P, q->m->name, a);
+	else
+		cli_table_meta(t, "perfmodel hier: %lld processes on %s, %s to %s per process (%d sizes)",
+			       q->P, q->m->name, a, b, nsizes);
+	cli_table_meta(t, "machine: %s (%lld accelerators; %s)", q->m->name, q->m->capacity, q->m->description);
+	cli_table_meta(t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (Ueno & Yokota 2019 SIV-C)",
+		       q->alpha_s * 1e6, alpha_src ? " (" : "", alpha_src ? alpha_src : "", alpha_src ? ")" : "", q->s);
+	cli_table_meta(t, "%.0f ordered factorizations of %lld (OEIS A074206), %d divisors; searched by %s%s",
+		       st->factorizations, q->P, st->divisors,
+		       st->method == PM_HIER_ENUM ? "listing every one" : "dynamic programme over divisors",
+		       q->aligned ? "; layer boundaries at every machine level" : "");
 }
 
 /* --plot: bus bandwidth 2(P-1)/P n / T of each series against n. */
@@ -328,20 +338,13 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	else if (plot && !(y = malloc(sizeof(double) * HIER_SERIES * (size_t)nsizes)))
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	cli_table_init(&t, NH, hcols, hflags);
-	char first[512], a[32], b[32];
-	if (!rc) {
-		pm_fmt_size(sizes[0], a, sizeof a);
-		pm_fmt_size(sizes[nsizes - 1], b, sizeof b);
-		if (nsizes == 1)
-			snprintf(first, sizeof first, "%s per process|%.400s", a, alpha ? "" : m.alpha_source);
-		else
-			snprintf(first, sizeof first, "%s to %s per process (%d sizes)|%.400s", a, b, nsizes,
-				 alpha ? "" : m.alpha_source);
-	}
 	for (int i = 0; !rc && i < nsizes; i++) {
 		double ys[HIER_SERIES];
+		struct pm_hier_stats st;
 		q.n = sizes[i];
-		rc = hier_size(&t, &q, given, i == 0 ? first : NULL, ys, &nser, err);
+		rc = hier_size(&t, &q, given, &st, ys, &nser, err);
+		if (!rc && i == 0)
+			hier_meta(&t, &q, sizes, nsizes, alpha ? NULL : m.alpha_source, &st);
 		for (int k = 0; y && k < nser; k++)
 			y[k * nsizes + i] = ys[k];
 	}

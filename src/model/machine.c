@@ -151,64 +151,68 @@ static int cell_text(const json_t *v, char *buf, size_t size)
 	return 0;
 }
 
-/* Feed one object as a row of the given kind; keys must be columns. */
-static int json_row(struct mreader *r, const char *kind, const json_t *obj,
-		    const char *const *keys, const int *col, int nkeys, struct pm_err *err)
+/* A CSV-like row of the given kind, every cell empty, fed from buf. */
+static void blank_row(struct mreader *r, char buf[NC][512], char **cells, const char *kind)
 {
-	char buf[NC][512], *cells[NC];
-	const char *k;
-	json_t *v;
-
 	for (int c = 0; c < NC; c++) {
 		buf[c][0] = '\0';
 		cells[c] = buf[c];
 		r->map[c] = c;
 	}
 	pm_strlcpy(buf[C_KIND], kind, sizeof buf[C_KIND]);
-	json_object_foreach((json_t *)obj, k, v) {
-		int i = 0;
-		while (i < nkeys && strcmp(keys[i], k))
-			i++;
-		if (i == nkeys)
-			return bad(r, "key", k, "one of name, count, inner_bw, egress_bw, flow_bw, source", err);
-		if (cell_text(v, buf[col[i]], sizeof buf[col[i]]))
-			return bad(r, k, json_is_real(v) ? "a number without a unit" : "a non-text value",
-				   "text such as \"400GB/s\" (or an integer count)", err);
-	}
 	r->cells = cells;
 	r->n = NC;
-	return strcmp(kind, "level") == 0 ? take_level(r, err) : take_param(r, err);
 }
 
+static int not_text(const struct mreader *r, const char *key, const json_t *v, struct pm_err *err)
+{
+	return bad(r, key, json_is_real(v) ? "a number without a unit" : "a non-text value",
+		   "text such as \"400GB/s\" (or an integer count)", err);
+}
+
+/* One level object as a level row: its keys are the CSV columns. */
+static int json_level(struct mreader *r, const json_t *obj, struct pm_err *err)
+{
+	static const char *const keys[] = {"name", "count", "inner_bw", "egress_bw", "flow_bw", "source"};
+	static const int col[] = {C_NAME, C_COUNT, C_INNER, C_EGRESS, C_FLOW, C_SOURCE};
+	char buf[NC][512], *cells[NC];
+	const char *k;
+	json_t *v;
+
+	blank_row(r, buf, cells, "level");
+	json_object_foreach((json_t *)obj, k, v) {
+		int i = 0;
+		while (i < 6 && strcmp(keys[i], k))
+			i++;
+		if (i == 6)
+			return bad(r, "key", k, "one of name, count, inner_bw, egress_bw, flow_bw, source", err);
+		if (cell_text(v, buf[col[i]], sizeof buf[col[i]]))
+			return not_text(r, k, v, err);
+	}
+	return take_level(r, err);
+}
+
+/* Every top-level key but levels and alpha_source as a param row (the
+ * CSV reader's take_param names the keys it knows). */
 static int json_params(struct mreader *r, json_t *root, struct pm_err *err)
 {
-	static const char *const names[] = {"description", "alpha", "pipeline", "nics", "network"};
+	char buf[NC][512], *cells[NC], where[96];
+	const json_t *src = json_object_get(root, "alpha_source");
 	const char *k;
 	json_t *v;
 
 	json_object_foreach(root, k, v) {
-		size_t i = 0;
-		char where[96];
 		if (strcmp(k, "levels") == 0 || strcmp(k, "alpha_source") == 0)
 			continue;
-		while (i < sizeof names / sizeof names[0] && strcmp(names[i], k))
-			i++;
 		snprintf(where, sizeof where, "key '%.60s'", k);
 		r->where = where;
-		if (i == sizeof names / sizeof names[0])
-			return bad(r, "key", k, "description, alpha, alpha_source, pipeline, nics, network or levels", err);
-		json_t *row = json_object();
-		if (!row || json_object_set_new(row, "name", json_string(k)) ||
-		    json_object_set(row, "value", v)) {
-			json_decref(row);
-			return pm_fail(err, PM_EINTERNAL, "out of memory");
-		}
-		if (strcmp(k, "alpha") == 0 && json_object_get(root, "alpha_source"))
-			json_object_set(row, "source", json_object_get(root, "alpha_source"));
-		static const char *const pkeys[] = {"name", "value", "source"};
-		static const int pcols[] = {C_NAME, C_VALUE, C_SOURCE};
-		int rc = json_row(r, "param", row, pkeys, pcols, 3, err);
-		json_decref(row);
+		blank_row(r, buf, cells, "param");
+		pm_strlcpy(buf[C_NAME], k, sizeof buf[C_NAME]);
+		if (cell_text(v, buf[C_VALUE], sizeof buf[C_VALUE]))
+			return not_text(r, k, v, err);
+		if (strcmp(k, "alpha") == 0 && src && cell_text(src, buf[C_SOURCE], sizeof buf[C_SOURCE]))
+			return not_text(r, "alpha_source", src, err);
+		int rc = take_param(r, err);
 		if (rc)
 			return rc;
 	}
@@ -217,8 +221,6 @@ static int json_params(struct mreader *r, json_t *root, struct pm_err *err)
 
 static int json_levels(struct mreader *r, json_t *levels, struct pm_err *err)
 {
-	static const char *const keys[] = {"name", "count", "inner_bw", "egress_bw", "flow_bw", "source"};
-	static const int lcols[] = {C_NAME, C_COUNT, C_INNER, C_EGRESS, C_FLOW, C_SOURCE};
 	char where[32];
 	size_t i;
 	json_t *l;
@@ -231,7 +233,7 @@ static int json_levels(struct mreader *r, json_t *levels, struct pm_err *err)
 		r->where = where;
 		if (!json_is_object(l))
 			return bad(r, "level", "not an object", "an object such as {\"name\": \"node\", \"count\": 8, \"inner_bw\": \"450GB/s\"}", err);
-		int rc = json_row(r, "level", l, keys, lcols, 6, err);
+		int rc = json_level(r, l, err);
 		if (rc)
 			return rc;
 	}
