@@ -481,6 +481,18 @@ Test(seed_facts, dbtree_stores_the_pipeline_once)
 	cr_assert_eq(s.nsteps, 2 * pm_dbtree_reduce_steps(16, 64));
 	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
 	pm_sched_release(&s);
+	/* one binary tree too, though its edges advance unevenly: an edge
+	 * into a rank with two children carries a chunk every other step, an
+	 * edge into a rank with one child every step, so a pass of the run
+	 * moves each edge's chunk by 1 or 2.  Played, as for dbtree: every
+	 * chunk up and down 15 edges, 1920. */
+	resolve_or_die("tree:64", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert(pm_sched_is_compact(&s));
+	cr_assert_float_eq(s.nx_played, 1920, 0);
+	cr_assert_lt(s.nx, 1920 / 4, "%zu transfers stored", s.nx);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
 	/* the chain likewise: 2 x 15 x 64 = 1920 played, S = 64 + 14 = 78.
 	 * Reduce step t carries min(t, 15, 79 - t) transfers: the filling
 	 * steps 1..14 (105 transfers) and the draining 65..78 (105) are stored,

@@ -238,53 +238,78 @@ static int dbt_reduce(const struct dbt *d,
 }
 
 /* The schedule stores what repeats once.  Once the pipeline is full,
- * reduce step t+2 is step t with every chunk two further on (each edge of
- * one parity sends its next chunk of its tree), so such stretches are
- * runs of two stored steps rotating by 2 chunks a pass (sched.h); the
- * broadcast mirrors them, rotating by -2.  Pass 1 finds the repeating
- * steps, pass 2 keeps the transfers of the steps stored. */
+ * reduce step t+2 is step t with every edge's chunk moved on by what that
+ * edge carries in two steps: 2 on the double binary tree (its own tree's
+ * next chunk but one), 1 or 2 on one tree (an edge below a rank with two
+ * children sends every other step; one in a chain of only children every
+ * step).  Such stretches are runs of two stored steps, each transfer
+ * rotating by its edge's advance (sched.h); the broadcast mirrors them,
+ * rotating backwards.  Pass 1 finds the repeating steps, pass 2 keeps the
+ * transfers of the steps stored and reads each one's advance from the
+ * step two later. */
 struct tx {
 	int c, p, chunk;
+	int by;		/* advance per pass (pass 2), or from step t-2 (pass 1) */
 };
 
 struct scan {
 	struct tx *buf[3];	/* the last three steps, by step mod 3 */
 	int n[3];
 	int cur;		/* step being filled (1-based) */
-	char *eq;		/* eq[t]: step t = step t-2 shifted by 2 */
+	char *same;		/* same[t]: step t = step t-2, each chunk moved on */
+	char *eq;		/* eq[t]: and moved on as far as step t-2 was */
 	int *cnt;		/* cnt[t]: transfers in step t */
-	int cap;		/* eq and cnt have room for steps 0 .. cap-1 */
+	int cap;		/* same, eq and cnt have room for steps 0 .. cap-1 */
 	int failed;		/* out of memory */
 	int two;		/* two trees: a chunk's parity says which */
-	const char *keep;	/* pass 2: keep[t], steps to store */
-	struct tx *kept;	/* pass 2: their transfers, in order */
+	const char *keep;	/* pass 2: KEEP_STORE or KEEP_ADVANCE per step */
+	struct tx *kept;	/* pass 2: the stored steps' transfers, in order */
 	int *kept_step;
+	size_t *base;		/* pass 2: base[t], stored step t's first in kept */
 	size_t nkept;
+	int last, idx;		/* pass 2: step being read, transfers seen in it */
 };
+
+enum { KEEP_STORE = 1, KEEP_ADVANCE = 2 };
+
+static int grow_steps(struct scan *sc, int t)
+{
+	int cap = 2 * t + 16;
+	char *same = realloc(sc->same, (size_t)cap);
+	char *eq = same ? realloc(sc->eq, (size_t)cap) : NULL;
+	int *cnt = eq ? realloc(sc->cnt, sizeof(int) * (size_t)cap) : NULL;
+
+	if (same)
+		sc->same = same;
+	if (eq)
+		sc->eq = eq;
+	if (!cnt)
+		return -1;
+	sc->cnt = cnt;
+	sc->cap = cap;
+	return 0;
+}
 
 static void close_step(struct scan *sc, int t)
 {
 	int a = t % 3, b = (t + 1) % 3;	/* (t - 2) mod 3 */
 	int same = t >= 3 && sc->n[a] > 0 && sc->n[a] == sc->n[b];
+	int eq;
 
-	for (int i = 0; same && i < sc->n[a]; i++)
-		same = sc->buf[a][i].c == sc->buf[b][i].c &&
-		       sc->buf[a][i].p == sc->buf[b][i].p &&
-		       sc->buf[a][i].chunk == sc->buf[b][i].chunk + 2;
-	if (t >= sc->cap) {
-		int cap = 2 * t + 16;
-		char *eq = realloc(sc->eq, (size_t)cap);
-		int *cnt = eq ? realloc(sc->cnt, sizeof(int) * (size_t)cap) : NULL;
-		if (eq)
-			sc->eq = eq;
-		if (!cnt) {
-			sc->failed = 1;
-			return;
-		}
-		sc->cnt = cnt;
-		sc->cap = cap;
+	for (int i = 0; same && i < sc->n[a]; i++) {
+		struct tx *x = &sc->buf[a][i], *y = &sc->buf[b][i];
+		same = x->c == y->c && x->p == y->p && x->chunk > y->chunk;
+		x->by = x->chunk - y->chunk;
 	}
-	sc->eq[t] = (char)same;
+	eq = same && sc->same[t - 2];
+	for (int i = 0; eq && i < sc->n[a]; i++)
+		eq = sc->buf[a][i].by == sc->buf[b][i].by;
+	if (t >= sc->cap && grow_steps(sc, t)) {
+		sc->failed = 1;
+		return;
+	}
+	sc->same[t] = (char)same;
+	sc->eq[t] = (char)eq;
 	sc->cnt[t] = sc->n[a];
 }
 
@@ -303,31 +328,41 @@ static void scan_emit(void *ctx, int step, int child, int parent, int chunk)
 	struct scan *sc = ctx;
 
 	goto_step(sc, step);
-	sc->buf[step % 3][sc->n[step % 3]++] = (struct tx){child, parent, chunk};
+	sc->buf[step % 3][sc->n[step % 3]++] = (struct tx){child, parent, chunk, 0};
 }
 
 static void keep_emit(void *ctx, int step, int child, int parent, int chunk)
 {
 	struct scan *sc = ctx;
 
-	if (!sc->keep[step])
-		return;
-	sc->kept[sc->nkept] = (struct tx){child, parent, chunk};
-	sc->kept_step[sc->nkept++] = step;
+	if (step != sc->last) {
+		sc->last = step;
+		sc->idx = 0;
+		sc->base[step] = sc->nkept;
+	}
+	if (sc->keep[step] == KEEP_ADVANCE) {
+		struct tx *x = &sc->kept[sc->base[step - 2] + (size_t)sc->idx++];
+		x->by = chunk - x->chunk;
+	} else if (sc->keep[step] == KEEP_STORE) {
+		sc->kept[sc->nkept] = (struct tx){child, parent, chunk, 0};
+		sc->kept_step[sc->nkept++] = step;
+	}
 }
 
 static void scan_free(struct scan *sc)
 {
 	for (int i = 0; i < 3; i++)
 		free(sc->buf[i]);
+	free(sc->same);
 	free(sc->eq);
 	free(sc->cnt);
 	free(sc->kept);
 	free(sc->kept_step);
+	free(sc->base);
 }
 
 /* Pass 1: run the reduce, recording per step its transfer count and
- * whether it repeats the step two before.  Returns S, or -1 (memory). */
+ * whether it repeats the steps before.  Returns S, or -1 (memory). */
 static int dbt_scan(const struct dbt *d, struct scan *sc)
 {
 	int S = -1;
@@ -343,8 +378,9 @@ static int dbt_scan(const struct dbt *d, struct scan *sc)
 	return S < 0 || sc->failed ? -1 : S;
 }
 
-/* rep[t] > 1: steps t, t+1 start a run played rep[t] times; 1: a step
- * stored alone; 0: played by a run. */
+/* rep[t] > 1: steps t, t+1 start a run played rep[t] times (steps t+2,
+ * t+3 repeat them, each edge moved on by its advance, and every later
+ * pair moves on as far); 1: a step stored alone; 0: played by a run. */
 static size_t plan_runs(const struct scan *sc, int S, int *rep, char *keep)
 {
 	size_t nk = 0;
@@ -353,13 +389,15 @@ static size_t plan_runs(const struct scan *sc, int S, int *rep, char *keep)
 		rep[t] = keep[t] = 0;
 	for (int t = 1; t <= S;) {
 		int R = 1;
-		while (t + 2 * R + 1 <= S && sc->eq[t + 2 * R] && sc->eq[t + 2 * R + 1])
-			R++;
+		if (t + 3 <= S && sc->same[t + 2] && sc->same[t + 3])
+			for (R = 2; t + 2 * R + 1 <= S && sc->eq[t + 2 * R] && sc->eq[t + 2 * R + 1];)
+				R++;
 		rep[t] = R;
-		keep[t] = 1;
+		keep[t] = KEEP_STORE;
 		nk += (size_t)sc->cnt[t];
 		if (R > 1) {
-			keep[t + 1] = 1;
+			keep[t + 1] = KEEP_STORE;
+			keep[t + 2] = keep[t + 3] = KEEP_ADVANCE;
 			nk += (size_t)sc->cnt[t + 1];
 			t += 2 * R;
 		} else {
@@ -492,7 +530,7 @@ static void add_reduce(struct pm_sched *s, const struct scan *sc,
 		const struct tx *x = &sc->kept[i];
 		if (run)
 			pm_sched_add_rot(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
-					 PM_REDUCE, sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, 2);
+					 PM_REDUCE, sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, x->by);
 		else
 			pm_sched_add(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
 				     PM_REDUCE, sc->two ? x->chunk % 2 : 0);
@@ -500,17 +538,17 @@ static void add_reduce(struct pm_sched *s, const struct scan *sc,
 }
 
 /* The broadcast step mirroring reduce step t (logical step 2S - t): its
- * transfers reversed, chunks moved on by `ahead`. */
+ * transfers reversed, each chunk moved on `ahead` passes of its run. */
 static void add_bcast(struct pm_sched *s, const struct scan *sc,
 		      const size_t *first, int t, int step, int ahead, int run,
 		      int K)
 {
 	for (size_t i = first[t + 1]; i-- > first[t];) {
 		const struct tx *x = &sc->kept[i];
-		uint32_t lo = (uint32_t)(x->chunk + ahead);
+		uint32_t lo = (uint32_t)(x->chunk + ahead * x->by);
 		if (run)
 			pm_sched_add_rot(s, step, x->p, x->c, lo, 1, PM_COPY,
-					 sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, -2);
+					 sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, -x->by);
 		else
 			pm_sched_add(s, step, x->p, x->c, lo, 1, PM_COPY, sc->two ? x->chunk % 2 : 0);
 	}
@@ -542,8 +580,8 @@ static void emit_all(struct pm_sched *s, const struct scan *sc, const int *rep,
 		}
 		/* reduce steps t .. t+2R-1 mirrored: the first broadcast step
 		 * is step t+1 played R-1 passes on, then step t likewise */
-		add_bcast(s, sc, first, t + 1, 2 * S - t - 2 * R + 1, 2 * (R - 1), 1, K);
-		add_bcast(s, sc, first, t, 2 * S - t - 2 * R + 2, 2 * (R - 1), 1, K);
+		add_bcast(s, sc, first, t + 1, 2 * S - t - 2 * R + 1, R - 1, 1, K);
+		add_bcast(s, sc, first, t, 2 * S - t - 2 * R + 2, R - 1, 1, K);
 		pm_sched_repeat(s, 2, R);
 	}
 	free(start);
@@ -573,8 +611,9 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		sc.keep = keep;
 		sc.kept = malloc(sizeof(struct tx) * (nk + 1));
 		sc.kept_step = malloc(sizeof(int) * (nk + 1));
+		sc.base = malloc(sizeof(size_t) * ((size_t)S + 2));
 	}
-	if (sc.kept && sc.kept_step && dbt_reduce(&d, keep_emit, &sc) == S) {
+	if (sc.kept && sc.kept_step && sc.base && dbt_reduce(&d, keep_emit, &sc) == S) {
 		for (size_t i = 0; i < sc.nkept; i++)
 			first[sc.kept_step[i] + 1]++;
 		for (int t = 1; t <= S + 1; t++)
