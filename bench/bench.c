@@ -130,9 +130,11 @@ static void bench_allreduce(const char *spec, int reps, double target_s)
 			best_eval = e;
 		pm_topo_free(t);
 	}
-	printf("  topology build %.3f ms; best of %d: schedules + pricing %.3f ms, pricing alone %.3f ms (target %.0f ms for the evaluation) %s\n",
+	/* the issue's target is the whole evaluation: topology, every
+	 * schedule and its pricing */
+	printf("  topology build %.3f ms; best of %d: schedules + pricing %.3f ms, pricing alone %.3f ms (target %.0f ms for topology + schedules + pricing) %s\n",
 	       build * 1e3, reps, best * 1e3, best_eval * 1e3, target_s * 1e3,
-	       best_eval <= target_s ? "OK" : "MISSED");
+	       build + best <= target_s ? "OK" : "MISSED");
 }
 
 static void bench_multitree(const char *spec, double target_s)

@@ -57,7 +57,7 @@
 
 #define MT_MAX_P 4096
 #define MT_MAX_SWITCHED_P 512	/* machine:dgx-h100:64 (512 GPUs) takes 7.5 s */
-#define ABSENT 0xFFFFu
+#define MT_MAX_STEPS 65535	/* a guard: no network here needs a tenth of it */
 
 struct front {
 	int *v;			/* tree nodes in order of addition; -1 = spent */
@@ -68,11 +68,26 @@ struct front {
 	int new_rank;		/* size when the current step began */
 };
 
+/* A tree edge: (tree, child) index k = T P + c and how the child is
+ * reached, a link (direct) or an offset into path (switched). */
+struct edge {
+	uint32_t k;
+	int32_t via;
+};
+
 struct mt {
 	const struct pm_topo *t;
 	int P, V, S, switched, ports, priority;
-	int32_t *via;		/* link (direct) or path offset (switched); -1 root */
-	uint16_t *step;		/* step node v joined tree T; 0 root; ABSENT */
+	/* The trees' edges in construction order, step by step: step t's are
+	 * edge[estart[t] .. estart[t+1]), sorted by k.  Appended as they are
+	 * made (a row per tree indexed by child missed the cache on every
+	 * edge: 25% of the construction at 4096 endpoints), and read in this
+	 * order by the schedule. */
+	struct edge *edge;
+	size_t nedge;
+	size_t *estart;		/* 1 .. S+1 */
+	struct edge *sortbuf;	/* one step's edges, while sorting */
+	int *tcount;		/* per tree, while sorting */
 	uint16_t *rank;		/* [T][v]: v's rank of addition to tree T */
 	uint64_t *member;	/* [T][v / 64] bit v % 64: v is in tree T.  The
 				 * searches test only this: a bit per node keeps
@@ -102,7 +117,7 @@ struct mt {
 	int *pathbuf;		/* one edge's links: at most V */
 };
 
-/* Free what only the construction needs; the trees (via, step, path,
+/* Free what only the construction needs; the trees (edge, estart, path,
  * hops, red) stay for the schedule builder. */
 static void mt_drop_scratch(struct mt *m)
 {
@@ -134,6 +149,10 @@ static void mt_drop_scratch(struct mt *m)
 	free(m->pathbuf);
 	free(m->dead);
 	free(m->dead_budget);
+	free(m->sortbuf);
+	free(m->tcount);
+	m->sortbuf = NULL;
+	m->tcount = NULL;
 	m->member = NULL;
 	m->rank = NULL;
 	m->nbr_dst = NULL;
@@ -148,8 +167,8 @@ static void mt_drop_scratch(struct mt *m)
 static void mt_free(struct mt *m)
 {
 	mt_drop_scratch(m);
-	free(m->via);
-	free(m->step);
+	free(m->edge);
+	free(m->estart);
 	free(m->path);
 	free(m->hops);
 	free(m->red);
@@ -288,11 +307,9 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 	return -1;
 }
 
-static int parent_of(const struct mt *m, size_t k)
+static int parent_of(const struct mt *m, int32_t via)
 {
-	if (m->via[k] < 0)
-		return -1;
-	int first = m->switched ? m->path[m->via[k] + 1] : m->via[k];
+	int first = m->switched ? m->path[via + 1] : via;
 	return m->links[first].src;
 }
 
@@ -300,8 +317,8 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		  int len)
 {
 	size_t k = (size_t)T * m->P + c;
+	int32_t via = path[0];
 
-	m->step[k] = (uint16_t)t;
 	if (m->switched)
 		m->rank[k] = (uint16_t)m->fr[T].size;
 	set_member(m, T, c);
@@ -316,13 +333,12 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 			m->path = q;
 			m->cappath = cap;
 		}
-		m->via[k] = (int32_t)m->npath;
+		via = (int32_t)m->npath;
 		m->path[m->npath++] = len;
 		for (int i = 0; i < len; i++)
 			m->path[m->npath++] = path[i];
-	} else {
-		m->via[k] = path[0];
 	}
+	m->edge[m->nedge++] = (struct edge){(uint32_t)k, via};
 	for (int i = 0; i < len; i++)
 		m->link_stamp[path[i]] = t;
 	if (m->sent_stamp[p] != t) {
@@ -564,8 +580,8 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->ports = ports;
 	m->priority = priority;
 	m->links = pm_topo_links(t);
-	m->via = malloc(sizeof(int32_t) * PP);
-	m->step = malloc(sizeof(uint16_t) * PP);
+	m->edge = malloc(sizeof *m->edge * (PP - (size_t)P + 1));
+	m->tcount = malloc(sizeof(int) * ((size_t)P + 1));
 	m->words = ((size_t)P + 63) / 64;
 	m->member = calloc((size_t)P * m->words, sizeof(uint64_t));
 	if (m->switched)
@@ -591,7 +607,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->pathbuf = malloc(sizeof(int) * ((size_t)V + 1));
 	m->dead = calloc((size_t)V + 1, sizeof(uint64_t));
 	m->dead_budget = calloc((size_t)V + 1, sizeof(int));
-	if (!m->via || !m->step || !m->member || !m->nbr_off || !m->nbr || !m->link_stamp ||
+	if (!m->edge || !m->tcount || !m->member || !m->nbr_off || !m->nbr || !m->link_stamp ||
 	    !m->pathbuf || !m->dead || !m->dead_budget ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
@@ -609,17 +625,44 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 		m->nbr_off[v + 1] = m->nbr_off[v] + pm_topo_neighbors(t, v, m->nbr + m->nbr_off[v]);
 	for (int j = 0; j < m->nbr_off[V]; j++)
 		m->nbr_dst[j] = m->links[m->nbr[j]].dst;
-	for (size_t i = 0; i < PP; i++)
-		m->step[i] = ABSENT;
 	for (int T = 0; T < P; T++) {
-		m->step[(size_t)T * P + T] = 0;
 		if (m->switched)
 			m->rank[(size_t)T * P + T] = 0;
 		set_member(m, T, T);
-		m->via[(size_t)T * P + T] = -1;
 		m->missing[T] = P - 1;
 		if (push(&m->fr[T], T, m->switched))
 			return -1;
+	}
+	return 0;
+}
+
+/* Sort step t's edges, made in turns of the trees, by (tree, child): a
+ * stable count by tree, then the few children one tree gained in the
+ * step by insertion. */
+static int sort_step(struct mt *m, int t)
+{
+	size_t a = m->estart[t], n = m->nedge - a;
+	struct edge *e = m->edge + a, *b;
+	int P = m->P;
+
+	if (n < 2)
+		return 0;
+	if (!(b = realloc(m->sortbuf, sizeof *b * n)))
+		return -1;
+	m->sortbuf = b;
+	memset(m->tcount, 0, sizeof(int) * ((size_t)P + 1));
+	for (size_t i = 0; i < n; i++)
+		m->tcount[e[i].k / (uint32_t)P + 1]++;
+	for (int T = 0; T < P; T++)
+		m->tcount[T + 1] += m->tcount[T];
+	for (size_t i = 0; i < n; i++)
+		b[m->tcount[e[i].k / (uint32_t)P]++] = e[i];
+	for (size_t i = 0; i < n; i++) {
+		struct edge x = b[i];
+		size_t j = i;
+		for (; j > 0 && e[j - 1].k > x.k && e[j - 1].k / (uint32_t)P == x.k / (uint32_t)P; j--)
+			e[j] = e[j - 1];
+		e[j] = x;
 	}
 	return 0;
 }
@@ -650,20 +693,24 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 	}
 	while (incomplete > 0) {
 		int tstep = ++m->S, na = 0;
-		if (tstep >= (int)ABSENT)
+		if (tstep >= MT_MAX_STEPS)
 			goto out;
 		if (tstep >= m->capsteps) {
 			int cap = m->capsteps ? 2 * m->capsteps : 64;
 			int *h = realloc(m->hops, sizeof(int) * (size_t)cap);
 			int *r = h ? realloc(m->red, sizeof(int) * (size_t)cap) : NULL;
+			size_t *es = r ? realloc(m->estart, sizeof(size_t) * ((size_t)cap + 1)) : NULL;
 			if (h)
 				m->hops = h;
-			if (!r)
+			if (r)
+				m->red = r;
+			if (!es)
 				goto out;
-			m->red = r;
+			m->estart = es;
 			m->capsteps = cap;
 		}
 		m->hops[tstep] = m->red[tstep] = 0;
+		m->estart[tstep] = m->nedge;
 		m->can_send = m->can_recv = P;
 		for (int v = 0; v < P; v++)
 			m->rl[v] = m->rl_pos[v] = v;
@@ -699,6 +746,9 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 				}
 			}
 		}
+		if (sort_step(m, tstep))
+			goto out;
+		m->estart[tstep + 1] = m->nedge;
 		incomplete = 0;
 		for (int i = 0; i < na; i++) {
 			compact(&m->fr[active[i]]);
@@ -842,9 +892,8 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	double *kids = calloc((size_t)in->P, sizeof(double));
 	if (!kids)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	for (size_t k = 0; k < (size_t)in->P * in->P; k++)
-		if (m->step[k] != ABSENT && m->step[k] > 0)
-			kids[parent_of(m, k)]++;
+	for (size_t i = 0; i < m->nedge; i++)
+		kids[parent_of(m, m->edge[i].via)]++;
 	for (int v = 0; v < in->P; v++)
 		if (in->P - 1 + kids[v] > in->sent_units)
 			in->sent_units = in->P - 1 + kids[v];
@@ -864,12 +913,6 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return PM_OK;
 }
 
-/* A tree edge in step order: (tree, child) index k and its via. */
-struct edge {
-	uint32_t k;
-	int32_t via;
-};
-
 static int edge_path(const struct mt *m, int32_t via, int *path)
 {
 	if (!m->switched) {
@@ -887,10 +930,6 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 {
 	const struct mt *mp;
 	int P = in->P, *path = NULL, *back = NULL, *rev = NULL;
-	size_t PP = (size_t)P * P, *start = NULL, *pos = NULL;
-	struct edge *byStep = NULL;	/* copied out in one pass over via: read
-					 * by step, via[] would miss the cache
-					 * on every edge (67 MB at 4096) */
 	int rc = PM_OK;
 
 	s->nchunks = (uint32_t)P;
@@ -902,34 +941,21 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		return pm_fail(err, PM_EINTERNAL, "MULTITREE construction failed");
 	const struct mt m = *mp;
 	int L = pm_topo_nlinks(in->topo);
-	/* group the tree edges by construction step */
 	rev = malloc(sizeof(int) * ((size_t)L + 1));
-	start = calloc((size_t)m.S + 2, sizeof(size_t));
-	pos = malloc(sizeof(size_t) * ((size_t)m.S + 2));
-	byStep = malloc(sizeof *byStep * PP);
 	path = malloc(sizeof(int) * ((size_t)m.V + 1));
 	back = malloc(sizeof(int) * ((size_t)m.V + 1));
-	if (!rev || !start || !pos || !byStep || !path || !back) {
+	if (!rev || !path || !back) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
 	for (int l = 0; l < L; l++)
 		rev[l] = reverse_link(in->topo, l);
-	for (size_t k = 0; k < PP; k++)
-		if (m.step[k] != ABSENT && m.step[k] > 0)
-			start[m.step[k] + 1]++;
-	for (int t = 0; t <= m.S; t++)
-		start[t + 1] += start[t];
-	memcpy(pos, start, sizeof(size_t) * ((size_t)m.S + 2));
-	for (size_t k = 0; k < PP; k++)
-		if (m.step[k] != ABSENT && m.step[k] > 0)
-			byStep[pos[m.step[k]]++] = (struct edge){(uint32_t)k, m.via[k]};
 	/* reduce-scatter: construction step t reversed, at step S - t */
 	for (int t = m.S; t >= 1; t--)
-		for (size_t i = start[t]; i < start[t + 1]; i++) {
-			size_t k = byStep[i].k;
+		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
+			size_t k = m.edge[i].k;
 			int T = (int)(k / P), c = (int)(k % P);
-			int n = edge_path(&m, byStep[i].via, path);
+			int n = edge_path(&m, m.edge[i].via, path);
 			for (int j = 0; j < n; j++)
 				back[j] = rev[path[n - 1 - j]];
 			pm_sched_add_routed(s, m.S - t, c, pm_topo_link(in->topo, path[0])->src,
@@ -937,10 +963,10 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		}
 	/* all-gather: the trees top down, step t at step S + t - 1 */
 	for (int t = 1; t <= m.S; t++)
-		for (size_t i = start[t]; i < start[t + 1]; i++) {
-			size_t k = byStep[i].k;
+		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
+			size_t k = m.edge[i].k;
 			int T = (int)(k / P), c = (int)(k % P);
-			int n = edge_path(&m, byStep[i].via, path);
+			int n = edge_path(&m, m.edge[i].via, path);
 			pm_sched_add_routed(s, m.S + t - 1, pm_topo_link(in->topo, path[0])->src,
 					    c, (uint32_t)T, 1, PM_COPY, T, path, n);
 		}
@@ -949,9 +975,6 @@ out:
 	free(rev);
 	free(path);
 	free(back);
-	free(start);
-	free(pos);
-	free(byStep);
 	return rc;
 }
 
