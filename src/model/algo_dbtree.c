@@ -196,7 +196,7 @@ static int dbt_reduce(const struct dbt *d,
 				   int chunk),
 		      void *ctx)
 {
-	int P = d->P, n = 2 * P, step = 0;
+	int P = d->P, n = d->ntrees * P, step = 0, left = 0;
 	int nch[2] = {d->ntrees == 2 ? (d->K + 1) / 2 : d->K, d->ntrees == 2 ? d->K / 2 : 0};
 	int *sent = calloc((size_t)n, sizeof(int));
 	int *prev = malloc(sizeof(int) * (size_t)n);
@@ -206,13 +206,9 @@ static int dbt_reduce(const struct dbt *d,
 		free(prev);
 		return -1;
 	}
-	for (;;) {
-		int done = 1;
-		for (int e = 0; e < n && done; e++)
-			if (d->parent[e] >= 0 && sent[e] < nch[e / P])
-				done = 0;
-		if (done)
-			break;
+	for (int e = 0; e < n; e++)	/* edges with chunks still to send */
+		left += d->parent[e] >= 0 && nch[e / P] > 0;
+	while (left > 0) {
 		step++;
 		memcpy(prev, sent, sizeof(int) * (size_t)n);
 		for (int e = 0; e < n; e++) {
@@ -227,7 +223,7 @@ static int dbt_reduce(const struct dbt *d,
 			}
 			if (!ready)
 				continue;
-			sent[e]++;
+			left -= ++sent[e] == nch[t];
 			if (emit)
 				emit(ctx, step, c, d->parent[e], d->ntrees == 2 ? 2 * j + t : j);
 		}
