@@ -16,7 +16,10 @@
 #include "model/sched.h"
 #include "model/topo.h"
 
+#include <stddef.h>
+
 #define PM_MAX_LAYERS 32
+#define PM_PRIV_BYTES 192	/* room for an algorithm's own state */
 
 enum pm_algo_flags {
 	PM_ALGO_POW2 = 1 << 0,		/* needs a power-of-two P */
@@ -35,19 +38,20 @@ struct pm_inst {
 	const struct pm_topo *topo;	/* NULL: closed form on P alone */
 	int P;
 	char label[96];			/* name with its argument, e.g. hring:4x8x4 */
-	int layers[PM_MAX_LAYERS];	/* hring: p1 (innermost) .. ph */
-	int nlayers;
-	int dims[3], ndims;		/* 2d-ring: grid shape */
-	int chunks;			/* dbtree: pipeline chunks K */
 	int ports;			/* links per endpoint used at once */
 	int steps;			/* step count a construction yields */
-	double sent_units;		/* most chunk units one rank sends (dbtree) */
-	double stored;			/* dbtree: transfers its schedule stores */
-	double sent_down;		/* tree: most chunk units one rank sends in the broadcast */
-	double sum_hops;		/* multitree: sum over steps of the longest path */
-	double sum_red;			/* multitree: sum over steps of most children gained */
 	int hop_links;			/* links between neighbours (closed forms) */
 	int flow_override;		/* -1, or the enum pm_flow this variant forces */
+	/* The algorithm's own state: a struct its file defines (hring's
+	 * layers, dbtree's chunk count, MULTITREE's sums, ...), filled by its
+	 * prepare and read by its build and closed form through the file's
+	 * accessor, and by nothing else.  Kept inline so an instance stays a
+	 * plain value, copied and never freed; each file checks its struct
+	 * fits (docs/model.md, the algorithm table). */
+	union {
+		unsigned char bytes[PM_PRIV_BYTES];
+		max_align_t align;
+	} priv;
 };
 
 struct pm_algo {

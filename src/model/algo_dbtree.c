@@ -33,6 +33,24 @@
 
 #define EXACT_LIMIT 5e7
 
+struct dbt_state {
+	int chunks;		/* pipeline chunks K */
+	double sent_units;	/* most chunk units one rank sends */
+	double stored;		/* transfers the schedule stores */
+	double sent_down;	/* most chunk units one rank sends in the broadcast */
+};
+_Static_assert(sizeof(struct dbt_state) <= PM_PRIV_BYTES, "dbt_state fits pm_inst.priv");
+
+static struct dbt_state *dbs_of(struct pm_inst *in)
+{
+	return (struct dbt_state *)(void *)in->priv.bytes;
+}
+
+static const struct dbt_state *cdbs_of(const struct pm_inst *in)
+{
+	return (const struct dbt_state *)(const void *)in->priv.bytes;
+}
+
 extern const struct pm_algo pm_algo_dbtree, pm_algo_tree, pm_algo_chain;	/* below */
 
 struct dbt {
@@ -502,17 +520,18 @@ static int parse_arg(struct pm_inst *in, const char *arg, long *k, int *shift,
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
+	struct dbt_state *own = dbs_of(in);
 	long k = in->P > 0 ? in->P : 1;
 	int exact, shift;
 
 	if (parse_arg(in, arg, &k, &shift, err))
 		return PM_EINPUT;
-	in->chunks = (int)k;
-	snprintf(in->label, sizeof in->label, "%s:%d%s", in->algo->name, in->chunks,
+	own->chunks = (int)k;
+	snprintf(in->label, sizeof in->label, "%s:%d%s", in->algo->name, own->chunks,
 		 shift ? ",shift" : "");
 	enum dbt_shape shape = shape_of(in);
-	in->steps = reduce_steps(in->P, in->chunks, shape, &exact, &in->stored);
-	in->sent_units = most_sent(in->P, in->chunks, shape, &in->sent_down);
+	in->steps = reduce_steps(in->P, own->chunks, shape, &exact, &own->stored);
+	own->sent_units = most_sent(in->P, own->chunks, shape, &own->sent_down);
 	if (!exact)
 		strcat(in->label, "~");
 	return PM_OK;
@@ -586,16 +605,17 @@ static void emit_all(struct pm_sched *s, const struct scan *sc, const int *rep,
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
+	const struct dbt_state *own = cdbs_of(in);
 	struct dbt d;
 	struct scan sc;
 	int S, *rep = NULL;
 	char *keep = NULL;
 	size_t *first = NULL;
 
-	s->nchunks = (uint32_t)in->chunks;
+	s->nchunks = (uint32_t)own->chunks;
 	if (in->P < 2)
 		return PM_OK;
-	if (dbt_init(&d, in->P, in->chunks, shape_of(in)))
+	if (dbt_init(&d, in->P, own->chunks, shape_of(in)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	if ((S = dbt_scan(&d, &sc)) >= 0) {
 		rep = malloc(sizeof(int) * ((size_t)S + 2));
@@ -614,7 +634,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 			first[sc.kept_step[i] + 1]++;
 		for (int t = 1; t <= S + 1; t++)
 			first[t + 1] += first[t];
-		emit_all(s, &sc, rep, first, S, in->chunks);
+		emit_all(s, &sc, rep, first, S, own->chunks);
 		s->second_phase = S;
 	} else {
 		S = -1;
@@ -630,7 +650,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 static void closed(const struct pm_inst *in, double n,
 		   const struct pm_params *p, struct pm_cost *c)
 {
-	double S = in->steps, K = in->chunks;
+	const struct dbt_state *own = cdbs_of(in);
+	double S = in->steps, K = own->chunks;
 
 	c->alpha_s = 2 * S * p->alpha_s;
 	c->lat_s = 2 * S * pm_hop_lat(in, p);
@@ -638,7 +659,7 @@ static void closed(const struct pm_inst *in, double n,
 	c->red_s = S * (n / K) * p->gamma_spB;
 	c->steps = 2 * S;
 	/* a broadcast alone: what a rank sends down to its children */
-	c->sent_B = (in->coll == PM_COLL_BROADCAST ? in->sent_down : in->sent_units) * n / K;
+	c->sent_B = (in->coll == PM_COLL_BROADCAST ? own->sent_down : own->sent_units) * n / K;
 }
 
 int pm_dbtree_reduce_steps(int P, int K)
@@ -653,7 +674,8 @@ int pm_dbtree_reduce_steps(int P, int K)
  * broadcast mirrors the reduce) */
 static double xfers(const struct pm_inst *in)
 {
-	return 2 * in->stored;
+	const struct dbt_state *own = cdbs_of(in);
+	return 2 * own->stored;
 }
 
 const struct pm_algo pm_algo_dbtree = {

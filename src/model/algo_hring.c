@@ -23,31 +23,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct hring_state {
+	int layers[PM_MAX_LAYERS];	/* p1 (innermost) .. ph */
+	int nlayers;
+};
+_Static_assert(sizeof(struct hring_state) <= PM_PRIV_BYTES, "hring_state fits pm_inst.priv");
+
+static struct hring_state *hr_of(struct pm_inst *in)
+{
+	return (struct hring_state *)(void *)in->priv.bytes;
+}
+
+static const struct hring_state *chr_of(const struct pm_inst *in)
+{
+	return (const struct hring_state *)(const void *)in->priv.bytes;
+}
+
 static void label(struct pm_inst *in)
 {
+	struct hring_state *own = hr_of(in);
 	size_t used = (size_t)snprintf(in->label, sizeof in->label, "hring:");
-	for (int i = 0; i < in->nlayers && used < sizeof in->label; i++)
+	for (int i = 0; i < own->nlayers && used < sizeof in->label; i++)
 		used += (size_t)snprintf(in->label + used, sizeof in->label - used,
-					 "%s%d", i ? "x" : "", in->layers[i]);
-	if (in->nlayers == 0)
+					 "%s%d", i ? "x" : "", own->layers[i]);
+	if (own->nlayers == 0)
 		snprintf(in->label, sizeof in->label, "hring:1");
 }
 
 static int parse_layers(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
+	struct hring_state *own = hr_of(in);
 	const char *p = arg;
 	long long prod = 1;
 
-	in->nlayers = 0;
+	own->nlayers = 0;
 	while (*p) {
 		char *end;
 		long v = strtol(p, &end, 10);
-		if (end == p || v < 2 || v > (1L << 24) || in->nlayers == PM_MAX_LAYERS ||
+		if (end == p || v < 2 || v > (1L << 24) || own->nlayers == PM_MAX_LAYERS ||
 		    (*end && *end != 'x') || (*end == 'x' && !end[1]))
 			return pm_fail(err, PM_EINPUT,
 				       "invalid layer list '%s' (expected factors of at least 2 joined by x, such as hring:4x8x4)",
 				       arg);
-		in->layers[in->nlayers++] = (int)v;
+		own->layers[own->nlayers++] = (int)v;
 		prod *= v;
 		if (prod > (1LL << 30))
 			break;
@@ -63,25 +81,26 @@ static int parse_layers(struct pm_inst *in, const char *arg, struct pm_err *err)
 /* Layers the network suggests; a factor of 1 is dropped. */
 static void default_layers(struct pm_inst *in)
 {
+	struct hring_state *own = hr_of(in);
 	int dims[3], wrap, k, l, m, n, nd;
 	const struct pm_topo *t = in->topo;
 
-	in->nlayers = 0;
-	if (t && (nd = pm_topo_hierarchy(t, in->layers)) > 0) {
-		in->nlayers = nd;	/* a machine: GPUs per node, nodes per unit, ... */
+	own->nlayers = 0;
+	if (t && (nd = pm_topo_hierarchy(t, own->layers)) > 0) {
+		own->nlayers = nd;	/* a machine: GPUs per node, nodes per unit, ... */
 	} else if (t && (nd = pm_topo_grid(t, dims, &wrap)) > 0) {
 		for (int i = 0; i < nd; i++)
 			if (dims[i] > 1)
-				in->layers[in->nlayers++] = dims[i];
+				own->layers[own->nlayers++] = dims[i];
 	} else if (t && pm_topo_fattree(t, &k, &l)) {
 		for (int i = 0; i < l && k > 1; i++)
-			in->layers[in->nlayers++] = k;
+			own->layers[own->nlayers++] = k;
 	} else if (t && pm_topo_bigraph(t, &m, &n)) {
 		if (m > 1)
-			in->layers[in->nlayers++] = m;
-		in->layers[in->nlayers++] = n;
+			own->layers[own->nlayers++] = m;
+		own->layers[own->nlayers++] = n;
 	} else if (in->P > 1) {
-		in->layers[in->nlayers++] = in->P;
+		own->layers[own->nlayers++] = in->P;
 	}
 }
 
@@ -104,21 +123,22 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 static void layer_step(const struct pm_inst *in, struct pm_sched *s, int i,
 		       int rs, int step, int *members)
 {
-	int P = in->P, pi = in->layers[i], stride = 1;
+	const struct hring_state *own = chr_of(in);
+	int P = in->P, pi = own->layers[i], stride = 1;
 	uint32_t len = (uint32_t)P;
 
 	for (int j = 0; j < i; j++) {
-		stride *= in->layers[j];
-		len /= (uint32_t)in->layers[j];
+		stride *= own->layers[j];
+		len /= (uint32_t)own->layers[j];
 	}
 	for (int base = 0; base < P; base++) {
 		if ((base / stride) % pi != 0)
 			continue;
 		uint32_t lo = 0, l = (uint32_t)P;
 		for (int j = 0, st = 1; j < i; j++) {	/* part held so far */
-			l /= (uint32_t)in->layers[j];
-			lo += (uint32_t)((base / st) % in->layers[j]) * l;
-			st *= in->layers[j];
+			l /= (uint32_t)own->layers[j];
+			lo += (uint32_t)((base / st) % own->layers[j]) * l;
+			st *= own->layers[j];
 		}
 		for (int m = 0; m < pi; m++)
 			members[m] = base + m * stride;
@@ -132,7 +152,8 @@ static void layer_step(const struct pm_inst *in, struct pm_sched *s, int i,
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
-	int P = in->P, h = in->nlayers, step = 0;
+	const struct hring_state *own = chr_of(in);
+	int P = in->P, h = own->nlayers, step = 0;
 	int *members = malloc(sizeof(int) * (size_t)(P > 0 ? P : 1));
 
 	if (!members)
@@ -146,8 +167,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 			if (pass == 1 && k == 0)
 				s->second_phase = step;
 			layer_step(in, s, i, pass == 0, step, members);
-			pm_sched_repeat(s, 1, in->layers[i] - 1);
-			step += in->layers[i] - 1;
+			pm_sched_repeat(s, 1, own->layers[i] - 1);
+			step += own->layers[i] - 1;
 		}
 	free(members);
 	return PM_OK;
@@ -156,10 +177,11 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 static void closed(const struct pm_inst *in, double n,
 		   const struct pm_params *p, struct pm_cost *c)
 {
+	const struct hring_state *own = chr_of(in);
 	double s = p->pipeline_s, ni = n;
 
-	for (int i = 0; i < in->nlayers; i++) {
-		double pi = in->layers[i], steps = 2 * (pi - 1);
+	for (int i = 0; i < own->nlayers; i++) {
+		double pi = own->layers[i], steps = 2 * (pi - 1);
 		c->alpha_s += s * steps * p->alpha_s;
 		c->lat_s += s * steps * pm_hop_lat(in, p);
 		c->bw_s += s * steps * pm_msg_bw_s(p, ni / (pi * s));
@@ -173,7 +195,8 @@ static void closed(const struct pm_inst *in, double n,
 /* stored: per layer, one reduce-scatter and one all-gather step of P */
 static double xfers(const struct pm_inst *in)
 {
-	return 2.0 * in->P * in->nlayers;
+	const struct hring_state *own = chr_of(in);
+	return 2.0 * in->P * own->nlayers;
 }
 
 const struct pm_algo pm_algo_hring = {

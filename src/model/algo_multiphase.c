@@ -55,6 +55,22 @@
 
 #include <stdlib.h>
 
+struct mp_state {
+	int dims[3], ndims;	/* L x V x H */
+	int chunks;		/* pipeline chunks K */
+};
+_Static_assert(sizeof(struct mp_state) <= PM_PRIV_BYTES, "mp_state fits pm_inst.priv");
+
+static struct mp_state *mps_of(struct pm_inst *in)
+{
+	return (struct mp_state *)(void *)in->priv.bytes;
+}
+
+static const struct mp_state *cmps_of(const struct pm_inst *in)
+{
+	return (const struct mp_state *)(const void *)in->priv.bytes;
+}
+
 /* The phases, in order, on the dimensions of size > 1. */
 enum { RS, AR, AG };
 
@@ -105,10 +121,11 @@ static int busy_chunk(const struct phase *ph, int np, int K, const int *start,
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
+	struct mp_state *own = mps_of(in);
 	int wrap;
 	long k = 1;
 
-	in->ndims = pm_topo_grid(in->topo, in->dims, &wrap);
+	own->ndims = pm_topo_grid(in->topo, own->dims, &wrap);
 	in->ports = 2;	/* one link each way along the dimension of the phase */
 	if (arg && pm_parse_int(arg, 1, 4096, "chunk count", &k, err))
 		return PM_EINPUT;
@@ -116,7 +133,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT,
 			       "multiphase:%ld on %d endpoints cuts the message into %.0f units (expected at most 2^31: fewer chunks)",
 			       k, in->P, 2.0 * in->P * (double)k);
-	in->chunks = (int)k;
+	own->chunks = (int)k;
 	if (k > 1)
 		snprintf(in->label, sizeof in->label, "multiphase:%ld", k);
 	return PM_OK;
@@ -182,8 +199,9 @@ static void add_phase(struct pm_sched *s, const int dims[3], int d, int kind,
 static int build_pipelined(const struct pm_inst *in, struct pm_sched *s, int *members,
 			   struct pm_err *err)
 {
+	const struct mp_state *own = cmps_of(in);
 	struct phase ph[4];
-	int np = phases(in->dims, ph), K = in->chunks;
+	int np = phases(own->dims, ph), K = own->chunks;
 	int *start = malloc(sizeof(int) * (size_t)(K * np + 1));
 	uint32_t q = (uint32_t)in->P;
 
@@ -195,7 +213,7 @@ static int build_pipelined(const struct pm_inst *in, struct pm_sched *s, int *me
 		for (int k = 0; k < np; k++) {
 			int c = busy_chunk(ph, np, K, start, k, g, &cur[k]);
 			if (c >= 0)
-				phase_step(s, in->dims, ph[k].d, ph[k].kind, q,
+				phase_step(s, own->dims, ph[k].d, ph[k].kind, q,
 					   (uint32_t)c * 2 * q, g, g - start[c * np + k], members);
 		}
 	s->second_phase = start[np - 1];	/* chunk 0's all-gather */
@@ -206,7 +224,8 @@ static int build_pipelined(const struct pm_inst *in, struct pm_sched *s, int *me
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
-	int dims[3] = {in->dims[0], in->dims[1], in->dims[2]};
+	const struct mp_state *own = cmps_of(in);
+	int dims[3] = {own->dims[0], own->dims[1], own->dims[2]};
 	uint32_t q = (uint32_t)in->P;	/* units per direction */
 	int big = dims[0] > dims[1] ? dims[0] : dims[1];
 	int *members = malloc(sizeof(int) * (size_t)(big > dims[2] ? big : dims[2]));
@@ -214,7 +233,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 
 	if (!members)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	if (in->chunks > 1) {
+	if (own->chunks > 1) {
 		int rc = build_pipelined(in, s, members, err);
 		free(members);
 		return rc;
@@ -236,18 +255,19 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 static void closed_pipelined(const struct pm_inst *in, double n,
 			     const struct pm_params *p, struct pm_cost *c)
 {
+	const struct mp_state *own = cmps_of(in);
 	struct phase ph[4];
-	int np = phases(in->dims, ph), K = in->chunks, cur[4] = {0, 0, 0, 0};
+	int np = phases(own->dims, ph), K = own->chunks, cur[4] = {0, 0, 0, 0};
 	int *start = malloc(sizeof(int) * (size_t)(K * np + 1));
-	double bw[3], lat[3], m[3], L = in->dims[0];
+	double bw[3], lat[3], m[3], L = own->dims[0];
 
 	if (!start)
 		return;	/* leaves the cost zero; resolve has succeeded already */
 	for (int d = 0; d < 3; d++) {
 		pm_topo_dim_link(in->topo, d, &bw[d], &lat[d]);
-		m[d] = (d == 0 ? n / (2 * L) : n / (2 * L * in->dims[d])) / K;
-		if (in->dims[d] > 1)	/* bytes sent: as one chunk, unchanged by K */
-			c->sent_B += 2 * (in->dims[d] - 1) * 2 * m[d] * K;
+		m[d] = (d == 0 ? n / (2 * L) : n / (2 * L * own->dims[d])) / K;
+		if (own->dims[d] > 1)	/* bytes sent: as one chunk, unchanged by K */
+			c->sent_B += 2 * (own->dims[d] - 1) * 2 * m[d] * K;
 	}
 	int total = pipeline(ph, np, K, start);
 	for (int g = 0; g < total; g++) {
@@ -259,13 +279,13 @@ static void closed_pipelined(const struct pm_inst *in, double n,
 				continue;
 			int d = ph[k].d, t = g - start[ch * np + k];
 			on[d]++;
-			if (ph[k].kind == RS || (ph[k].kind == AR && t < in->dims[d] - 1))
+			if (ph[k].kind == RS || (ph[k].kind == AR && t < own->dims[d] - 1))
 				red += 2 * m[d];	/* both directions reduced */
 		}
 		for (int d = 0; d < 3; d++) {
 			if (!on[d])
 				continue;
-			double tl = on[d] * pm_wire_bytes(p, m[d]) / bw[d] * (in->dims[d] == 2 ? 2 : 1);
+			double tl = on[d] * pm_wire_bytes(p, m[d]) / bw[d] * (own->dims[d] == 2 ? 2 : 1);
 			dl = lat[d] > dl ? lat[d] : dl;
 			load = tl > load ? tl : load;
 		}
@@ -281,10 +301,11 @@ static void closed_pipelined(const struct pm_inst *in, double n,
 static void closed(const struct pm_inst *in, double n,
 		   const struct pm_params *p, struct pm_cost *c)
 {
-	const int *dims = in->dims;
+	const struct mp_state *own = cmps_of(in);
+	const int *dims = own->dims;
 	double L = dims[0];
 
-	if (in->chunks > 1) {
+	if (own->chunks > 1) {
 		closed_pipelined(in, n, p, c);
 		return;
 	}
@@ -311,14 +332,15 @@ static void closed(const struct pm_inst *in, double n,
  * step, both directions, P transfers each */
 static double xfers(const struct pm_inst *in)
 {
+	const struct mp_state *own = cmps_of(in);
 	struct phase ph[4];
-	int np = phases(in->dims, ph);
+	int np = phases(own->dims, ph);
 	double t = 0;
 
 	/* K = 1: one stored step per ring half (two for an all-reduce);
 	 * K > 1: every step stored; both directions, P transfers each */
 	for (int k = 0; k < np; k++)
-		t += 2.0 * in->P * (in->chunks > 1 ? (double)ph[k].len * in->chunks
+		t += 2.0 * in->P * (own->chunks > 1 ? (double)ph[k].len * own->chunks
 						  : ph[k].kind == AR ? 2 : 1);
 	return t;
 }

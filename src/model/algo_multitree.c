@@ -59,6 +59,23 @@
 #define MT_MAX_SWITCHED_P 512	/* machine:dgx-h100:64 (512 GPUs) takes 7.5 s */
 #define MT_MAX_STEPS 65535	/* a guard: no network here needs a tenth of it */
 
+struct mt_state {
+	double sent_units;	/* most chunk units one rank sends */
+	double sum_hops;	/* sum over steps of the longest path */
+	double sum_red;		/* sum over steps of most children gained */
+};
+_Static_assert(sizeof(struct mt_state) <= PM_PRIV_BYTES, "mt_state fits pm_inst.priv");
+
+static struct mt_state *mts_of(struct pm_inst *in)
+{
+	return (struct mt_state *)(void *)in->priv.bytes;
+}
+
+static const struct mt_state *cmts_of(const struct pm_inst *in)
+{
+	return (const struct mt_state *)(const void *)in->priv.bytes;
+}
+
 struct front {
 	int *v;			/* tree nodes in order of addition; -1 = spent */
 	uint16_t *o;		/* o[i]: v[i]'s rank of addition (kept when spent) */
@@ -861,6 +878,7 @@ static const struct mt *trees(const struct pm_topo *t, int ports, int priority,
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
+	struct mt_state *own = mts_of(in);
 	int ports = default_ports(in->topo), priority = 0, literal = 0;
 	const struct mt *m;
 	char opts[64] = "";
@@ -888,21 +906,21 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	in->steps = m->S;
 	/* a node sends one chunk up each tree it is not the root of, and one
 	 * down to each of its children in every tree */
-	in->sent_units = 0;
+	own->sent_units = 0;
 	double *kids = calloc((size_t)in->P, sizeof(double));
 	if (!kids)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (size_t i = 0; i < m->nedge; i++)
 		kids[parent_of(m, m->edge[i].via)]++;
 	for (int v = 0; v < in->P; v++)
-		if (in->P - 1 + kids[v] > in->sent_units)
-			in->sent_units = in->P - 1 + kids[v];
+		if (in->P - 1 + kids[v] > own->sent_units)
+			own->sent_units = in->P - 1 + kids[v];
 	free(kids);
-	in->sum_hops = 0;
-	in->sum_red = 0;
+	own->sum_hops = 0;
+	own->sum_red = 0;
 	for (int t = 1; t <= m->S; t++) {
-		in->sum_hops += m->hops[t];
-		in->sum_red += m->red[t];
+		own->sum_hops += m->hops[t];
+		own->sum_red += m->red[t];
 	}
 	if (ports != default_ports(in->topo) || priority || literal)
 		snprintf(opts, sizeof opts, ":ports=%d%s%s", ports,
@@ -981,14 +999,15 @@ out:
 static void closed(const struct pm_inst *in, double n,
 		   const struct pm_params *p, struct pm_cost *c)
 {
+	const struct mt_state *own = cmts_of(in);
 	double S = in->steps, P = in->P;
 
 	c->alpha_s = 2 * S * p->alpha_s;
-	c->lat_s = 2 * p->link_lat_s * in->sum_hops;
+	c->lat_s = 2 * p->link_lat_s * own->sum_hops;
 	c->bw_s = 2 * S * pm_msg_bw_s(p, n / P);
-	c->red_s = (n / P) * p->gamma_spB * in->sum_red;
+	c->red_s = (n / P) * p->gamma_spB * own->sum_red;
 	c->steps = 2 * S;
-	c->sent_B = in->sent_units * n / P;
+	c->sent_B = own->sent_units * n / P;
 }
 
 static double xfers(const struct pm_inst *in)

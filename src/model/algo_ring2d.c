@@ -22,13 +22,29 @@
 
 #include <stdlib.h>
 
+struct r2_state {
+	int dims[3], ndims;	/* grid shape */
+};
+_Static_assert(sizeof(struct r2_state) <= PM_PRIV_BYTES, "r2_state fits pm_inst.priv");
+
+static struct r2_state *r2s_of(struct pm_inst *in)
+{
+	return (struct r2_state *)(void *)in->priv.bytes;
+}
+
+static const struct r2_state *cr2s_of(const struct pm_inst *in)
+{
+	return (const struct r2_state *)(const void *)in->priv.bytes;
+}
+
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
+	struct r2_state *own = r2s_of(in);
 	int wrap;
 
 	(void)arg;
 	(void)err;
-	in->ndims = pm_topo_grid(in->topo, in->dims, &wrap);
+	own->ndims = pm_topo_grid(in->topo, own->dims, &wrap);
 	in->ports = 4;
 	return PM_OK;
 }
@@ -78,7 +94,8 @@ static int breakpoints(int A, int B, int S1, int *bp)
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
-	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B), bp[6];
+	const struct r2_state *own = cr2s_of(in);
+	int A = own->dims[0], B = own->dims[1], S1 = phase_steps(A, B), bp[6];
 	int nbp = breakpoints(A, B, S1, bp);
 	uint32_t q = (uint32_t)(A * B);	/* units per stream */
 	int *members = malloc(sizeof(int) * (size_t)(A > B ? A : B));
@@ -106,7 +123,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 static void closed(const struct pm_inst *in, double n,
 		   const struct pm_params *p, struct pm_cost *c)
 {
-	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B);
+	const struct r2_state *own = cr2s_of(in);
+	int A = own->dims[0], B = own->dims[1], S1 = phase_steps(A, B);
 	double mx = n / (4.0 * A), my = n / (4.0 * B);
 
 	for (int k = 0; k < S1; k++) {	/* phase 1; phase 2 costs the same */
@@ -127,7 +145,8 @@ static void closed(const struct pm_inst *in, double n,
  * none) */
 static double xfers(const struct pm_inst *in)
 {
-	int A = in->dims[0], B = in->dims[1], S1 = phase_steps(A, B), bp[6];
+	const struct r2_state *own = cr2s_of(in);
+	int A = own->dims[0], B = own->dims[1], S1 = phase_steps(A, B), bp[6];
 	int nbp = breakpoints(A, B, S1, bp);
 	double x = 0;
 
