@@ -1072,18 +1072,18 @@ Test(multiphase, pipelined_chunks_by_hand)
 Test(multiphase, pipelined_schedules_check_and_price_alike)
 {
 	const char *shapes[] = {"torus:4x4x4", "torus:2x3x4", "torus:5x2x3", "torus:4x6", "torus:3x3", "torus:6"};
-	const int ks[] = {2, 3, 7};
+	const int ks[] = {2, 3, 7}, fs[] = {1, 2, 3};
 	struct pm_params p = plain_params(ALPHA, 0, 16e9, GAMMA);
 	p.flow = PM_FLOW_PACKET;
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-		for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+		for (size_t j = 0; j < sizeof ks / sizeof ks[0] * 3; j++) {
 			struct pm_topo *t = ace_torus(shapes[i]);
 			struct pm_inst in;
 			struct pm_sched s;
 			struct pm_cost c, e;
 			struct pm_err err;
 			char name[32];
-			snprintf(name, sizeof name, "multiphase:%d", ks[j]);
+			snprintf(name, sizeof name, "multiphase:%d,fsm=%d", ks[j % 3], fs[j / 3]);
 			resolve_or_die(name, t, 0, &in);
 			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
 			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s on %s: %s", name, shapes[i], err.msg);
@@ -1098,6 +1098,74 @@ Test(multiphase, pipelined_schedules_check_and_price_alike)
 			pm_topo_free(t);
 		}
 	expect_bad("multiphase:0", "torus:4x4", "invalid chunk count '0'");
+	expect_bad("multiphase:4,fsm=0", "torus:4x4", "invalid FSMs per phase '0'");
+	expect_bad("multiphase:4,fsms=2", "torus:4x4", "invalid multiphase option 'fsms=2'");
+}
+
+/* multiphase:3,fsm=2 on torus:4x4x4 (phases X-RS 3 steps, Y-AR 6, Z-AR
+ * 6, X-AG 3), by hand from start(c,k) = max(end(c,k-1), end(c-2,k)):
+ * chunks 0 and 1 both run X-RS at steps 0-2, Y-AR 3-8, Z-AR 9-14, X-AG
+ * 15-17 (two FSMs: neither waits for the other); chunk 2 waits for chunk
+ * 0 to leave each phase: X-RS 3-5, Y-AR 9-14, Z-AR 15-20, X-AG 21-23: 24
+ * steps.  No flow control, alpha 0, links of 16 GB/s and no latency,
+ * 3 MiB: m_X = 3 MiB / (2 x 4 x 3) = 131072 B a chunk, m_Y = m_Z = 32768
+ * B.  Per step the busiest dimension: steps 0-2 two X messages a link
+ * (16.384 us); 3-5 X-RS of chunk 2 (one, 8.192 us) beside two Y messages
+ * (4.096 us): 8.192 us; 6-8 two Y: 4.096 us; 9-14 Y (chunk 2) and two Z:
+ * 4.096 us; 15-17 two X-AG with one Z: 16.384 us; 18-20 one Z: 2.048
+ * us; 21-23 one X: 8.192 us.
+ * T = 3(16.384 + 8.192 + 4.096) + 6(4.096) + 3(16.384 + 2.048 + 8.192)
+ *   = 86.016 + 24.576 + 79.872 = 190.464 us.  Both evaluators. */
+Test(multiphase, fsms_by_hand)
+{
+	struct pm_topo *t = topo_with("torus:4x4x4", 16e9, 0);
+	struct pm_params p = plain_params(0, 0, 16e9, 0);
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c, e;
+	struct pm_err err;
+	const double n = 3.0 * 1048576;
+
+	resolve_or_die("multiphase:3,fsm=2", t, 0, &in);
+	cr_assert_str_eq(in.label, "multiphase:3,fsm=2");
+	pm_algo_closed(&in, n, &p, &c);
+	assert_rel(c.time_s, 190.464e-6, 1e-9);
+	cr_assert_eq(c.steps, 24);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &e, NULL, &err), PM_OK);
+	assert_rel(e.time_s, 190.464e-6, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* In lockstep, F FSMs a phase run chunks in groups of F that enter and
+ * leave every phase together (by induction on start(c,k): chunks jF ..
+ * jF+F-1 start each phase when group j-1 leaves it), so multiphase:FK,
+ * fsm=F is multiphase:K with chunks F times larger, step for step; and
+ * fsm=K moves all K chunks as one: multiphase:1.  Equal without flow
+ * control (with it, F small messages carry F headers). */
+Test(multiphase, fsms_group_chunks_in_lockstep)
+{
+	const char *pairs[][2] = {{"multiphase:6,fsm=2", "multiphase:3"},
+				  {"multiphase:8,fsm=4", "multiphase:2"},
+				  {"multiphase:5,fsm=5", "multiphase"},
+				  {"multiphase:4,fsm=9", "multiphase"}};
+	struct pm_topo *t = ace_torus("torus:4x2x3");
+	struct pm_params p = plain_params(ALPHA, 0, 16e9, GAMMA);
+
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		struct pm_inst a, b;
+		struct pm_cost ca, cb;
+		resolve_or_die(pairs[i][0], t, 0, &a);
+		resolve_or_die(pairs[i][1], t, 0, &b);
+		pm_algo_closed(&a, 7.3e6, &p, &ca);
+		pm_algo_closed(&b, 7.3e6, &p, &cb);
+		cr_assert(rel_close(ca.time_s, cb.time_s, 1e-12), "%s %.12g vs %s %.12g",
+			  pairs[i][0], ca.time_s, pairs[i][1], cb.time_s);
+		cr_assert_eq(ca.steps, cb.steps, "%s", pairs[i][0]);
+	}
+	pm_topo_free(t);
 }
 
 Test(multiphase, needs_a_torus)

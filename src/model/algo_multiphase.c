@@ -16,17 +16,22 @@
  * RS X, AR Y, AG X; on a ring it is the bidirectional ring.  Ranks on
  * endpoints in order (X fastest).
  *
- * multiphase:K, the pipeline ACE runs (Rashidi et al. 2021 §IV-E/F): the
- * message is cut into K chunks that flow through the phases, one FSM per
- * phase taking its chunks in order, so chunk c starts phase k at the
- * first step when it has finished phase k-1 and chunk c-1 has finished
- * phase k: start(c,k) = max(end(c,k-1), end(c-1,k)).  Every step of the
- * schedule holds the current step of each busy phase, of different
- * chunks; SRAM and FSM counts are not limits here (one FSM per phase, the
- * SRAM as large as needed).  Phases 1 and 4 both drive the X links, so a
- * step where both are busy puts two messages on every X link.  Cost, per
- * step g over the phases busy in it, with m_d the message of dimension d
- * divided by K and a_d of them on each link of d (1 or 2):
+ * multiphase:K[,fsm=F], the pipeline ACE runs (Rashidi et al. 2021
+ * §IV-E/F): the message is cut into K chunks that flow through the
+ * phases, F FSMs per phase (default 1) taking its chunks in order, so
+ * chunk c starts phase k at the first step when it has finished phase
+ * k-1 and an FSM of phase k is free, that is chunk c-F has finished
+ * phase k: start(c,k) = max(end(c,k-1), end(c-F,k)).  ACE's 16 FSMs over
+ * four phases are fsm=4.  Every step of the schedule holds the current
+ * step of each chunk busy in each phase.  The SRAM is not a limit here:
+ * with Table III's 64 KB chunks and §IV-I's partitions (phase share
+ * proportional to link bandwidth x the chunk's size in it) 4 MB holds at
+ * least 5 chunks in every phase of Table V's platform, more than its 4
+ * FSMs a phase run (docs/model.md).  Phases 1 and 4 both drive the X
+ * links, so a step where both are busy puts two messages on every X
+ * link, as do F chunks in one phase.  Cost, per step g over the (phase,
+ * chunk) pairs busy in it, with m_d the message of dimension d divided by
+ * K and a_d of them on each link of d:
  *   T = sum_g [alpha + max_d delta_d + max_d a_d w(m_d) f_d / b_d
  *              + gamma sum_phases 2 m_d (reduce steps)]
  * (f_d = 2 on a dimension of size 2, as below).  The contention evaluator
@@ -52,12 +57,13 @@
 #include "model/units.h"
 
 #include <stdio.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 struct mp_state {
 	int dims[3], ndims;	/* L x V x H */
 	int chunks;		/* pipeline chunks K */
+	int fsm;		/* chunks one phase runs at once (its FSMs) */
 };
 _Static_assert(sizeof(struct mp_state) <= PM_PRIV_BYTES, "mp_state fits pm_inst.priv");
 
@@ -94,14 +100,14 @@ static int phases(const int dims[3], struct phase ph[4])
 }
 
 /* start[c * np + k]: the step chunk c starts phase k; returns the steps in
- * all.  start(c,k) = max(end(c,k-1), end(c-1,k)). */
-static int pipeline(const struct phase *ph, int np, int K, int *start)
+ * all.  start(c,k) = max(end(c,k-1), end(c-F,k)). */
+static int pipeline(const struct phase *ph, int np, int K, int F, int *start)
 {
 	int total = 0;
 	for (int c = 0; c < K; c++)
 		for (int k = 0; k < np; k++) {
 			int a = k > 0 ? start[c * np + k - 1] + ph[k - 1].len : 0;
-			int b = c > 0 ? start[(c - 1) * np + k] + ph[k].len : 0;
+			int b = c >= F ? start[(c - F) * np + k] + ph[k].len : 0;
 			start[c * np + k] = a > b ? a : b;
 			if (start[c * np + k] + ph[k].len > total)
 				total = start[c * np + k] + ph[k].len;
@@ -109,32 +115,61 @@ static int pipeline(const struct phase *ph, int np, int K, int *start)
 	return total;
 }
 
-/* The chunk in phase k at step g, or -1; *cur only moves forward as g
- * grows (one FSM a phase: at most one chunk in it at a time). */
-static int busy_chunk(const struct phase *ph, int np, int K, const int *start,
-		      int k, int g, int *cur)
+/* The chunks in phase k at step g are [*first, returned): a phase takes
+ * its chunks in order and every chunk spends ph[k].len steps in it, so
+ * start and end grow with c and the finished ones are a prefix; *first
+ * only moves forward as g grows.  At most F of them. */
+static int busy_chunks(const struct phase *ph, int np, int K, const int *start,
+		       int k, int g, int *first)
 {
-	while (*cur < K && start[*cur * np + k] + ph[k].len <= g)
-		(*cur)++;
-	return *cur < K && start[*cur * np + k] <= g ? *cur : -1;
+	int c;
+	while (*first < K && start[*first * np + k] + ph[k].len <= g)
+		(*first)++;
+	for (c = *first; c < K && start[c * np + k] <= g; c++)
+		;
+	return c;
+}
+
+/* "K" or "K,fsm=F". */
+static int parse_arg(const char *arg, long *k, long *f, struct pm_err *err)
+{
+	char buf[64], *save, *o;
+
+	if (!arg)
+		return PM_OK;
+	if (strlen(arg) >= sizeof buf)
+		return pm_fail(err, PM_EINPUT, "invalid multiphase argument '%s' (expected K or K,fsm=F)", arg);
+	strcpy(buf, arg);
+	for (int i = 0; (o = strtok_r(i ? NULL : buf, ",", &save)); i++) {
+		if (i == 0 && pm_parse_int(o, 1, 4096, "chunk count", k, err))
+			return PM_EINPUT;
+		if (i > 0 && strncmp(o, "fsm=", 4) != 0)
+			return pm_fail(err, PM_EINPUT, "invalid multiphase option '%s' in '%s' (expected K or K,fsm=F)", o, arg);
+		if (i > 0 && pm_parse_int(o + 4, 1, 4096, "FSMs per phase", f, err))
+			return PM_EINPUT;
+	}
+	return PM_OK;
 }
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	struct mp_state *own = mps_of(in);
 	int wrap;
-	long k = 1;
+	long k = 1, f = 1;
 
 	own->ndims = pm_topo_grid(in->topo, own->dims, &wrap);
 	in->ports = 2;	/* one link each way along the dimension of the phase */
-	if (arg && pm_parse_int(arg, 1, 4096, "chunk count", &k, err))
+	if (parse_arg(arg, &k, &f, err))
 		return PM_EINPUT;
 	if (2.0 * in->P * (double)k > 2147483648.0)
 		return pm_fail(err, PM_EINPUT,
 			       "multiphase:%ld on %d endpoints cuts the message into %.0f units (expected at most 2^31: fewer chunks)",
 			       k, in->P, 2.0 * in->P * (double)k);
 	own->chunks = (int)k;
-	if (k > 1)
+	own->fsm = (int)f;
+	if (k > 1 && f > 1)
+		snprintf(in->label, sizeof in->label, "multiphase:%ld,fsm=%ld", k, f);
+	else if (k > 1)
 		snprintf(in->label, sizeof in->label, "multiphase:%ld", k);
 	return PM_OK;
 }
@@ -208,11 +243,11 @@ static int build_pipelined(const struct pm_inst *in, struct pm_sched *s, int *me
 	if (!start)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	s->nchunks = 2 * q * (uint32_t)K;
-	int total = pipeline(ph, np, K, start), cur[4] = {0, 0, 0, 0};
+	int total = pipeline(ph, np, K, own->fsm, start), first[4] = {0, 0, 0, 0};
 	for (int g = 0; g < total; g++)
 		for (int k = 0; k < np; k++) {
-			int c = busy_chunk(ph, np, K, start, k, g, &cur[k]);
-			if (c >= 0)
+			int end = busy_chunks(ph, np, K, start, k, g, &first[k]);
+			for (int c = first[k]; c < end; c++)
 				phase_step(s, own->dims, ph[k].d, ph[k].kind, q,
 					   (uint32_t)c * 2 * q, g, g - start[c * np + k], members);
 		}
@@ -257,7 +292,7 @@ static void closed_pipelined(const struct pm_inst *in, double n,
 {
 	const struct mp_state *own = cmps_of(in);
 	struct phase ph[4];
-	int np = phases(own->dims, ph), K = own->chunks, cur[4] = {0, 0, 0, 0};
+	int np = phases(own->dims, ph), K = own->chunks, first[4] = {0, 0, 0, 0};
 	int *start = malloc(sizeof(int) * (size_t)(K * np + 1));
 	double bw[3], lat[3], m[3], L = own->dims[0];
 
@@ -269,18 +304,18 @@ static void closed_pipelined(const struct pm_inst *in, double n,
 		if (own->dims[d] > 1)	/* bytes sent: as one chunk, unchanged by K */
 			c->sent_B += 2 * (own->dims[d] - 1) * 2 * m[d] * K;
 	}
-	int total = pipeline(ph, np, K, start);
+	int total = pipeline(ph, np, K, own->fsm, start);
 	for (int g = 0; g < total; g++) {
 		int on[3] = {0, 0, 0};
 		double red = 0, dl = 0, load = 0;
 		for (int k = 0; k < np; k++) {
-			int ch = busy_chunk(ph, np, K, start, k, g, &cur[k]);
-			if (ch < 0)
-				continue;
-			int d = ph[k].d, t = g - start[ch * np + k];
-			on[d]++;
-			if (ph[k].kind == RS || (ph[k].kind == AR && t < own->dims[d] - 1))
-				red += 2 * m[d];	/* both directions reduced */
+			int end = busy_chunks(ph, np, K, start, k, g, &first[k]);
+			for (int ch = first[k]; ch < end; ch++) {
+				int d = ph[k].d, t = g - start[ch * np + k];
+				on[d]++;
+				if (ph[k].kind == RS || (ph[k].kind == AR && t < own->dims[d] - 1))
+					red += 2 * m[d];	/* both directions reduced */
+			}
 		}
 		for (int d = 0; d < 3; d++) {
 			if (!on[d])
@@ -347,8 +382,8 @@ static double xfers(const struct pm_inst *in)
 
 const struct pm_algo pm_algo_multiphase = {
 	.name = "multiphase",
-	.arg_syntax = "K",
-	.arg_help = "K: chunks pipelined through the phases, one FSM a phase (default 1: the phases one after the other)",
+	.arg_syntax = "K[,fsm=F]",
+	.arg_help = "K: chunks pipelined through the phases (default 1: the phases one after the other); fsm=F: chunks one phase runs at once, its FSMs (default 1; ACE's 16 FSMs over 4 phases: fsm=4)",
 	.summary = "ACE's 3-D torus all-reduce: RS along X, AR along Y, AR along Z, AG along X (bidirectional rings)",
 	.flags = PM_ALGO_TORUS | PM_ALGO_NEEDS_TOPO,
 	.formula = "K = 1: sum over d: 2(k_d-1)(a + d_d + w(m_d)/b_d), m_X = n/2L, m_Y = n/2LV, m_Z = n/2LH; + gamma terms; K > 1: sum over pipeline steps of a + max d_d + max a_d w(m_d/K)/b_d",
