@@ -358,7 +358,7 @@ static void bench_train(int L)
 		bytes[l] = 64 * pow(1e6, (x % 100000) / 1e5);
 		tb[l] = 1e-5 * pow(100, ((x >> 20) % 100000) / 1e5);
 	}
-	struct pm_iter it = {L, bytes, tb, 1e-2, 2e-4, 1e-9, 1};
+	struct pm_iter it = {.L = L, .bytes = bytes, .tb = tb, .tf = 1e-2, .a = 2e-4, .b = 1e-9, .inflight = 1};
 	struct { const char *name; int (*f)(const struct pm_iter *, struct pm_plan *); double target; } c[] = {
 		{"MG-WFBP (O(L) pass)", pm_mgwfbp_fast, 0.05},
 		{"optimum (O(L) dynamic programme)", pm_optimal_plan, 0.05},

@@ -36,7 +36,7 @@ static int single(const struct pm_iter *it, struct pm_plan *p) { return pm_plan_
 Test(timeline, wfbp_by_hand)
 {
 	double bytes[] = {4, 6, 2, 10}, tb[] = {2, 4, 1, 3};
-	struct pm_iter it = {4, bytes, tb, 5, 2, 0.5, 1};
+	struct pm_iter it = {.L = 4, .bytes = bytes, .tb = tb, .tf = 5, .a = 2, .b = 0.5, .inflight = 1};
 	struct pm_plan p;
 	struct pm_timing t;
 	double ready[4], start[4], end[4];
@@ -76,7 +76,7 @@ struct case2 {
 
 static void check_case(const struct case2 *c, const char *name)
 {
-	struct pm_iter it = {c->L, c->bytes, c->tb, 0, c->a, c->b, 1};
+	struct pm_iter it = {.L = c->L, .bytes = c->bytes, .tb = c->tb, .tf = 0, .a = c->a, .b = c->b, .inflight = 1};
 	struct pm_plan p;
 	cr_assert_eq(pm_mgwfbp_fast(&it, &p), PM_OK);
 	/* layer 2 merged into layer 1 <=> they end in the same (last) group */
@@ -136,7 +136,7 @@ Test(mgwfbp, four_cases_of_section_3)
 Test(mgwfbp, theorem1_counterexample)
 {
 	double bytes[] = {6, 8, 1}, tb[] = {6, 7, 6};
-	struct pm_iter it = {3, bytes, tb, 0, 9, 1, 1};
+	struct pm_iter it = {.L = 3, .bytes = bytes, .tb = tb, .tf = 0, .a = 9, .b = 1, .inflight = 1};
 	cr_assert_float_eq(run(&it, pm_mgwfbp_fast, NULL), 43, 1e-12);
 	cr_assert_float_eq(run(&it, pm_mgwfbp_alg1, NULL), 43, 1e-12);
 	cr_assert_float_eq(run(&it, pm_optimal_plan, NULL), 42, 1e-12);
@@ -151,9 +151,9 @@ static void random_iter(gsl_rng *r, int L, double *bytes, double *tb, struct pm_
 		bytes[l] = 64 * pow(1e6, gsl_rng_uniform(r));
 		tb[l] = 1e-5 * pow(2000, gsl_rng_uniform(r));
 	}
-	*it = (struct pm_iter){L, bytes, tb, 1e-3 * gsl_rng_uniform(r),
-			       1e-5 * pow(500, gsl_rng_uniform(r)),
-			       5e-11 * pow(100, gsl_rng_uniform(r)), 1};
+	*it = (struct pm_iter){.L = L, .bytes = bytes, .tb = tb, .tf = 1e-3 * gsl_rng_uniform(r),
+			       .a = 1e-5 * pow(500, gsl_rng_uniform(r)),
+			       .b = 5e-11 * pow(100, gsl_rng_uniform(r)), .inflight = 1};
 }
 
 Test(mgwfbp, random_profiles)
@@ -200,7 +200,7 @@ Test(timeline, ddp_buckets)
 	double M = 1e6;
 	double bytes[] = {1 * M, 10 * M, 20 * M, 0.6 * M, 0.6 * M};	/* forward order */
 	double tb[] = {1, 1, 1, 1, 1};
-	struct pm_iter it = {5, bytes, tb, 0, 1, 1, 1};
+	struct pm_iter it = {.L = 5, .bytes = bytes, .tb = tb, .tf = 0, .a = 1, .b = 1, .inflight = 1};
 	struct pm_plan p;
 	pm_plan_buckets(&it, 25.0 * 1048576, 1048576, &p);
 	cr_assert_eq(p.n, 3);
@@ -369,7 +369,7 @@ Test(profiles, bad_files)
 Test(train, sharded_schemes_by_hand)
 {
 	double bytes[2] = {1000, 1000}, tb[2] = {3e-6, 1e-6};
-	struct pm_iter it = {2, bytes, tb, 4e-6, 0, 2e-9, 1};
+	struct pm_iter it = {.L = 2, .bytes = bytes, .tb = tb, .tf = 4e-6, .a = 0, .b = 2e-9, .inflight = 1};
 	struct pm_plan plan;
 	struct pm_par_result r;
 	const double t[PM_NPAR] = {10e-6, 11e-6, 11e-6, 11e-6}, mem[PM_NPAR] = {1600, 700, 550, 400};
@@ -400,7 +400,7 @@ Test(train, sharded_schemes_by_hand)
 Test(timeline, in_flight_by_hand)
 {
 	double bytes[] = {4, 6, 2, 10}, tb[] = {2, 4, 1, 3};
-	struct pm_iter it = {4, bytes, tb, 5, 2, 0.5, 2};
+	struct pm_iter it = {.L = 4, .bytes = bytes, .tb = tb, .tf = 5, .a = 2, .b = 0.5, .inflight = 2};
 	struct pm_plan p;
 	struct pm_timing t;
 	double start[4], end[4];
@@ -481,4 +481,95 @@ Test(endpoint_train, table6_rows)
 	cr_assert_not_null(s = pm_system_find("ideal"));
 	cr_assert_eq(s->endpoint, PM_END_IDEAL);
 	cr_assert_null(pm_system_find("baseline"));
+}
+
+/* LIFO and the next forward, by hand.  Three layers (forward order 0, 1,
+ * 2), backward 1 s each, forward 3 s in all (1 s a layer, in proportion
+ * to backward), one all-reduce per layer (WFBP) of 3 s (a = 0, b = 3 s
+ * per byte, 1 byte each).  Backward runs layer 2, 1, 0: their gradients
+ * are ready at 4, 5 and 6 s; compute ends at C = 6 s.
+ * FIFO: layer 2 4-7, layer 1 7-10, layer 0 10-13.
+ * LIFO: layer 2 starts alone at 4 (7); at 7 layers 1 and 0 wait and the
+ *   last ready, layer 0, goes first: 7-10; then layer 1 10-13.
+ * Shi et al.'s iteration ends with the last all-reduce: 13 s both ways.
+ * Next forward from C = 6: layer l starts at max(layer l-1 done, its
+ * all-reduce done) and takes 1 s.
+ *   FIFO: max(6, 13) + 1 = 14, max(14, 10) + 1 = 15, max(15, 7) + 1 = 16;
+ *         the forward alone would end at 9: 7 s exposed, t_iter 13.
+ *   LIFO: max(6, 10) + 1 = 11, max(11, 13) + 1 = 14, max(14, 7) + 1 = 15:
+ *         6 s exposed, t_iter 12. */
+Test(timeline, lifo_and_next_forward_by_hand)
+{
+	double bytes[3] = {1, 1, 1}, tb[3] = {1, 1, 1}, start[3], end[3];
+	struct pm_iter it = {.L = 3, .bytes = bytes, .tb = tb, .tf = 3, .a = 0, .b = 3, .inflight = 1};
+	struct pm_plan p;
+	struct pm_timing t;
+
+	cr_assert_eq(pm_plan_each(3, &p), 0);
+	cr_assert_eq(pm_plan_time(&it, &p, 0, &t), PM_OK);
+	cr_assert_float_eq(t.t_iter, 13, 1e-12);
+	it.lifo = 1;
+	cr_assert_eq(pm_plan_detail(&it, &p, 0, NULL, start, end), PM_OK);
+	/* groups in backward order: group 0 is layer 2, group 2 layer 0 */
+	cr_assert_float_eq(start[0], 4, 1e-12);
+	cr_assert_float_eq(start[2], 7, 1e-12);
+	cr_assert_float_eq(end[1], 13, 1e-12);
+	cr_assert_eq(pm_plan_time(&it, &p, 0, &t), PM_OK);
+	cr_assert_float_eq(t.t_iter, 13, 1e-12);
+	it.next_forward = 1;
+	cr_assert_eq(pm_plan_time(&it, &p, 0, &t), PM_OK);
+	cr_assert_float_eq(t.t_iter, 12, 1e-12);
+	cr_assert_float_eq(t.t_c_no, 6, 1e-12);
+	it.lifo = 0;
+	cr_assert_eq(pm_plan_time(&it, &p, 0, &t), PM_OK);
+	cr_assert_float_eq(t.t_iter, 13, 1e-12);
+	cr_assert_float_eq(t.t_c_no, 7, 1e-12);
+	pm_plan_release(&p);
+}
+
+/* The next forward only ever hides communication: on random profiles,
+ * under every plan kind and both orders, t_iter with next_forward is at
+ * most Shi et al.'s max(compute, last all-reduce) and at least compute;
+ * and FIFO with one in flight is the recurrence of Shi et al. eqs. 6-8
+ * (start = max(ready, previous end)), recomputed here directly. */
+Test(timeline, next_forward_never_longer)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	for (int trial = 0; trial < 200; trial++) {
+		int L = 1 + (int)gsl_rng_uniform_int(r, 40);
+		double *bytes = malloc(sizeof(double) * (size_t)L), *tb = malloc(sizeof(double) * (size_t)L);
+		struct pm_iter it;
+		struct pm_plan p;
+		struct pm_timing shi, nf;
+		random_iter(r, L, bytes, tb, &it);
+		cr_assert_eq(trial % 2 ? pm_plan_each(L, &p) : pm_plan_buckets(&it, 1e5, 1e5, &p), 0);
+		for (int lifo = 0; lifo < 2; lifo++) {
+			it.lifo = lifo;
+			it.next_forward = 0;
+			cr_assert_eq(pm_plan_time(&it, &p, 0, &shi), PM_OK);
+			it.next_forward = 1;
+			cr_assert_eq(pm_plan_time(&it, &p, 0, &nf), PM_OK);
+			cr_assert_leq(nf.t_iter, shi.t_iter * (1 + 1e-12));
+			cr_assert_geq(nf.t_iter, nf.t_comp * (1 - 1e-12));
+		}
+		/* FIFO, one in flight: eqs. 6-8 directly */
+		double ready = it.tf, prev = 0, last = 0;
+		for (int g = 0, k = 0; g < p.n; g++) {
+			double m = 0;
+			for (; k < p.end[g]; k++) {
+				ready += tb[L - 1 - k];
+				m += bytes[L - 1 - k];
+			}
+			prev = fmax(ready, prev) + it.a + it.b * m;
+			last = prev;
+		}
+		it.lifo = 0;
+		it.next_forward = 0;
+		cr_assert_eq(pm_plan_time(&it, &p, 0, &shi), PM_OK);
+		cr_assert(fabs(shi.t_iter - fmax(shi.t_comp, last)) <= 1e-12 * shi.t_iter);
+		pm_plan_release(&p);
+		free(bytes);
+		free(tb);
+	}
+	gsl_rng_free(r);
 }

@@ -565,6 +565,19 @@ static int policy_rows(struct cli_table *t, const struct policy *pol, int npol,
 	return PM_OK;
 }
 
+/* --order fifo|lifo and --overlap backward|next-forward. */
+static int parse_timeline(const char *order, const char *overlap, int *lifo,
+			  int *nextf, struct pm_err *err)
+{
+	if (strcmp(order, "fifo") && strcmp(order, "lifo"))
+		return pm_fail(err, PM_EINPUT, "invalid order '%s' (expected fifo or lifo)", order);
+	if (strcmp(overlap, "backward") && strcmp(overlap, "next-forward"))
+		return pm_fail(err, PM_EINPUT, "invalid overlap '%s' (expected backward or next-forward)", overlap);
+	*lifo = strcmp(order, "lifo") == 0;
+	*nextf = strcmp(overlap, "next-forward") == 0;
+	return PM_OK;
+}
+
 int cmd_train(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -573,6 +586,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	const char *policy = NULL, *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
 	const char *parallel = NULL, *plot = NULL;
 	const char *npu_sms = NULL, *npu_mem = NULL, *mem_bound = NULL, *inflight = "1";
+	const char *order = "fifo", *overlap = "backward";
 	struct train_end te;
 	double *speed = NULL;	/* --plot: speedup of policy k at worker count w */
 	int schemes[PM_NPAR], nsch = 0;
@@ -606,6 +620,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"npu-mem-bw", "BW", "memory bandwidth of the NPU (default 900GB/s, assumed: a V100's; the paper does not state it)", &npu_mem, NULL};
 	opts[n++] = (struct cli_opt){"mem-bound", "F", "share of compute time that scales with the memory bandwidth left to it, the rest with the SMs (default 1)", &mem_bound, NULL};
 	opts[n++] = (struct cli_opt){"in-flight", "N", "all-reduces outstanding at once (default 1, Shi et al.'s timeline): their startups a overlap, their bandwidth terms b M queue; merge plans are still chosen for one at a time", &inflight, NULL};
+	opts[n++] = (struct cli_opt){"order", "O", "fifo (default, Shi et al.) or lifo: of the all-reduces waiting, the last ready goes first (Rashidi et al. 2021 SV), favouring the first layers", &order, NULL};
+	opts[n++] = (struct cli_opt){"overlap", "O", "backward (default, Shi et al.: the iteration ends with the last all-reduce) or next-forward: all-reduces run on into the next forward, whose layer l waits for its own (Rashidi et al. 2021 SV, exposed communication); per-layer forward time in proportion to backward", &overlap, NULL};
 	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &groups};
 	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
@@ -638,8 +654,11 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	if (pm_parse_int(bpp, 1, 16, "bytes per parameter", &bp, err) ||
 	    pm_parse_int(inflight, 1, PM_MAX_INFLIGHT, "all-reduces in flight", &nin, err))
 		return PM_EINPUT;
-	if (nin > 1 && parallel)
-		return pm_fail(err, PM_EINPUT, "--in-flight applies to the all-reduce timeline, not to --parallel (expected one of them)");
+	int lifo = 0, nextf = 0;
+	if (parse_timeline(order, overlap, &lifo, &nextf, err))
+		return PM_EINPUT;
+	if ((nin > 1 || lifo || nextf) && parallel)
+		return pm_fail(err, PM_EINPUT, "--in-flight, --order and --overlap apply to the all-reduce timeline, not to --parallel (expected one of them)");
 	char *end;
 	cs = strtod(scale, &end);
 	if (*end || !(cs > 0) || cs > 1e6)
@@ -704,6 +723,10 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	if (nin > 1)
 		cli_table_meta(&t, "%ld all-reduces in flight: their startups a overlap, their bandwidth terms b M queue on the network; every plan (mgwfbp, optimal too) is chosen for one at a time and then timed so",
 			       nin);
+	if (lifo || nextf)
+		cli_table_meta(&t, "timeline: %s; %s; merge plans (mgwfbp, optimal) are chosen for Shi et al.'s timeline (fifo, backward) and then timed on this one",
+			       lifo ? "lifo: of the all-reduces waiting, the last ready goes first" : "fifo",
+			       nextf ? "next-forward: the next forward's layer l waits for its all-reduce, t_iter = compute + that wait" : "the iteration ends with the last all-reduce");
 	if (te.sys || te.factor != 1)
 		cli_table_meta(&t, "endpoint: %s%s%s; collectives hold %.4g GB/s and %.0f SMs of the NPU's %.4g GB/s and %.0f; compute x%.4g (share %.3g bound by memory bandwidth)%s",
 			       te.sys ? te.sys->paper : net.endpoint, te.sys ? ", Rashidi et al. 2021 Table VI: " : "",
@@ -711,7 +734,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			       te.npu.mem_bw_Bps / 1e9, te.npu.sms, te.factor, te.npu.mem_bound,
 			       te.overlap ? "" : "; compute runs alone, then the one all-reduce");
 	for (int w = 0; w < nw && !rc; w++) {
-		struct pm_iter it = {prof.L, bytes, tb, prof.tf_s * cs * te.factor, 0, 0, (int)nin};
+		struct pm_iter it = {.L = prof.L, .bytes = bytes, .tb = tb, .tf = prof.tf_s * cs * te.factor,
+				     .inflight = (int)nin, .lifo = lifo, .next_forward = nextf};
 		int N = (int)wl[w];
 		if ((rc = cost_for(&cost, N, lo, hi, &it.a, &it.b, err)))
 			break;

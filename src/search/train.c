@@ -202,33 +202,87 @@ int pm_plan_buckets(const struct pm_iter *it, double cap, double first_cap,
 	return PM_OK;
 }
 
-void pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
-		    int after_backward, double *ready_g, double *start_g, double *end_g)
+/* The groups in the order they start: whenever a slot frees, FIFO takes
+ * the waiting group that became ready first, LIFO the one that became
+ * ready last.  order[s] is the s-th group to start, at[s] when. */
+static void start_order(const struct pm_iter *it, int n, const double *ready,
+			const double *bytes, int *order, double *at, double *end_g)
 {
-	double ready = it->tf, comp = it->tf, free_at = 0, ends[PM_MAX_INFLIGHT] = {0};
-	int k = 0, N = it->inflight > 1 ? it->inflight : 1;
+	double free_at = 0, *ends = at + n;	/* ends[s]: end of the s-th started */
+	int N = it->inflight > 1 ? it->inflight : 1, *wait = order + n;
+	int head = 0, top = 0, next = 0;	/* wait[head .. top): ready, not started */
 
 	if (N > PM_MAX_INFLIGHT)
 		N = PM_MAX_INFLIGHT;
+	for (int s = 0; s < n; s++) {
+		double t = s >= N ? ends[s - N] : 0;	/* a slot frees */
+		if (head == top && t < ready[next])
+			t = ready[next];		/* nothing waits: the next one */
+		while (next < n && ready[next] <= t)
+			wait[top++] = next++;
+		int g = it->lifo ? wait[--top] : wait[head++];
+		order[s] = g;
+		at[s] = t;
+		free_at = fmax(t + it->a, free_at) + it->b * bytes[g];
+		ends[s] = end_g[g] = free_at;
+	}
+}
+
+int pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
+		   int after_backward, double *ready_g, double *start_g, double *end_g)
+{
+	int n = plan->n, k = 0;
+	double ready = it->tf, comp = it->tf;
+	double *r = malloc(sizeof(double) * (size_t)(5 * n + 1));
+	int *order = malloc(sizeof(int) * (size_t)(2 * n + 1));
+
+	if (!r || !order) {
+		free(r);
+		free(order);
+		return PM_EINTERNAL;
+	}
+	double *bytes = r + n, *at = r + 2 * n, *end = r + 4 * n;	/* at: 2n */
 	for (int l = 0; l < it->L; l++)
 		comp += it->tb[l];
-	for (int g = 0; g < plan->n; g++) {
-		double bytes = 0;
+	for (int g = 0; g < n; g++) {
+		bytes[g] = 0;
 		for (; k < plan->end[g]; k++) {
 			ready += it->tb[it->L - 1 - k];
-			bytes += it->bytes[it->L - 1 - k];
+			bytes[g] += it->bytes[it->L - 1 - k];
 		}
-		/* ends[g % N] still holds group g-N's end (0 before any) */
-		double start = fmax(after_backward ? comp : ready, ends[g % N]);
-		free_at = fmax(start + it->a, free_at) + it->b * bytes;
-		ends[g % N] = free_at;
+		r[g] = after_backward ? comp : ready;
 		if (ready_g)
 			ready_g[g] = ready;
-		if (start_g)
-			start_g[g] = start;
-		if (end_g)
-			end_g[g] = free_at;
 	}
+	start_order(it, n, r, bytes, order, at, end);
+	for (int s = 0; s < n; s++) {
+		if (start_g)
+			start_g[order[s]] = at[s];
+		if (end_g)
+			end_g[order[s]] = end[order[s]];
+	}
+	free(r);
+	free(order);
+	return PM_OK;
+}
+
+/* When the next forward ends, its layer l waiting for group of l. */
+static double next_forward_end(const struct pm_iter *it, const struct pm_plan *plan,
+			       const double *e, double comp)
+{
+	double tbsum = 0, f = comp;
+	int g = plan->n - 1;
+
+	for (int l = 0; l < it->L; l++)
+		tbsum += it->tb[l];
+	for (int l = 0; l < it->L; l++) {
+		/* layer l is backward position L-1-l: find its group */
+		while (g > 0 && plan->end[g - 1] > it->L - 1 - l)
+			g--;
+		double tf_l = tbsum > 0 ? it->tf * it->tb[l] / tbsum : it->tf / it->L;
+		f = fmax(f, e[g]) + tf_l;
+	}
+	return f;
 }
 
 int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
@@ -237,21 +291,24 @@ int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
 	double comp = it->tf, comm = 0, end = 0;
 	double *e = malloc(sizeof(double) * (size_t)(plan->n + 1));
 
-	if (!e)
+	if (!e || pm_plan_detail(it, plan, after_backward, NULL, NULL, e)) {
+		free(e);
 		return PM_EINTERNAL;
+	}
 	for (int l = 0; l < it->L; l++)
 		comp += it->tb[l];
-	pm_plan_detail(it, plan, after_backward, NULL, NULL, e);
 	for (int g = 0, k = 0; g < plan->n; g++) {
 		double bytes = 0;
 		for (; k < plan->end[g]; k++)
 			bytes += it->bytes[it->L - 1 - k];
 		comm += it->a + it->b * bytes;
-		end = e[g];
+		end = fmax(end, e[g]);
 	}
-	free(e);
 	out->t_comp = comp;
 	out->t_iter = fmax(comp, end);
+	if (it->next_forward && plan->n > 0)
+		out->t_iter = comp + next_forward_end(it, plan, e, comp) - (comp + it->tf);
+	free(e);
 	out->t_c_no = out->t_iter - comp;
 	out->t_comm = comm;
 	out->calls = plan->n;

@@ -47,6 +47,15 @@ struct pm_iter {
 				 * startups a overlap, their bandwidth terms
 				 * b M queue on the network; 0 or 1: one at a
 				 * time, Shi et al.'s timeline */
+	int lifo;		/* 1: of the groups waiting, the last ready
+				 * goes first (Rashidi et al. 2021 §V: LIFO
+				 * favours the first layers); 0: in order */
+	int next_forward;	/* 1: communication may run into the next
+				 * iteration's forward, whose layer l waits
+				 * for its gradients' all-reduce (Rashidi et
+				 * al. 2021 §V, exposed communication); 0:
+				 * Shi et al.'s iteration, t = max(compute,
+				 * last all-reduce) */
 };
 
 /* Groups in backward order: group g covers backward positions
@@ -68,16 +77,23 @@ struct pm_timing {
  * g starts at max(its last layer's gradients ready, group g-1 done).
  * With N = inflight > 1: group g starts at max(ready, group g-N done);
  * its bandwidth term starts at max(start + a, group g-1 done) and takes
- * b M (N = 1 is the line above).
+ * b M (N = 1 is the line above).  With lifo, when a slot frees the group
+ * that became ready last among those waiting starts, and "g-1", "g-N"
+ * read as the groups started before it.
  * after_backward: every group waits for the whole backward (naive S-SGD,
- * eq. 3). */
+ * eq. 3).
+ * next_forward: the iteration is forward + backward + the time the next
+ * forward waits: its layer l (forward time tf tb[l] / sum tb, the
+ * profile giving the forward only in total) starts when layer l-1 is done
+ * and layer l's group is all-reduced.  Never longer than Shi et al.'s. */
 int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
 		 int after_backward, struct pm_timing *out);
 
 /* Per group: when its gradients are all ready, when its all-reduce starts
- * and when it ends (arrays of plan->n). */
-void pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
-		    int after_backward, double *ready, double *start, double *end);
+ * and when it ends (arrays of plan->n, each may be NULL).  PM_EINTERNAL
+ * when out of memory. */
+int pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
+		   int after_backward, double *ready, double *start, double *end);
 
 void pm_plan_release(struct pm_plan *p);
 int pm_plan_each(int L, struct pm_plan *p);	/* WFBP: one layer per group */
