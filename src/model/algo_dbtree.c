@@ -421,13 +421,73 @@ static size_t plan_runs(const struct scan *sc, int S, int *rep, char *keep)
 	return nk;
 }
 
+/* The runs of a construction (plan_runs), kept with the network so that
+ * build does not replay the pipeline a second time to find them. */
+struct runs {
+	int S;
+	int *rep;
+	char *keep;
+	size_t nk;		/* reduce transfers stored */
+};
+
+static void runs_free(void *p)
+{
+	struct runs *r = p;
+	if (r) {
+		free(r->rep);
+		free(r->keep);
+	}
+	free(r);
+}
+
+static struct runs *runs_new(const struct dbt *d)
+{
+	struct runs *r = calloc(1, sizeof *r);
+	struct scan sc;
+
+	if (!r)
+		return NULL;
+	r->S = dbt_scan(d, &sc);
+	if (r->S >= 0) {
+		r->rep = malloc(sizeof(int) * ((size_t)r->S + 2));
+		r->keep = malloc((size_t)r->S + 2);
+	}
+	if (r->rep && r->keep)
+		r->nk = plan_runs(&sc, r->S, r->rep, r->keep);
+	scan_free(&sc);
+	if (!r->rep || !r->keep) {
+		runs_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* The runs for P, K and shape: kept with t (pm_topo_memo) when t is
+ * given, else fresh (*fresh = 1: the caller frees them). */
+static struct runs *runs_of(const struct dbt *d, enum dbt_shape shape,
+			    const struct pm_topo *t, int *fresh)
+{
+	char key[96];
+	struct runs *r;
+
+	*fresh = 0;
+	snprintf(key, sizeof key, "dbtree-runs:P=%d,K=%d,shape=%d", d->P, d->K, (int)shape);
+	if (t && (r = pm_topo_memo(t, key)))
+		return r;
+	if (!(r = runs_new(d)))
+		return NULL;
+	if (!t || pm_topo_memo_keep(t, key, r, runs_free))
+		*fresh = 1;
+	return r;
+}
+
 /* Reduce steps S for P ranks and K chunks and the transfers the schedule
  * stores (the construction when it is cheap; else the bound 2h+K-2 and
  * the reduce half as played, (P-1)K, an upper bound). */
-static int reduce_steps(int P, int K, enum dbt_shape shape, int *exact, double *stored)
+static int reduce_steps(int P, int K, enum dbt_shape shape, const struct pm_topo *t,
+			int *exact, double *stored)
 {
 	struct dbt d;
-	struct scan sc;
 	int h = pm_ceil_log2(P), S = -1;
 
 	*exact = 1;
@@ -435,16 +495,14 @@ static int reduce_steps(int P, int K, enum dbt_shape shape, int *exact, double *
 	if (P < 2)
 		return 0;
 	if ((double)P * (2.0 * h + K) <= EXACT_LIMIT && !dbt_init(&d, P, K, shape)) {
-		S = dbt_scan(&d, &sc);
-		int *rep = S >= 0 ? malloc(sizeof(int) * ((size_t)S + 2)) : NULL;
-		char *keep = rep ? malloc((size_t)S + 2) : NULL;
-		if (keep)
-			*stored = (double)plan_runs(&sc, S, rep, keep);
-		else
-			S = -1;
-		free(rep);
-		free(keep);
-		scan_free(&sc);
+		int fresh;
+		struct runs *r = runs_of(&d, shape, t, &fresh);
+		if (r) {
+			S = r->S;
+			*stored = (double)r->nk;
+		}
+		if (fresh)
+			runs_free(r);
 		dbt_free(&d);
 	}
 	if (S < 0) {
@@ -530,7 +588,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	snprintf(in->label, sizeof in->label, "%s:%d%s", in->algo->name, own->chunks,
 		 shift ? ",shift" : "");
 	enum dbt_shape shape = shape_of(in);
-	in->steps = reduce_steps(in->P, own->chunks, shape, &exact, &own->stored);
+	in->steps = reduce_steps(in->P, own->chunks, shape, in->topo, &exact, &own->stored);
 	own->sent_units = most_sent(in->P, own->chunks, shape, &own->sent_down);
 	if (!exact)
 		strcat(in->label, "~");
@@ -607,42 +665,37 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 {
 	const struct dbt_state *own = cdbs_of(in);
 	struct dbt d;
-	struct scan sc;
-	int S, *rep = NULL;
-	char *keep = NULL;
+	struct scan sc = {0};
+	struct runs *r = NULL;
 	size_t *first = NULL;
+	int S = -1, fresh = 0;
 
 	s->nchunks = (uint32_t)own->chunks;
 	if (in->P < 2)
 		return PM_OK;
 	if (dbt_init(&d, in->P, own->chunks, shape_of(in)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	if ((S = dbt_scan(&d, &sc)) >= 0) {
-		rep = malloc(sizeof(int) * ((size_t)S + 2));
-		keep = malloc((size_t)S + 2);
-		first = calloc((size_t)S + 3, sizeof(size_t));
+	if ((r = runs_of(&d, shape_of(in), in->topo, &fresh))) {
+		first = calloc((size_t)r->S + 3, sizeof(size_t));
+		sc.two = d.ntrees == 2;
+		sc.keep = r->keep;
+		sc.kept = malloc(sizeof(struct tx) * (r->nk + 1));
+		sc.kept_step = malloc(sizeof(int) * (r->nk + 1));
+		sc.base = malloc(sizeof(size_t) * ((size_t)r->S + 2));
 	}
-	if (rep && keep && first) {
-		size_t nk = plan_runs(&sc, S, rep, keep);
-		sc.keep = keep;
-		sc.kept = malloc(sizeof(struct tx) * (nk + 1));
-		sc.kept_step = malloc(sizeof(int) * (nk + 1));
-		sc.base = malloc(sizeof(size_t) * ((size_t)S + 2));
-	}
-	if (sc.kept && sc.kept_step && sc.base && dbt_reduce(&d, keep_emit, &sc) == S) {
+	if (first && sc.kept && sc.kept_step && sc.base && dbt_reduce(&d, keep_emit, &sc) == r->S) {
+		S = r->S;
 		for (size_t i = 0; i < sc.nkept; i++)
 			first[sc.kept_step[i] + 1]++;
 		for (int t = 1; t <= S + 1; t++)
 			first[t + 1] += first[t];
-		emit_all(s, &sc, rep, first, S, own->chunks);
+		emit_all(s, &sc, r->rep, first, S, own->chunks);
 		s->second_phase = S;
-	} else {
-		S = -1;
 	}
 	dbt_free(&d);
 	scan_free(&sc);
-	free(rep);
-	free(keep);
+	if (fresh)
+		runs_free(r);
 	free(first);
 	return S < 0 ? pm_fail(err, PM_EINTERNAL, "out of memory") : PM_OK;
 }
@@ -666,7 +719,7 @@ int pm_dbtree_reduce_steps(int P, int K)
 {
 	int exact;
 	double stored;
-	return reduce_steps(P, K, DBT_NCCL, &exact, &stored);
+	return reduce_steps(P, K, DBT_NCCL, NULL, &exact, &stored);
 }
 
 /* every chunk crosses every edge of its tree, up and down; the steady
