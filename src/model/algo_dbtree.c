@@ -258,9 +258,9 @@ static int dbt_reduce(const struct dbt *d,
  * children sends every other step; one in a chain of only children every
  * step).  Such stretches are runs of two stored steps, each transfer
  * rotating by its edge's advance (sched.h); the broadcast mirrors them,
- * rotating backwards.  Pass 1 finds the repeating steps, pass 2 keeps the
- * transfers of the steps stored and reads each one's advance from the
- * step two later. */
+ * rotating backwards.  Pass 1 finds the repeating steps; pass 2 writes
+ * the reduce half into the schedule as the pipeline runs (struct writer),
+ * and the broadcast mirrors it, read back from the schedule. */
 struct tx {
 	int c, p, chunk;
 	int by;		/* advance per pass (pass 2), or from step t-2 (pass 1) */
@@ -276,12 +276,6 @@ struct scan {
 	int cap;		/* same, eq and cnt have room for steps 0 .. cap-1 */
 	int failed;		/* out of memory */
 	int two;		/* two trees: a chunk's parity says which */
-	const char *keep;	/* pass 2: KEEP_STORE or KEEP_ADVANCE per step */
-	struct tx *kept;	/* pass 2: the stored steps' transfers, in order */
-	int *kept_step;
-	size_t *base;		/* pass 2: base[t], stored step t's first in kept */
-	size_t nkept;
-	int last, idx;		/* pass 2: step being read, transfers seen in it */
 };
 
 enum { KEEP_STORE = 1, KEEP_ADVANCE = 2 };
@@ -345,24 +339,6 @@ static void scan_emit(void *ctx, int step, int child, int parent, int chunk)
 	sc->buf[step % 3][sc->n[step % 3]++] = (struct tx){child, parent, chunk, 0};
 }
 
-static void keep_emit(void *ctx, int step, int child, int parent, int chunk)
-{
-	struct scan *sc = ctx;
-
-	if (step != sc->last) {
-		sc->last = step;
-		sc->idx = 0;
-		sc->base[step] = sc->nkept;
-	}
-	if (sc->keep[step] == KEEP_ADVANCE) {
-		struct tx *x = &sc->kept[sc->base[step - 2] + (size_t)sc->idx++];
-		x->by = chunk - x->chunk;
-	} else if (sc->keep[step] == KEEP_STORE) {
-		sc->kept[sc->nkept] = (struct tx){child, parent, chunk, 0};
-		sc->kept_step[sc->nkept++] = step;
-	}
-}
-
 static void scan_free(struct scan *sc)
 {
 	for (int i = 0; i < 3; i++)
@@ -370,9 +346,6 @@ static void scan_free(struct scan *sc)
 	free(sc->same);
 	free(sc->eq);
 	free(sc->cnt);
-	free(sc->kept);
-	free(sc->kept_step);
-	free(sc->base);
 }
 
 /* Pass 1: run the reduce, recording per step its transfer count and
@@ -595,69 +568,122 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return PM_OK;
 }
 
-/* Stored reduce step t's transfers: kept[first[t] .. first[t+1]). */
-static void add_reduce(struct pm_sched *s, const struct scan *sc,
-		       const size_t *first, int t, int run, int K)
+/* Pass 2 writes the reduce half straight into the schedule: a step
+ * stored alone as the pipeline emits it; the two steps that start a run
+ * held until the two after them give each transfer its advance, then
+ * stored and repeated.  xb[t], xe[t]: stored reduce step t is
+ * s->x[xb[t] .. xe[t]), for the broadcast to mirror. */
+struct writer {
+	struct pm_sched *s;
+	const struct runs *r;
+	int K, two;
+	int step, idx;		/* step being emitted, transfers seen in it */
+	int run;		/* first step of the run held; 0: none */
+	struct tx *held;	/* its two steps' transfers */
+	size_t nheld, second;	/* second: where step run+1 starts in held */
+	size_t *xb, *xe;
+	int failed;
+};
+
+static int flow_of(const struct writer *w, int chunk)
 {
-	for (size_t i = first[t]; i < first[t + 1]; i++) {
-		const struct tx *x = &sc->kept[i];
-		if (run)
-			pm_sched_add_rot(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
-					 PM_REDUCE, sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, x->by);
-		else
-			pm_sched_add(s, t - 1, x->c, x->p, (uint32_t)x->chunk, 1,
-				     PM_REDUCE, sc->two ? x->chunk % 2 : 0);
-	}
+	return w->two ? chunk % 2 : 0;
 }
 
-/* The broadcast step mirroring reduce step t (logical step 2S - t): its
- * transfers reversed, each chunk moved on `ahead` passes of its run. */
-static void add_bcast(struct pm_sched *s, const struct scan *sc,
-		      const size_t *first, int t, int step, int ahead, int run,
-		      int K)
+static void flush_run(struct writer *w)
 {
-	for (size_t i = first[t + 1]; i-- > first[t];) {
-		const struct tx *x = &sc->kept[i];
-		uint32_t lo = (uint32_t)(x->chunk + ahead * x->by);
-		if (run)
-			pm_sched_add_rot(s, step, x->p, x->c, lo, 1, PM_COPY,
-					 sc->two ? x->chunk % 2 : 0, 0, (uint32_t)K, -x->by);
-		else
-			pm_sched_add(s, step, x->p, x->c, lo, 1, PM_COPY, sc->two ? x->chunk % 2 : 0);
-	}
-}
+	int t = w->run;
 
-static void emit_all(struct pm_sched *s, const struct scan *sc, const int *rep,
-		     const size_t *first, int S, int K)
-{
-	int *start = malloc(sizeof(int) * ((size_t)S + 2)), n = 0;
-
-	if (!start) {
-		s->failed = PM_EINTERNAL;
+	if (!t)
 		return;
+	if (w->second > w->nheld)	/* step t+1 emitted nothing */
+		w->second = w->nheld;
+	for (size_t i = 0; i < w->nheld; i++) {
+		const struct tx *x = &w->held[i];
+		int u = i < w->second ? t : t + 1;
+		if (i == 0 || i == w->second)
+			w->xb[u] = w->s->nx;
+		pm_sched_add_rot(w->s, u - 1, x->c, x->p, (uint32_t)x->chunk, 1, PM_REDUCE,
+				 flow_of(w, x->chunk), 0, (uint32_t)w->K, x->by);
+		w->xe[u] = w->s->nx;
 	}
-	for (int t = 1; t <= S; t++)
-		if (rep[t]) {
-			start[n++] = t;
-			add_reduce(s, sc, first, t, rep[t] > 1, K);
-			if (rep[t] > 1) {
-				add_reduce(s, sc, first, t + 1, 1, K);
-				pm_sched_repeat(s, 2, rep[t]);
-			}
-		}
-	while (n-- > 0) {
-		int t = start[n], R = rep[t];
+	pm_sched_repeat(w->s, 2, w->r->rep[t]);
+	w->run = 0;
+}
+
+static void begin_step(struct writer *w, int step)
+{
+	w->step = step;
+	w->idx = 0;
+	if (w->r->keep[step] != KEEP_STORE)
+		return;
+	if (w->run && step > w->run + 1)
+		flush_run(w);	/* its advances were read: store it */
+	if (w->r->rep[step] > 1) {
+		w->run = step;
+		w->nheld = 0;
+		w->second = (size_t)-1;
+	} else if (w->run && step == w->run + 1) {
+		w->second = w->nheld;
+	} else {
+		w->xb[step] = w->xe[step] = w->s->nx;
+	}
+}
+
+static void write_emit(void *ctx, int step, int child, int parent, int chunk)
+{
+	struct writer *w = ctx;
+	int k = w->r->keep[step];
+
+	if (step != w->step)
+		begin_step(w, step);
+	if (k == KEEP_ADVANCE) {
+		struct tx *x = &w->held[(step == w->run + 2 ? 0 : w->second) + (size_t)w->idx++];
+		x->by = chunk - x->chunk;
+	} else if (k == KEEP_STORE && w->run && step <= w->run + 1) {
+		w->held[w->nheld++] = (struct tx){child, parent, chunk, 0};
+	} else if (k == KEEP_STORE) {
+		pm_sched_add(w->s, step - 1, child, parent, (uint32_t)chunk, 1, PM_REDUCE,
+			     flow_of(w, chunk));
+		w->xe[step] = w->s->nx;
+	}
+}
+
+/* The broadcast step mirroring stored reduce step t (logical step
+ * `step`): its transfers reversed, each chunk moved on `ahead` passes of
+ * its run. */
+static void add_bcast(struct writer *w, int t, int step, int ahead, int run)
+{
+	struct pm_sched *s = w->s;
+
+	for (size_t i = w->xe[t]; i-- > w->xb[t];) {
+		struct pm_xfer x = s->x[i];
+		int by = run ? s->rot[i].by : 0;
+		uint32_t lo = (uint32_t)((int)x.lo + ahead * by);
+		if (run)
+			pm_sched_add_rot(s, step, x.dst, x.src, lo, 1, PM_COPY, x.flow, 0,
+					 (uint32_t)w->K, -by);
+		else
+			pm_sched_add(s, step, x.dst, x.src, lo, 1, PM_COPY, x.flow);
+	}
+}
+
+/* Reduce steps t .. t+2R-1 of a run mirrored: the first broadcast step
+ * is step t+1 played R-1 passes on, then step t likewise. */
+static void mirror(struct writer *w, int S)
+{
+	const int *rep = w->r->rep;
+
+	for (int t = S; t >= 1; t--) {
+		int R = rep[t];
 		if (R == 1) {
-			add_bcast(s, sc, first, t, 2 * S - t, 0, 0, K);
-			continue;
+			add_bcast(w, t, 2 * S - t, 0, 0);
+		} else if (R > 1) {
+			add_bcast(w, t + 1, 2 * S - t - 2 * R + 1, R - 1, 1);
+			add_bcast(w, t, 2 * S - t - 2 * R + 2, R - 1, 1);
+			pm_sched_repeat(w->s, 2, R);
 		}
-		/* reduce steps t .. t+2R-1 mirrored: the first broadcast step
-		 * is step t+1 played R-1 passes on, then step t likewise */
-		add_bcast(s, sc, first, t + 1, 2 * S - t - 2 * R + 1, R - 1, 1, K);
-		add_bcast(s, sc, first, t, 2 * S - t - 2 * R + 2, R - 1, 1, K);
-		pm_sched_repeat(s, 2, R);
 	}
-	free(start);
 }
 
 static int build(const struct pm_inst *in, struct pm_sched *s,
@@ -665,9 +691,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 {
 	const struct dbt_state *own = cdbs_of(in);
 	struct dbt d;
-	struct scan sc = {0};
 	struct runs *r = NULL;
-	size_t *first = NULL;
+	struct writer w = {0};
 	int S = -1, fresh = 0;
 
 	s->nchunks = (uint32_t)own->chunks;
@@ -676,27 +701,24 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	if (dbt_init(&d, in->P, own->chunks, shape_of(in)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	if ((r = runs_of(&d, shape_of(in), in->topo, &fresh))) {
-		first = calloc((size_t)r->S + 3, sizeof(size_t));
-		sc.two = d.ntrees == 2;
-		sc.keep = r->keep;
-		sc.kept = malloc(sizeof(struct tx) * (r->nk + 1));
-		sc.kept_step = malloc(sizeof(int) * (r->nk + 1));
-		sc.base = malloc(sizeof(size_t) * ((size_t)r->S + 2));
+		w = (struct writer){.s = s, .r = r, .K = own->chunks, .two = d.ntrees == 2};
+		/* two steps, each at most one transfer per edge (2P) */
+		w.held = malloc(sizeof(struct tx) * (4 * (size_t)d.P + 4));
+		w.xb = calloc((size_t)r->S + 2, sizeof(size_t));
+		w.xe = calloc((size_t)r->S + 2, sizeof(size_t));
 	}
-	if (first && sc.kept && sc.kept_step && sc.base && dbt_reduce(&d, keep_emit, &sc) == r->S) {
+	if (w.held && w.xb && w.xe && dbt_reduce(&d, write_emit, &w) == r->S) {
 		S = r->S;
-		for (size_t i = 0; i < sc.nkept; i++)
-			first[sc.kept_step[i] + 1]++;
-		for (int t = 1; t <= S + 1; t++)
-			first[t + 1] += first[t];
-		emit_all(s, &sc, r->rep, first, S, own->chunks);
+		flush_run(&w);
+		mirror(&w, S);
 		s->second_phase = S;
 	}
 	dbt_free(&d);
-	scan_free(&sc);
 	if (fresh)
 		runs_free(r);
-	free(first);
+	free(w.held);
+	free(w.xb);
+	free(w.xe);
 	return S < 0 ? pm_fail(err, PM_EINTERNAL, "out of memory") : PM_OK;
 }
 
