@@ -578,182 +578,227 @@ static int parse_timeline(const char *order, const char *overlap, int *lifo,
 	return PM_OK;
 }
 
+/* The command's options, as given and as parsed. */
+struct targs {
+	const char *model, *workers, *sweep, *a, *b, *fit, *fit_range, *algo, *table2;
+	const char *policy, *bpp, *scale, *format, *cmodel, *parallel, *plot;
+	const char *npu_sms, *npu_mem, *mem_bound, *inflight, *order, *overlap;
+	int help, groups;
+	/* parsed */
+	enum cli_format fmt;
+	struct policy pol[32];
+	int npol, schemes[PM_NPAR], nsch;
+	long bp, nin;
+	double cs;
+	int lifo, nextf;
+};
+
+static int train_opt_rows(struct targs *g, struct cli_opt *opts)
+{
+	int n = 0;
+
+	opts[n++] = (struct cli_opt){"profile", "NAME", "DNN profile: a name from perfmodel models or a profile .csv (required)", &g->model, NULL};
+	opts[n++] = (struct cli_opt){"model", "NAME", "the old spelling of --profile, kept until the next release (--model means the evaluator in allreduce)", &g->model, NULL};
+	opts[n++] = (struct cli_opt){"workers", "N", "data-parallel workers (with --topo: its endpoints)", &g->workers, NULL};
+	opts[n++] = (struct cli_opt){"workers-sweep", "RANGE", "one table per worker count, e.g. 4:2048:x2", &g->sweep, NULL};
+	opts[n++] = (struct cli_opt){"a", "T", "all-reduce startup a", &g->a, NULL};
+	opts[n++] = (struct cli_opt){"b", "T|BW", "all-reduce time per byte b (or a rate)", &g->b, NULL};
+	opts[n++] = (struct cli_opt){"fit", "FILE", "fit a and b to these measurements", &g->fit, NULL};
+	opts[n++] = (struct cli_opt){"fit-range", "MIN:MAX", "sizes the fit uses", &g->fit_range, NULL};
+	opts[n++] = (struct cli_opt){"algo", "NAME", "fit a and b to this algorithm's cost", &g->algo, NULL};
+	opts[n++] = (struct cli_opt){"cost-model", "M", "closed (default) or contention, for --algo with --topo", &g->cmodel, NULL};
+	opts[n++] = (struct cli_opt){"table2", "NAME", "Shi et al. (MG-WFBP) Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &g->table2, NULL};
+	opts[n++] = (struct cli_opt){"policy", "LIST", "all (default) or a comma-separated list", &g->policy, NULL};
+	opts[n++] = (struct cli_opt){"parallel", "LIST", "sharded data parallelism: ddp, zero1, zero2, zero3 (fsdp is zero3), all, or a comma list: the collectives each issues on the timeline, exposed communication and model-state memory per rank (ddp, zero1 and zero2 merge gradients by --policy, default ddp)", &g->parallel, NULL};
+	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &g->bpp, NULL};
+	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &g->scale, NULL};
+	opts[n++] = (struct cli_opt){"npu-sms", "N", "SMs of the NPU that collectives share with compute (default 80, Rashidi et al. 2021 SV)", &g->npu_sms, NULL};
+	opts[n++] = (struct cli_opt){"npu-mem-bw", "BW", "memory bandwidth of the NPU (default 900GB/s, assumed: a V100's; the paper does not state it)", &g->npu_mem, NULL};
+	opts[n++] = (struct cli_opt){"mem-bound", "F", "share of compute time that scales with the memory bandwidth left to it, the rest with the SMs (default 1)", &g->mem_bound, NULL};
+	opts[n++] = (struct cli_opt){"in-flight", "N", "all-reduces outstanding at once (default 1, Shi et al.'s timeline): their startups a overlap, their bandwidth terms b M queue; merge plans are still chosen for one at a time", &g->inflight, NULL};
+	opts[n++] = (struct cli_opt){"order", "O", "fifo (default, Shi et al.) or lifo: of the all-reduces waiting, the last ready goes first (Rashidi et al. 2021 SV), favouring the first layers", &g->order, NULL};
+	opts[n++] = (struct cli_opt){"overlap", "O", "backward (default, Shi et al.: the iteration ends with the last all-reduce) or next-forward: all-reduces run on into the next forward, whose layer l waits for its own (Rashidi et al. 2021 SV, exposed communication); per-layer forward time in proportion to backward", &g->overlap, NULL};
+	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &g->groups};
+	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &g->plot, NULL};
+	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &g->format, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &g->help};
+	return n;
+}
+
+/* Check the options that need no network or profile, and parse them. */
+static int check_args(struct targs *g, struct pm_err *err)
+{
+	int rc;
+
+	if (!g->model)
+		return pm_fail(err, PM_EINPUT, "missing --profile (expected a DNN profile such as resnet50; see perfmodel models)");
+	if (cli_parse_format(g->format, &g->fmt, err) ||
+	    parse_policies(g->policy ? g->policy : g->parallel ? "ddp" : "all", g->pol, &g->npol, err) ||
+	    (g->parallel && parse_schemes(g->parallel, g->schemes, &g->nsch, err)))
+		return PM_EINPUT;
+	if (g->plot && (g->groups || g->parallel || !g->sweep))
+		return pm_fail(err, PM_EINPUT, "--plot draws a --workers-sweep of the policies (expected --workers-sweep, without --groups or --parallel)");
+	if (g->plot && (rc = cli_plot_check_path(g->plot, err)))
+		return rc;
+	if (g->parallel && g->groups)
+		return pm_fail(err, PM_EINPUT, "--groups shows merge plans; it does not combine with --parallel (expected one of them)");
+	int sources = !!(g->a || g->b) + !!g->fit + !!g->table2 + (!!g->algo && !g->table2);
+	if (sources != 1)
+		return pm_fail(err, PM_EINPUT, "%s all-reduce cost (expected exactly one of --a/--b, --fit FILE, --algo NAME or --table2 NAME)",
+			       sources ? "more than one" : "missing");
+	if (pm_parse_int(g->bpp, 1, 16, "bytes per parameter", &g->bp, err) ||
+	    pm_parse_int(g->inflight, 1, PM_MAX_INFLIGHT, "all-reduces in flight", &g->nin, err) ||
+	    parse_timeline(g->order, g->overlap, &g->lifo, &g->nextf, err))
+		return PM_EINPUT;
+	if ((g->nin > 1 || g->lifo || g->nextf) && g->parallel)
+		return pm_fail(err, PM_EINPUT, "--in-flight, --order and --overlap apply to the all-reduce timeline, not to --parallel (expected one of them)");
+	char *end;
+	g->cs = strtod(g->scale, &end);
+	if (*end || !(g->cs > 0) || g->cs > 1e6)
+		return pm_fail(err, PM_EINPUT, "invalid compute scale '%s' (expected a positive factor such as 0.5)", g->scale);
+	if (strcmp(g->cmodel, "closed") && strcmp(g->cmodel, "contention"))
+		return pm_fail(err, PM_EINPUT, "invalid cost model '%s' (expected closed or contention)", g->cmodel);
+	return PM_OK;
+}
+
+/* The endpoint's presets, and what they allow. */
+static int check_endpoint(struct targs *g, struct cli_net_opts *net, struct train_end *te,
+			  struct pm_err *err)
+{
+	int rc;
+
+	if ((rc = end_presets(net, g->npu_sms, g->npu_mem, g->mem_bound, te, err)))
+		return rc;
+	if (!te->overlap && ((g->policy && strcmp(g->policy, "synceasgd")) || g->parallel || g->groups))
+		return pm_fail(err, PM_EINPUT, "--endpoint baseline-nooverlap issues every all-reduce after the backward in one kernel, policy synceasgd (expected no --policy, --parallel or --groups)");
+	if (!te->overlap)
+		parse_policies("synceasgd", g->pol, &g->npol, err);
+	if (net->endpoint && strcmp(net->endpoint, "ideal") && !g->algo)
+		return pm_fail(err, PM_EINPUT, "--endpoint %s prices the all-reduces with the endpoint in the loop (expected --algo NAME as the cost)", net->endpoint);
+	return PM_OK;
+}
+
+/* The table's header lines: the model, its compute, the timeline, the
+ * endpoint. */
+static void header_meta(struct cli_table *t, const struct targs *g, const struct pm_profile *prof,
+			const struct train_end *te, const struct cli_net_opts *net,
+			const struct cost_src *cost, double tbsum, double grad_B)
+{
+	double psum = 0;
+
+	for (int l = 0; l < prof->L; l++)
+		psum += prof->params[l];
+	cli_table_meta(t, "perfmodel train: model %s, %d gradient tensors, %.0f parameters, %ld bytes each (%.4g MB of gradients)",
+		       prof->name, prof->L, psum, g->bp, grad_B / 1e6);
+	cli_table_meta(t, "compute %s: %s; batch %s; backward %.4g ms, forward %.4g ms%s%s",
+		       prof->kind, prof->device[0] ? prof->device : "device not stated", prof->batch[0] ? prof->batch : "?",
+		       tbsum * 1e3, prof->tf_s * g->cs * te->factor * 1e3,
+		       prof->forward_assumed ? " (forward not in the profile: assumed half the backward)" : "",
+		       g->cs != 1 || te->factor != 1 ? " (compute scaled)" : "");
+	if (g->nin > 1)
+		cli_table_meta(t, "%ld all-reduces in flight: their startups a overlap, their bandwidth terms b M queue on the network; every plan (mgwfbp, optimal too) is chosen for one at a time and then timed so",
+			       g->nin);
+	if (g->lifo || g->nextf)
+		cli_table_meta(t, "timeline: %s; %s; merge plans (mgwfbp, optimal) are chosen for Shi et al.'s timeline (fifo, backward) and then timed on this one",
+			       g->lifo ? "lifo: of the all-reduces waiting, the last ready goes first" : "fifo",
+			       g->nextf ? "next-forward: the next forward's layer l waits for its all-reduce, t_iter = compute + that wait" : "the iteration ends with the last all-reduce");
+	if (te->sys || te->factor != 1)
+		cli_table_meta(t, "endpoint: %s%s%s; collectives hold %.4g GB/s and %.0f SMs of the NPU's %.4g GB/s and %.0f; compute x%.4g (share %.3g bound by memory bandwidth)%s",
+			       te->sys ? te->sys->paper : net->endpoint, te->sys ? ", Rashidi et al. 2021 Table VI: " : "",
+			       te->sys ? te->sys->why : "", cost->params.mem_bw_Bps / 1e9, te->comm_sms,
+			       te->npu.mem_bw_Bps / 1e9, te->npu.sms, te->factor, te->npu.mem_bound,
+			       te->overlap ? "" : "; compute runs alone, then the one all-reduce");
+}
+
+/* Rows for every worker count: the policies' timelines or the sharding
+ * schemes'. */
+static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_profile *prof,
+		       struct cost_src *cost, const double *bytes, const double *tb, double tf,
+		       const double *wl, int nw, double lo, double hi, double *speed,
+		       struct pm_err *err)
+{
+	double psum = 0;
+	int rc = PM_OK;
+
+	for (int l = 0; l < prof->L; l++)
+		psum += prof->params[l];
+	for (int w = 0; w < nw && !rc; w++) {
+		struct pm_iter it = {.L = prof->L, .bytes = bytes, .tb = tb, .tf = tf,
+				     .inflight = (int)g->nin, .lifo = g->lifo, .next_forward = g->nextf};
+		int N = (int)wl[w];
+		if ((rc = cost_for(cost, N, lo, hi, &it.a, &it.b, err)))
+			break;
+		if (w == 0 || nw == 1)
+			cli_table_meta(t, "all-reduce cost T(M) = a + b M: %s%s", cost->desc,
+				       nw > 1 ? " (a and b per worker count in the a_us, b_ns_per_B columns)" : "");
+		if (g->parallel) {
+			if (w == 0)
+				cli_table_meta(t, "reduce-scatter and all-gather: half an all-reduce, a/2 + (b/2) M (docs/model.md, Collectives); model states: mixed-precision Adam, ZeRO (Rajbhandari et al., SC 2020) section 3.1; zero3's forward spread over layers as their backward times");
+			rc = parallel_rows(t, g->schemes, g->nsch, g->pol, g->npol, &it, psum, N, err);
+			continue;
+		}
+		rc = policy_rows(t, g->pol, g->npol, &it, prof, N, g->groups, speed ? speed + w : NULL, nw);
+	}
+	return rc;
+}
+
 int cmd_train(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
-	const char *model = NULL, *workers = NULL, *sweep = NULL, *a = NULL, *b = NULL;
-	const char *fit = NULL, *fit_range = NULL, *algo = NULL, *table2 = NULL;
-	const char *policy = NULL, *bpp = "4", *scale = "1", *format = "table", *cmodel = "closed";
-	const char *parallel = NULL, *plot = NULL;
-	const char *npu_sms = NULL, *npu_mem = NULL, *mem_bound = NULL, *inflight = "1";
-	const char *order = "fifo", *overlap = "backward";
+	struct targs g = {.bpp = "4", .scale = "1", .format = "table", .cmodel = "closed",
+			  .inflight = "1", .order = "fifo", .overlap = "backward"};
 	struct train_end te;
 	double *speed = NULL;	/* --plot: speedup of policy k at worker count w */
-	int schemes[PM_NPAR], nsch = 0;
 	const char *pos[1];
-	int help = 0, groups = 0, npos, n, rc = PM_OK, npol, nw = 0;
+	int npos, n, rc, nw = 0;
 	struct cli_opt opts[48];
-	struct policy pol[32];
 	struct pm_profile prof = {0};
 	struct cost_src cost = {0};
 	double *wl = NULL, *bytes = NULL, *tb = NULL;
 	struct cli_table t = {0};
-	enum cli_format fmt;
 
 	n = cli_net_opt_rows(&net, opts);
-	opts[n++] = (struct cli_opt){"profile", "NAME", "DNN profile: a name from perfmodel models or a profile .csv (required)", &model, NULL};
-	opts[n++] = (struct cli_opt){"model", "NAME", "the old spelling of --profile, kept until the next release (--model means the evaluator in allreduce)", &model, NULL};
-	opts[n++] = (struct cli_opt){"workers", "N", "data-parallel workers (with --topo: its endpoints)", &workers, NULL};
-	opts[n++] = (struct cli_opt){"workers-sweep", "RANGE", "one table per worker count, e.g. 4:2048:x2", &sweep, NULL};
-	opts[n++] = (struct cli_opt){"a", "T", "all-reduce startup a", &a, NULL};
-	opts[n++] = (struct cli_opt){"b", "T|BW", "all-reduce time per byte b (or a rate)", &b, NULL};
-	opts[n++] = (struct cli_opt){"fit", "FILE", "fit a and b to these measurements", &fit, NULL};
-	opts[n++] = (struct cli_opt){"fit-range", "MIN:MAX", "sizes the fit uses", &fit_range, NULL};
-	opts[n++] = (struct cli_opt){"algo", "NAME", "fit a and b to this algorithm's cost", &algo, NULL};
-	opts[n++] = (struct cli_opt){"cost-model", "M", "closed (default) or contention, for --algo with --topo", &cmodel, NULL};
-	opts[n++] = (struct cli_opt){"table2", "NAME", "Shi et al. (MG-WFBP) Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &table2, NULL};
-	opts[n++] = (struct cli_opt){"policy", "LIST", "all (default) or a comma-separated list", &policy, NULL};
-	opts[n++] = (struct cli_opt){"parallel", "LIST", "sharded data parallelism: ddp, zero1, zero2, zero3 (fsdp is zero3), all, or a comma list: the collectives each issues on the timeline, exposed communication and model-state memory per rank (ddp, zero1 and zero2 merge gradients by --policy, default ddp)", &parallel, NULL};
-	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &bpp, NULL};
-	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &scale, NULL};
-	opts[n++] = (struct cli_opt){"npu-sms", "N", "SMs of the NPU that collectives share with compute (default 80, Rashidi et al. 2021 SV)", &npu_sms, NULL};
-	opts[n++] = (struct cli_opt){"npu-mem-bw", "BW", "memory bandwidth of the NPU (default 900GB/s, assumed: a V100's; the paper does not state it)", &npu_mem, NULL};
-	opts[n++] = (struct cli_opt){"mem-bound", "F", "share of compute time that scales with the memory bandwidth left to it, the rest with the SMs (default 1)", &mem_bound, NULL};
-	opts[n++] = (struct cli_opt){"in-flight", "N", "all-reduces outstanding at once (default 1, Shi et al.'s timeline): their startups a overlap, their bandwidth terms b M queue; merge plans are still chosen for one at a time", &inflight, NULL};
-	opts[n++] = (struct cli_opt){"order", "O", "fifo (default, Shi et al.) or lifo: of the all-reduces waiting, the last ready goes first (Rashidi et al. 2021 SV), favouring the first layers", &order, NULL};
-	opts[n++] = (struct cli_opt){"overlap", "O", "backward (default, Shi et al.: the iteration ends with the last all-reduce) or next-forward: all-reduces run on into the next forward, whose layer l waits for its own (Rashidi et al. 2021 SV, exposed communication); per-layer forward time in proportion to backward", &overlap, NULL};
-	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &groups};
-	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	n += train_opt_rows(&g, opts + n);
 	if (cli_parse("train", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
-	if (help) {
+	if (g.help) {
 		usage(opts, n);
 		return 0;
 	}
-	if (!model)
-		return pm_fail(err, PM_EINPUT, "missing --profile (expected a DNN profile such as resnet50; see perfmodel models)");
-	if (cli_parse_format(format, &fmt, err) ||
-	    parse_policies(policy ? policy : parallel ? "ddp" : "all", pol, &npol, err) ||
-	    (parallel && parse_schemes(parallel, schemes, &nsch, err)))
-		return PM_EINPUT;
-	if (plot && (groups || parallel || !sweep))
-		return pm_fail(err, PM_EINPUT, "--plot draws a --workers-sweep of the policies (expected --workers-sweep, without --groups or --parallel)");
-	if (plot && (rc = cli_plot_check_path(plot, err)))
+	if ((rc = check_args(&g, err)) || (rc = check_endpoint(&g, &net, &te, err)) ||
+	    (rc = cli_net_build(&net, &cost.params, &cost.topo, err)))
 		return rc;
-	if (parallel && groups)
-		return pm_fail(err, PM_EINPUT, "--groups shows merge plans; it does not combine with --parallel (expected one of them)");
-	int sources = !!(a || b) + !!fit + !!table2 + (!!algo && !table2);
-	if (sources != 1)
-		return pm_fail(err, PM_EINPUT, "%s all-reduce cost (expected exactly one of --a/--b, --fit FILE, --algo NAME or --table2 NAME)",
-			       sources ? "more than one" : "missing");
-	long bp;
-	double cs;
-	long nin;
-	if (pm_parse_int(bpp, 1, 16, "bytes per parameter", &bp, err) ||
-	    pm_parse_int(inflight, 1, PM_MAX_INFLIGHT, "all-reduces in flight", &nin, err))
-		return PM_EINPUT;
-	int lifo = 0, nextf = 0;
-	if (parse_timeline(order, overlap, &lifo, &nextf, err))
-		return PM_EINPUT;
-	if ((nin > 1 || lifo || nextf) && parallel)
-		return pm_fail(err, PM_EINPUT, "--in-flight, --order and --overlap apply to the all-reduce timeline, not to --parallel (expected one of them)");
-	char *end;
-	cs = strtod(scale, &end);
-	if (*end || !(cs > 0) || cs > 1e6)
-		return pm_fail(err, PM_EINPUT, "invalid compute scale '%s' (expected a positive factor such as 0.5)", scale);
-	if (strcmp(cmodel, "closed") && strcmp(cmodel, "contention"))
-		return pm_fail(err, PM_EINPUT, "invalid cost model '%s' (expected closed or contention)", cmodel);
-	if ((rc = end_presets(&net, npu_sms, npu_mem, mem_bound, &te, err)))
-		return rc;
-	if (!te.overlap && ((policy && strcmp(policy, "synceasgd")) || parallel || groups))
-		return pm_fail(err, PM_EINPUT, "--endpoint baseline-nooverlap issues every all-reduce after the backward in one kernel, policy synceasgd (expected no --policy, --parallel or --groups)");
-	if (!te.overlap)
-		parse_policies("synceasgd", pol, &npol, err);
-	if (net.endpoint && strcmp(net.endpoint, "ideal") && !algo)
-		return pm_fail(err, PM_EINPUT, "--endpoint %s prices the all-reduces with the endpoint in the loop (expected --algo NAME as the cost)", net.endpoint);
-	if ((rc = cli_net_build(&net, &cost.params, &cost.topo, err)))
-		return rc;
-	if ((rc = end_factor(&net, &cost.params, &te, err))) {
-		pm_topo_free(cost.topo);
-		return rc;
-	}
-	rc = worker_counts(sweep, workers, cost.topo, a || b || fit, &wl, &nw, err);
-	if (rc)
-		goto out;
-	if ((rc = pm_profile_load(model, &prof, err)))
+	if ((rc = end_factor(&net, &cost.params, &te, err)) ||
+	    (rc = worker_counts(g.sweep, g.workers, cost.topo, g.a || g.b || g.fit, &wl, &nw, err)) ||
+	    (rc = pm_profile_load(g.model, &prof, err)))
 		goto out;
 	bytes = malloc(sizeof(double) * (size_t)prof.L);
 	tb = malloc(sizeof(double) * (size_t)prof.L);
-	if (!bytes || !tb) {
+	if (!bytes || !tb || (g.plot && !(speed = malloc(sizeof(double) * (size_t)g.npol * (size_t)nw)))) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
-	double lo = 1e300, hi = 0;
+	double lo = 1e300, hi = 0, tbsum = 0;
 	for (int l = 0; l < prof.L; l++) {
-		bytes[l] = prof.params[l] * (double)bp;
-		tb[l] = prof.tb_s[l] * cs * te.factor;
+		bytes[l] = prof.params[l] * (double)g.bp;
+		tb[l] = prof.tb_s[l] * g.cs * te.factor;
+		tbsum += tb[l];
 		if (bytes[l] > 0 && bytes[l] < lo)
 			lo = bytes[l];
 		hi += bytes[l];
 	}
-	if ((rc = cost_source(&cost, a, b, fit, fit_range, table2, algo, cmodel, net.link_bw, err)))
+	if ((rc = cost_source(&cost, g.a, g.b, g.fit, g.fit_range, g.table2, g.algo, g.cmodel, net.link_bw, err)))
 		goto out;
-	if (parallel)
+	if (g.parallel)
 		cli_table_init(&t, NP, pcols, pflags);
 	else
-		cli_table_init(&t, groups ? NG : NT, groups ? gcols : tcols, groups ? gflags : tflags);
-	double tbsum = 0, psum = 0;
-	for (int l = 0; l < prof.L; l++) {
-		tbsum += tb[l];
-		psum += prof.params[l];
-	}
-	if (plot && !(speed = malloc(sizeof(double) * (size_t)npol * (size_t)nw))) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		goto out;
-	}
-	cli_table_meta(&t, "perfmodel train: model %s, %d gradient tensors, %.0f parameters, %ld bytes each (%.4g MB of gradients)",
-		       prof.name, prof.L, psum, bp, hi / 1e6);
-	cli_table_meta(&t, "compute %s: %s; batch %s; backward %.4g ms, forward %.4g ms%s%s",
-		       prof.kind, prof.device[0] ? prof.device : "device not stated", prof.batch[0] ? prof.batch : "?",
-		       tbsum * 1e3, prof.tf_s * cs * te.factor * 1e3,
-		       prof.forward_assumed ? " (forward not in the profile: assumed half the backward)" : "",
-		       cs != 1 || te.factor != 1 ? " (compute scaled)" : "");
-	if (nin > 1)
-		cli_table_meta(&t, "%ld all-reduces in flight: their startups a overlap, their bandwidth terms b M queue on the network; every plan (mgwfbp, optimal too) is chosen for one at a time and then timed so",
-			       nin);
-	if (lifo || nextf)
-		cli_table_meta(&t, "timeline: %s; %s; merge plans (mgwfbp, optimal) are chosen for Shi et al.'s timeline (fifo, backward) and then timed on this one",
-			       lifo ? "lifo: of the all-reduces waiting, the last ready goes first" : "fifo",
-			       nextf ? "next-forward: the next forward's layer l waits for its all-reduce, t_iter = compute + that wait" : "the iteration ends with the last all-reduce");
-	if (te.sys || te.factor != 1)
-		cli_table_meta(&t, "endpoint: %s%s%s; collectives hold %.4g GB/s and %.0f SMs of the NPU's %.4g GB/s and %.0f; compute x%.4g (share %.3g bound by memory bandwidth)%s",
-			       te.sys ? te.sys->paper : net.endpoint, te.sys ? ", Rashidi et al. 2021 Table VI: " : "",
-			       te.sys ? te.sys->why : "", cost.params.mem_bw_Bps / 1e9, te.comm_sms,
-			       te.npu.mem_bw_Bps / 1e9, te.npu.sms, te.factor, te.npu.mem_bound,
-			       te.overlap ? "" : "; compute runs alone, then the one all-reduce");
-	for (int w = 0; w < nw && !rc; w++) {
-		struct pm_iter it = {.L = prof.L, .bytes = bytes, .tb = tb, .tf = prof.tf_s * cs * te.factor,
-				     .inflight = (int)nin, .lifo = lifo, .next_forward = nextf};
-		int N = (int)wl[w];
-		if ((rc = cost_for(&cost, N, lo, hi, &it.a, &it.b, err)))
-			break;
-		if (w == 0 || nw == 1)
-			cli_table_meta(&t, "all-reduce cost T(M) = a + b M: %s%s", cost.desc,
-				       nw > 1 ? " (a and b per worker count in the a_us, b_ns_per_B columns)" : "");
-		if (parallel) {
-			if (w == 0)
-				cli_table_meta(&t, "reduce-scatter and all-gather: half an all-reduce, a/2 + (b/2) M (docs/model.md, Collectives); model states: mixed-precision Adam, ZeRO (Rajbhandari et al., SC 2020) section 3.1; zero3's forward spread over layers as their backward times");
-			rc = parallel_rows(&t, schemes, nsch, pol, npol, &it, psum, N, err);
-			continue;
-		}
-		rc = policy_rows(&t, pol, npol, &it, &prof, N, groups, speed ? speed + w : NULL, nw);
-	}
+		cli_table_init(&t, g.groups ? NG : NT, g.groups ? gcols : tcols, g.groups ? gflags : tflags);
+	header_meta(&t, &g, &prof, &te, &net, &cost, tbsum, hi);
+	rc = worker_rows(&t, &g, &prof, &cost, bytes, tb, prof.tf_s * g.cs * te.factor, wl, nw, lo, hi, speed, err);
 	if (!rc)
-		rc = cli_table_write(stdout, &t, fmt, err);
-	if (!rc && plot)
-		rc = plot_speedup(plot, &prof, pol, npol, wl, nw, speed, err);
+		rc = cli_table_write(stdout, &t, g.fmt, err);
+	if (!rc && g.plot)
+		rc = plot_speedup(g.plot, &prof, g.pol, g.npol, wl, nw, speed, err);
 out:
 	free(speed);
 	cli_table_release(&t);
