@@ -475,6 +475,68 @@ static void explain(struct cli_table *tab, const struct job *jobs, int njobs)
 				       jobs[i].in.algo->formula, jobs[i].in.algo->reference);
 }
 
+/* Which columns each format shows: sizes and bytes as text in the table
+ * and as numbers in CSV/JSON; the per-term columns with --explain; the
+ * memory reads only with an endpoint model. */
+static void column_flags(unsigned *flags, int explain_flag, const struct pm_params *p)
+{
+	for (int c = 0; c < NCOL; c++)
+		flags[c] = 0;
+	flags[C_SIZE] = flags[C_SENT] = flags[C_MAXLINK] = COL_TABLE;
+	flags[C_SIZE_B] = flags[C_SENT_B] = flags[C_MAXLINK_B] = COL_DATA | COL_NUM;
+	for (int c = C_TIME; c <= C_UTIL; c++)
+		if (c != C_SENT && c != C_MAXLINK && c != C_SENT_B && c != C_MAXLINK_B)
+			flags[c] = COL_NUM;
+	for (int c = C_ALPHA; c <= C_RED; c++)
+		flags[c] = COL_NUM | (explain_flag ? 0 : COL_DATA);
+	flags[C_MEM_B] = p->endpoint != PM_END_IDEAL ? COL_NUM : COL_TABLE | COL_DATA;
+	flags[C_BOUND] = COL_NUM;
+	flags[C_SENT] |= COL_NUM;
+	flags[C_MAXLINK] |= COL_NUM;
+}
+
+static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm_topo *t,
+		       const struct pm_params *p, const int on[NMODEL],
+		       const struct pm_sim_opts *so, int explain_flag,
+		       const struct job *jobs, int njobs)
+{
+	const struct pm_coll_info *ci = pm_coll_info(coll);
+
+	cli_table_meta(tab, "perfmodel %s: P = %d ranks, one per endpoint; %s = algbw x %.6g",
+		       ci->name, pm_topo_endpoints(t), ci->busbw_doc,
+		       pm_coll_busbw_factor(coll, pm_topo_endpoints(t)));
+	if (coll != PM_COLL_ALLREDUCE)
+		cli_table_meta(tab, "%s", ci->size_doc);
+	cli_net_meta(tab, t, p);
+	if (on[M_SIM] || on[M_DATAFLOW])
+		sim_meta(tab, so);
+	if (explain_flag)
+		explain(tab, jobs, njobs);
+}
+
+/* Every algorithm at every size, then the rows size by size, as a sweep
+ * reads. */
+static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const double *sizes,
+		     int nsizes, const struct pm_topo *t, const struct pm_params *p,
+		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
+		     struct pm_err *err)
+{
+	struct cli_progress pr;
+	int rc = PM_OK;
+
+	cli_progress_start(&pr);
+	for (int i = 0; i < njobs && !rc; i++) {
+		cli_progress_step(&pr, jobs[i].in.label, i, njobs);
+		rc = price_job(&jobs[i], sizes, nsizes, t, p, on, so, flags, err);
+	}
+	cli_progress_end(&pr);
+	for (int s = 0; s < nsizes && !rc; s++)
+		for (int i = 0; i < njobs && !rc; i++)
+			rc = cli_table_move_rows(tab, &jobs[i].rows, jobs[i].first[s],
+						 jobs[i].first[s + 1] - jobs[i].first[s], err);
+	return rc;
+}
+
 static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_err *err)
 {
 	const struct pm_coll_info *ci = pm_coll_info(coll);
@@ -543,42 +605,10 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 		goto out;
 	if (sa.trace && (rc = open_trace(sa.trace, on, nsizes, njobs, algo, net.topo, sizes[0], &so, err)))
 		goto out;
-	for (int c = 0; c < NCOL; c++)
-		flags[c] = 0;
-	flags[C_SIZE] = flags[C_SENT] = flags[C_MAXLINK] = COL_TABLE;
-	flags[C_SIZE_B] = flags[C_SENT_B] = flags[C_MAXLINK_B] = COL_DATA | COL_NUM;
-	for (int c = C_TIME; c <= C_UTIL; c++)
-		if (c != C_SENT && c != C_MAXLINK && c != C_SENT_B && c != C_MAXLINK_B)
-			flags[c] = COL_NUM;
-	for (int c = C_ALPHA; c <= C_RED; c++)
-		flags[c] = COL_NUM | (explain_flag ? 0 : COL_DATA);
-	/* memory reads: only with an endpoint model (hidden otherwise) */
-	flags[C_MEM_B] = p.endpoint != PM_END_IDEAL ? COL_NUM : COL_TABLE | COL_DATA;
-	flags[C_BOUND] = COL_NUM;
-	flags[C_SENT] |= COL_NUM;
-	flags[C_MAXLINK] |= COL_NUM;
+	column_flags(flags, explain_flag, &p);
 	cli_table_init(&tab, NCOL, col_names, flags);
-	cli_table_meta(&tab, "perfmodel %s: P = %d ranks, one per endpoint; %s = algbw x %.6g",
-		       ci->name, pm_topo_endpoints(t), ci->busbw_doc,
-		       pm_coll_busbw_factor(coll, pm_topo_endpoints(t)));
-	if (coll != PM_COLL_ALLREDUCE)
-		cli_table_meta(&tab, "%s", ci->size_doc);
-	cli_net_meta(&tab, t, &p);
-	if (on[M_SIM] || on[M_DATAFLOW])
-		sim_meta(&tab, &so);
-	if (explain_flag)
-		explain(&tab, jobs, njobs);
-	struct cli_progress pr;
-	cli_progress_start(&pr);
-	for (int i = 0; i < njobs && !rc; i++) {
-		cli_progress_step(&pr, jobs[i].in.label, i, njobs);
-		rc = price_job(&jobs[i], sizes, nsizes, t, &p, on, &so, flags, err);
-	}
-	cli_progress_end(&pr);
-	for (int s = 0; s < nsizes && !rc; s++)	/* rows size by size, as a sweep reads */
-		for (int i = 0; i < njobs && !rc; i++)
-			rc = cli_table_move_rows(&tab, &jobs[i].rows, jobs[i].first[s],
-						 jobs[i].first[s + 1] - jobs[i].first[s], err);
+	table_meta(&tab, coll, t, &p, on, &so, explain_flag, jobs, njobs);
+	rc = price_all(&tab, jobs, njobs, sizes, nsizes, t, &p, on, &so, flags, err);
 	if (!rc)
 		rc = cli_table_write(stdout, &tab, fmt, err);
 	if (!rc && plot)
