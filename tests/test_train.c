@@ -332,6 +332,10 @@ Test(profiles, bad_files)
 		{"name,params,backward_us\nconv,ten,5\n", "row 1: invalid numbers"},
 		{"name,params,backward_us\nconv,10,-5\n", "row 1: invalid numbers"},
 		{"name,params,backward_us\n", "has no layers"},
+		{"name,params,backward_us,parallel\nemb,10,5,model\n", "model-parallel rows but no alltoall_values"},
+		{"# alltoall_values: 64\nname,params,backward_us\nfc,10,5\n", "alltoall_values but no model-parallel row"},
+		{"# alltoall_values: lots\nname,params,backward_us,parallel\nemb,10,5,model\n", "invalid alltoall_values"},
+		{"name,params,backward_us,parallel\nemb,10,5,pipeline\n", "parallel 'pipeline' (expected data or model)"},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		char path[128];
@@ -572,4 +576,118 @@ Test(timeline, next_forward_never_longer)
 		free(tb);
 	}
 	gsl_rng_free(r);
+}
+
+/* A hybrid profile split (DLRM-like): rows in forward order bottom
+ * (data), emb0, emb1 (model), top0, top1 (data).  The model rows leave
+ * the timeline: 3 data rows remain, in order; their parameters and
+ * backward are summed; two data rows lie above the last embedding, so
+ * the backward all-to-all is ready after two backward positions. */
+Test(hybrid, profile_split)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/tmp/pm_hyb_%d.csv", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs("# alltoall_values: 1000\nname,params,backward_us,forward_us,parallel\n"
+	      "bottom,10,1,0.5,data\nemb0,100,2,0,model\nemb1,200,3,0,model\n"
+	      "top0,20,4,2,\ntop1,30,5,2.5,data\n", f);
+	fclose(f);
+	struct pm_profile p;
+	struct pm_hybrid h;
+	struct pm_err err;
+	cr_assert_eq(pm_profile_load(path, &p, &err), PM_OK, "%s", err.msg);
+	remove(path);
+	cr_assert_float_eq(p.a2a_values, 1000, 0);
+	assert_rel(p.tf_s, 5e-6, 1e-12);	/* every row's forward */
+	cr_assert_eq(pm_profile_split(&p, &h), PM_OK);
+	cr_assert_eq(p.L, 3);
+	cr_assert_str_eq(p.names[0], "bottom");
+	cr_assert_str_eq(p.names[1], "top0");
+	cr_assert_str_eq(p.names[2], "top1");
+	cr_assert_float_eq(p.params[1], 20, 0);
+	cr_assert_eq(h.rows, 2);
+	cr_assert_float_eq(h.params, 300, 0);
+	assert_rel(h.tb_s, 5e-6, 1e-12);
+	cr_assert_eq(h.a2a_pos, 2);
+	pm_profile_release(&p);
+}
+
+/* The hybrid timeline by hand.  Three data layers (forward order 0, 1,
+ * 2), backward 1 s each, forward 3 s, one all-reduce per layer of 1 s
+ * (a = 0, b = 1 s/B, 1 byte each); one layer above the embeddings
+ * (a2a_pos = 1); all-to-all of 2 bytes at 0.5 s + 1 s/B: 2.5 s; the
+ * embeddings' update 2 s.
+ * Backward: layer 2 ready at 4, the all-to-all too (once position 0,
+ * layer 2, is done), layer 1 at 5, layer 0 at 6; compute ends at 6.
+ * FIFO (by ready time, the all-to-all after groups ready no later):
+ *   layer 2 4-5; all-to-all 5: startup to 5.5, bandwidth to 7.5;
+ *   layer 1 7.5-8.5; layer 0 8.5-9.5.  Update: max(6, 7.5) + 2 = 9.5.
+ *   t_iter = max(9.5, 9.5) + the forward's all-to-all 2.5 = 12;
+ *   t_comp = 6 + 2 = 8; t_comm = 3 + 2 x 2.5 = 8.
+ * LIFO: at 4 layer 2's group and the all-to-all are both ready, the
+ *   all-to-all queued after it, so it goes first: 4-6.5; at 6.5 layers 2,
+ *   1 and 0 wait (ready 4, 5, 6) and go last ready first: layer 0
+ *   6.5-7.5, layer 1 7.5-8.5, layer 2 8.5-9.5.  Update max(6, 6.5) + 2 =
+ *   8.5; t_iter = max(8.5, 9.5) + 2.5 = 12, the same total by another
+ *   route.
+ * Without the all-to-all: 4-5, 5-6, 6-7 and t_iter = max(6, 7) = 7. */
+Test(hybrid, timeline_by_hand)
+{
+	double bytes[3] = {1, 1, 1}, tb[3] = {1, 1, 1};
+	struct pm_iter it = {.L = 3, .bytes = bytes, .tb = tb, .tf = 3, .a = 0, .b = 1, .inflight = 1,
+			     .a2a_B = 2, .a2a_a = 0.5, .a2a_b = 1, .a2a_pos = 1, .emb_tb = 2};
+	struct pm_plan p;
+	struct pm_timing t;
+	double start[3], end[3];
+
+	cr_assert_eq(pm_plan_each(3, &p), 0);
+	cr_assert_eq(pm_plan_time(&it, &p, 0, &t), PM_OK);
+	cr_assert_float_eq(t.t_iter, 12, 1e-12);
+	cr_assert_float_eq(t.t_comp, 8, 1e-12);
+	cr_assert_float_eq(t.t_c_no, 4, 1e-12);
+	cr_assert_float_eq(t.t_comm, 8, 1e-12);
+	cr_assert_eq(t.calls, 3);
+	cr_assert_eq(pm_plan_detail(&it, &p, 0, NULL, start, end), PM_OK);
+	cr_assert_float_eq(start[1], 7.5, 1e-12);	/* layer 1 waits for the all-to-all */
+	cr_assert_float_eq(end[2], 9.5, 1e-12);
+	it.lifo = 1;
+	cr_assert_eq(pm_plan_time(&it, &p, 0, &t), PM_OK);
+	cr_assert_float_eq(t.t_iter, 12, 1e-12);
+	cr_assert_eq(pm_plan_detail(&it, &p, 0, NULL, start, end), PM_OK);
+	cr_assert_float_eq(start[2], 6.5, 1e-12);	/* layer 0 first after the all-to-all */
+	cr_assert_float_eq(end[0], 9.5, 1e-12);		/* layer 2 last */
+	/* no all-to-all: the data-parallel timeline, unchanged */
+	it.a2a_B = 0;
+	it.emb_tb = 0;
+	it.lifo = 0;
+	cr_assert_eq(pm_plan_time(&it, &p, 0, &t), PM_OK);
+	cr_assert_float_eq(t.t_iter, 7, 1e-12);
+	pm_plan_release(&p);
+}
+
+/* The shipped DLRM profile (scripts/make-models), checked against its
+ * architecture by hand: bottom MLP 13-512-256-128 has 13x512+512 +
+ * 512x256+256 + 256x128+128 = 171,392 parameters; top MLP
+ * 479-1024-1024-512-256-1 has 479x1024+1024 + 1024x1024+1024 +
+ * 1024x512+512 + 512x256+256 + 256+1 = 2,197,505; 26 tables of 10^6 x 128
+ * (assumed rows) are model parallel; the all-to-all carries batch 512 x
+ * 26 tables x 128 = 1,703,936 values; 10 data rows (the top MLP's) lie
+ * above the embeddings. */
+Test(hybrid, dlrm_profile)
+{
+	struct pm_profile p;
+	struct pm_hybrid h;
+	struct pm_err err;
+	double dense = 0;
+
+	cr_assert_eq(pm_profile_load("dlrm", &p, &err), PM_OK, "%s", err.msg);
+	cr_assert_float_eq(p.a2a_values, 1703936, 0);
+	cr_assert_eq(pm_profile_split(&p, &h), PM_OK);
+	for (int l = 0; l < p.L; l++)
+		dense += p.params[l];
+	cr_assert_float_eq(dense, 171392 + 2197505, 0);
+	cr_assert_eq(h.rows, 26);
+	cr_assert_float_eq(h.params, 26 * 128e6, 0);
+	cr_assert_eq(h.a2a_pos, 10);
+	pm_profile_release(&p);
 }

@@ -124,6 +124,7 @@ static int make_plan(const struct policy *p, const struct pm_iter *it, struct pm
 /* Where T(M) = a + b M comes from. */
 struct cost_src {
 	enum { C_FIXED, C_FIT, C_TABLE2, C_ALGO } kind;
+	enum pm_coll coll;	/* C_ALGO: the collective priced (all-reduce) */
 	double a, b;
 	const struct pm_table2 *t2;
 	const char *algo;
@@ -157,7 +158,7 @@ static int cost_for(struct cost_src *c, int N, double lo, double hi,
 			 c->t2->name, c->t2->a_text, c->t2->b_text, al, bw, c->params.gamma_spB * 1e9);
 		return PM_OK;
 	default:
-		rc = pm_algo_resolve(c->algo, c->topo, N, &in, err);
+		rc = pm_algo_resolve_coll(c->coll, c->algo, c->topo, N, &in, err);
 		if (rc == PM_ENOTAPPLICABLE)
 			rc = PM_EINPUT;
 		if (rc || (rc = pm_cost_fit_algo(&in, &c->params, c->contention, lo, hi, &f, err)))
@@ -167,8 +168,9 @@ static int cost_for(struct cost_src *c, int N, double lo, double hi,
 		if (*a < 0)
 			*a = 0;	/* a fit may dip below zero within its error */
 		snprintf(c->desc, sizeof c->desc,
-			 "fitted to the %s of %s on %s over %.4g to %.4g bytes (33 sizes, R^2 %.6f)",
+			 "fitted to the %s of %s%s on %s over %.4g to %.4g bytes (33 sizes, R^2 %.6f)",
 			 c->contention ? "contention evaluator" : "closed form", in.label,
+			 c->coll == PM_COLL_ALLTOALL ? " (all-to-all)" : "",
 			 c->topo ? pm_topo_spec(c->topo) : "P ranks (no network)", lo, hi, f.r2);
 		return PM_OK;
 	}
@@ -582,7 +584,7 @@ static int parse_timeline(const char *order, const char *overlap, int *lifo,
 struct targs {
 	const char *model, *workers, *sweep, *a, *b, *fit, *fit_range, *algo, *table2;
 	const char *policy, *bpp, *scale, *format, *cmodel, *parallel, *plot;
-	const char *npu_sms, *npu_mem, *mem_bound, *inflight, *order, *overlap;
+	const char *npu_sms, *npu_mem, *mem_bound, *inflight, *order, *overlap, *a2a_algo;
 	int help, groups;
 	/* parsed */
 	enum cli_format fmt;
@@ -618,6 +620,7 @@ static int train_opt_rows(struct targs *g, struct cli_opt *opts)
 	opts[n++] = (struct cli_opt){"in-flight", "N", "all-reduces outstanding at once (default 1, Shi et al.'s timeline): their startups a overlap, their bandwidth terms b M queue; merge plans are still chosen for one at a time", &g->inflight, NULL};
 	opts[n++] = (struct cli_opt){"order", "O", "fifo (default, Shi et al.) or lifo: of the all-reduces waiting, the last ready goes first (Rashidi et al. 2021 SV), favouring the first layers", &g->order, NULL};
 	opts[n++] = (struct cli_opt){"overlap", "O", "backward (default, Shi et al.: the iteration ends with the last all-reduce) or next-forward: all-reduces run on into the next forward, whose layer l waits for its own (Rashidi et al. 2021 SV, exposed communication); per-layer forward time in proportion to backward", &g->overlap, NULL};
+	opts[n++] = (struct cli_opt){"a2a-algo", "NAME", "hybrid profiles (dlrm): the all-to-all algorithm whose cost on the network prices the embeddings' exchange (default direct; bruck)", &g->a2a_algo, NULL};
 	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &g->groups};
 	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &g->plot, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &g->format, NULL};
@@ -710,12 +713,37 @@ static void header_meta(struct cli_table *t, const struct targs *g, const struct
 			       te->overlap ? "" : "; compute runs alone, then the one all-reduce");
 }
 
+/* A hybrid profile (model-parallel embeddings, Rashidi et al. 2021 §V):
+ * what was split off and the all-to-all's cost. */
+struct hybrid {
+	struct pm_hybrid h;
+	double bytes;		/* all-to-all bytes per worker, each way */
+	double emb_tb;		/* the embeddings' update, scaled as all compute */
+	struct cost_src cost;
+};
+
+static int check_hybrid(const struct targs *g, const struct pm_profile *prof,
+			struct hybrid *hy, const struct cost_src *cost, struct pm_err *err)
+{
+	if (!g->algo || g->table2)
+		return pm_fail(err, PM_EINPUT, "profile '%s' is hybrid parallel (model-parallel rows and an all-to-all): its all-to-all is priced by --a2a-algo on the network (expected --algo NAME as the all-reduce cost)", prof->name);
+	if (g->nextf || g->parallel)
+		return pm_fail(err, PM_EINPUT, "profile '%s' is hybrid parallel: --overlap next-forward and --parallel are for data-parallel profiles (expected neither)", prof->name);
+	if (prof->L == 0)
+		return pm_fail(err, PM_EINPUT, "profile '%s' has no data-parallel row (expected at least one row without parallel=model)", prof->name);
+	hy->cost = *cost;
+	hy->cost.coll = PM_COLL_ALLTOALL;
+	hy->cost.algo = g->a2a_algo ? g->a2a_algo : "direct";
+	hy->bytes = prof->a2a_values * (double)g->bp;
+	return PM_OK;
+}
+
 /* Rows for every worker count: the policies' timelines or the sharding
  * schemes'. */
 static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_profile *prof,
-		       struct cost_src *cost, const double *bytes, const double *tb, double tf,
-		       const double *wl, int nw, double lo, double hi, double *speed,
-		       struct pm_err *err)
+		       struct cost_src *cost, struct hybrid *hy, const double *bytes,
+		       const double *tb, double tf, const double *wl, int nw, double lo,
+		       double hi, double *speed, struct pm_err *err)
 {
 	double psum = 0;
 	int rc = PM_OK;
@@ -731,6 +759,16 @@ static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_pro
 		if (w == 0 || nw == 1)
 			cli_table_meta(t, "all-reduce cost T(M) = a + b M: %s%s", cost->desc,
 				       nw > 1 ? " (a and b per worker count in the a_us, b_ns_per_B columns)" : "");
+		if (hy) {
+			it.a2a_B = hy->bytes;
+			it.a2a_pos = hy->h.a2a_pos;
+			it.emb_tb = hy->emb_tb;
+			if ((rc = cost_for(&hy->cost, N, hy->bytes / 2, 2 * hy->bytes, &it.a2a_a, &it.a2a_b, err)))
+				break;
+			if (w == 0 || nw == 1)
+				cli_table_meta(t, "all-to-all cost T(M) = a + b M: %s; %.4g MB each way per worker: %.4g ms",
+					       hy->cost.desc, hy->bytes / 1e6, (it.a2a_a + it.a2a_b * hy->bytes) * 1e3);
+		}
 		if (g->parallel) {
 			if (w == 0)
 				cli_table_meta(t, "reduce-scatter and all-gather: half an all-reduce, a/2 + (b/2) M (docs/model.md, Collectives); model states: mixed-precision Adam, ZeRO (Rajbhandari et al., SC 2020) section 3.1; zero3's forward spread over layers as their backward times");
@@ -754,6 +792,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	struct cli_opt opts[48];
 	struct pm_profile prof = {0};
 	struct cost_src cost = {0};
+	struct hybrid hy = {0};
 	double *wl = NULL, *bytes = NULL, *tb = NULL;
 	struct cli_table t = {0};
 
@@ -770,7 +809,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		return rc;
 	if ((rc = end_factor(&net, &cost.params, &te, err)) ||
 	    (rc = worker_counts(g.sweep, g.workers, cost.topo, g.a || g.b || g.fit, &wl, &nw, err)) ||
-	    (rc = pm_profile_load(g.model, &prof, err)))
+	    (rc = pm_profile_load(g.model, &prof, err)) ||
+	    (rc = pm_profile_split(&prof, &hy.h)))
 		goto out;
 	bytes = malloc(sizeof(double) * (size_t)prof.L);
 	tb = malloc(sizeof(double) * (size_t)prof.L);
@@ -787,14 +827,20 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 			lo = bytes[l];
 		hi += bytes[l];
 	}
-	if ((rc = cost_source(&cost, g.a, g.b, g.fit, g.fit_range, g.table2, g.algo, g.cmodel, net.link_bw, err)))
+	if ((rc = cost_source(&cost, g.a, g.b, g.fit, g.fit_range, g.table2, g.algo, g.cmodel, net.link_bw, err)) ||
+	    (hy.h.rows && (rc = check_hybrid(&g, &prof, &hy, &cost, err))))
 		goto out;
+	hy.emb_tb = hy.h.tb_s * g.cs * te.factor;
 	if (g.parallel)
 		cli_table_init(&t, NP, pcols, pflags);
 	else
 		cli_table_init(&t, g.groups ? NG : NT, g.groups ? gcols : tcols, g.groups ? gflags : tflags);
 	header_meta(&t, &g, &prof, &te, &net, &cost, tbsum, hi);
-	rc = worker_rows(&t, &g, &prof, &cost, bytes, tb, prof.tf_s * g.cs * te.factor, wl, nw, lo, hi, speed, err);
+	if (hy.h.rows)
+		cli_table_meta(&t, "hybrid parallel (Rashidi et al. 2021 SV, DLRM): %d model-parallel rows (%.0f parameters, sharded over the workers, never all-reduced; their update, %.4g ms, after the backward's all-to-all); the forward's all-to-all blocks the forward; the backward's queues with the all-reduces once the %d layers above the embeddings are done; t_comm counts both",
+			       hy.h.rows, hy.h.params, hy.emb_tb * 1e3, hy.h.a2a_pos);
+	rc = worker_rows(&t, &g, &prof, &cost, hy.h.rows ? &hy : NULL, bytes, tb,
+			 prof.tf_s * g.cs * te.factor, wl, nw, lo, hi, speed, err);
 	if (!rc)
 		rc = cli_table_write(stdout, &t, g.fmt, err);
 	if (!rc && g.plot)

@@ -18,7 +18,7 @@
 
 struct preader {
 	struct pm_profile *p;
-	int cname, cparams, ctb, ctf, cap;
+	int cname, cparams, ctb, ctf, cpar, cap;
 	double tf_sum;
 };
 
@@ -43,9 +43,12 @@ static int grow(struct preader *r, struct pm_err *err)
 	if (a)
 		p->params = a;
 	double *b = a ? realloc(p->tb_s, sizeof(double) * (size_t)cap) : NULL;
-	if (!b)
+	if (b)
+		p->tb_s = b;
+	char *m = b ? realloc(p->model_par, (size_t)cap) : NULL;
+	if (!m)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	p->tb_s = b;
+	p->model_par = m;
 	r->cap = cap;
 	return PM_OK;
 }
@@ -61,6 +64,7 @@ static int profile_row(void *ctx, int row, char *const *cell, int n, struct pm_e
 		r->cparams = pm_csv_column(cell, n, "params");
 		r->ctb = pm_csv_column(cell, n, "backward_us");
 		r->ctf = pm_csv_column(cell, n, "forward_us");
+		r->cpar = pm_csv_column(cell, n, "parallel");
 		if (r->cname < 0 || r->cparams < 0 || r->ctb < 0)
 			return pm_fail(err, PM_EINPUT,
 				       "model file '%s' has no '%s' column (expected the header name,params,backward_us[,forward_us])",
@@ -78,8 +82,14 @@ static int profile_row(void *ctx, int row, char *const *cell, int n, struct pm_e
 		return pm_fail(err, PM_EINPUT,
 			       "model file '%s' row %d: params %g, backward %g us, forward %g us (expected at most 10^12 parameters and 3600 s per layer)",
 			       p->path, row, params, tb, tf);
+	const char *spar = r->cpar >= 0 && r->cpar < n ? cell[r->cpar] : "";
+	if (*spar && strcmp(spar, "data") && strcmp(spar, "model"))
+		return pm_fail(err, PM_EINPUT,
+			       "model file '%s' row %d: parallel '%s' (expected data or model)",
+			       p->path, row, spar);
 	if (p->L == r->cap && grow(r, err))
 		return PM_EINTERNAL;
+	p->model_par[p->L] = strcmp(spar, "model") == 0;
 	if (!(p->names[p->L] = strdup(r->cname < n ? cell[r->cname] : "")))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	p->params[p->L] = params;
@@ -92,6 +102,17 @@ static int profile_row(void *ctx, int row, char *const *cell, int n, struct pm_e
 /* "# key: value" lines carry the profile's provenance. */
 static void meta(struct pm_profile *p, const char *line)
 {
+	double v;
+	char *end;
+
+	if (strncmp(line, "# alltoall_values:", 18) == 0) {
+		errno = 0;
+		v = strtod(line + 18, &end);
+		end += strspn(end, " \t\r\n");
+		p->a2a_values = !errno && end > line + 18 && !*end && isfinite(v) && v >= 0 &&
+				v <= 1e15 ? v : -1;	/* refused at load when -1 */
+		return;
+	}
 	static const struct { const char *key; size_t off, size; } keys[] = {
 		{"kind", offsetof(struct pm_profile, kind), sizeof ((struct pm_profile *)0)->kind},
 		{"device", offsetof(struct pm_profile, device), sizeof ((struct pm_profile *)0)->device},
@@ -131,6 +152,17 @@ int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
 		pm_profile_release(p);
 		return rc;
 	}
+	int models = 0;
+	for (int l = 0; l < p->L; l++)
+		models += p->model_par[l];
+	if (p->a2a_values < 0 || (models > 0) != (p->a2a_values > 0)) {
+		rc = pm_fail(err, PM_EINPUT,
+			     "model file '%s': %s (expected model-parallel rows and a '# alltoall_values: N' line together, N at most 10^15, or neither)",
+			     p->path, p->a2a_values < 0 ? "invalid alltoall_values" :
+			     models ? "model-parallel rows but no alltoall_values" : "alltoall_values but no model-parallel row");
+		pm_profile_release(p);
+		return rc;
+	}
 	double tb = 0;
 	for (int l = 0; l < p->L; l++)
 		tb += p->tb_s[l];
@@ -141,6 +173,32 @@ int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
 	return PM_OK;
 }
 
+int pm_profile_split(struct pm_profile *p, struct pm_hybrid *h)
+{
+	int n = 0, last = -1;
+
+	memset(h, 0, sizeof *h);
+	for (int l = 0; l < p->L; l++)
+		if (p->model_par[l])
+			last = l;
+	for (int l = 0; l < p->L; l++) {
+		if (p->model_par[l]) {
+			h->rows++;
+			h->params += p->params[l];
+			h->tb_s += p->tb_s[l];
+			free(p->names[l]);
+			continue;
+		}
+		h->a2a_pos += l > last && last >= 0;
+		p->names[n] = p->names[l];
+		p->params[n] = p->params[l];
+		p->tb_s[n] = p->tb_s[l];
+		p->model_par[n++] = 0;
+	}
+	p->L = n;
+	return PM_OK;
+}
+
 void pm_profile_release(struct pm_profile *p)
 {
 	for (int l = 0; l < p->L; l++)
@@ -148,6 +206,7 @@ void pm_profile_release(struct pm_profile *p)
 	free(p->names);
 	free(p->params);
 	free(p->tb_s);
+	free(p->model_par);
 	memset(p, 0, sizeof *p);
 }
 
@@ -202,68 +261,132 @@ int pm_plan_buckets(const struct pm_iter *it, double cap, double first_cap,
 	return PM_OK;
 }
 
-/* The groups in the order they start: whenever a slot frees, FIFO takes
- * the waiting group that became ready first, LIFO the one that became
- * ready last.  order[s] is the s-th group to start, at[s] when. */
-static void start_order(const struct pm_iter *it, int n, const double *ready,
-			const double *bytes, int *order, double *at, double *end_g)
+/* What queues for the network: the all-reduce groups and, with hybrid
+ * parallelism, the backward all-to-all (item n), ready at ready[i],
+ * costing a[i] (startup) and bm[i] (bandwidth term). */
+struct queue {
+	int n, items;		/* groups; groups + all-to-all */
+	double *ready, *a, *bm, *at, *end;
+	int *order, *wait;
+};
+
+/* The items in the order they start: whenever a slot frees, FIFO takes
+ * the waiting item that became ready first, LIFO the one that became
+ * ready last.  order[s] is the s-th item to start, at[s] when; end[i]
+ * when item i ends. */
+static void start_order(const struct pm_iter *it, struct queue *q)
 {
-	double free_at = 0, *ends = at + n;	/* ends[s]: end of the s-th started */
-	int N = it->inflight > 1 ? it->inflight : 1, *wait = order + n;
+	double free_at = 0, *ends = q->at + q->items;	/* ends[s]: end of the s-th started */
+	int N = it->inflight > 1 ? it->inflight : 1, m = q->items, *byready = q->wait + m;
 	int head = 0, top = 0, next = 0;	/* wait[head .. top): ready, not started */
 
 	if (N > PM_MAX_INFLIGHT)
 		N = PM_MAX_INFLIGHT;
-	for (int s = 0; s < n; s++) {
-		double t = s >= N ? ends[s - N] : 0;	/* a slot frees */
-		if (head == top && t < ready[next])
-			t = ready[next];		/* nothing waits: the next one */
-		while (next < n && ready[next] <= t)
-			wait[top++] = next++;
-		int g = it->lifo ? wait[--top] : wait[head++];
-		order[s] = g;
-		at[s] = t;
-		free_at = fmax(t + it->a, free_at) + it->b * bytes[g];
-		ends[s] = end_g[g] = free_at;
+	/* items by ready time: the groups are in order; the all-to-all goes
+	 * after the groups ready no later than it */
+	for (int i = 0, g = 0, placed = m == q->n; i < m; i++) {
+		if (!placed && (g == q->n || q->ready[q->n] < q->ready[g])) {
+			byready[i] = q->n;
+			placed = 1;
+		} else {
+			byready[i] = g++;
+		}
 	}
+	for (int s = 0; s < m; s++) {
+		double t = s >= N ? ends[s - N] : 0;	/* a slot frees */
+		if (head == top && t < q->ready[byready[next]])
+			t = q->ready[byready[next]];	/* nothing waits: the next one */
+		while (next < m && q->ready[byready[next]] <= t)
+			q->wait[top++] = byready[next++];
+		int i = it->lifo ? q->wait[--top] : q->wait[head++];
+		q->order[s] = i;
+		q->at[s] = t;
+		free_at = fmax(t + q->a[i], free_at) + q->bm[i];
+		ends[s] = q->end[i] = free_at;
+	}
+}
+
+static void queue_free(struct queue *q)
+{
+	free(q->ready);
+	free(q->order);
+}
+
+/* Fill the queue: each group's ready time and bytes; the all-to-all. */
+static int queue_fill(const struct pm_iter *it, const struct pm_plan *plan,
+		      int after_backward, double *ready_g, struct queue *q)
+{
+	int n = plan->n, m = n + (it->a2a_B > 0), k = 0;
+	double ready = it->tf, comp = it->tf;
+
+	q->n = n;
+	q->items = m;
+	q->ready = malloc(sizeof(double) * (size_t)(6 * m + 1));
+	q->order = malloc(sizeof(int) * (size_t)(3 * m + 1));
+	if (!q->ready || !q->order) {
+		queue_free(q);
+		return PM_EINTERNAL;
+	}
+	q->a = q->ready + m;
+	q->bm = q->ready + 2 * m;
+	q->end = q->ready + 3 * m;
+	q->at = q->ready + 4 * m;	/* 2m: at, then ends in start order */
+	q->wait = q->order + m;		/* 2m: wait, then byready */
+	for (int l = 0; l < it->L; l++)
+		comp += it->tb[l];
+	double a2a_ready = it->tf;
+	for (int j = 0; j < it->a2a_pos && j < it->L; j++)
+		a2a_ready += it->tb[it->L - 1 - j];
+	for (int g = 0; g < n; g++) {
+		double bytes = 0;
+		for (; k < plan->end[g]; k++) {
+			ready += it->tb[it->L - 1 - k];
+			bytes += it->bytes[it->L - 1 - k];
+		}
+		q->ready[g] = after_backward ? comp : ready;
+		q->a[g] = it->a;
+		q->bm[g] = it->b * bytes;
+		if (ready_g)
+			ready_g[g] = ready;
+	}
+	if (m > n) {
+		q->ready[n] = after_backward ? comp : a2a_ready;
+		q->a[n] = it->a2a_a;
+		q->bm[n] = it->a2a_b * it->a2a_B;
+	}
+	return PM_OK;
+}
+
+/* The queue run: per group its start and end; *a2a_end the backward
+ * all-to-all's end (0 without one). */
+static int run_queue(const struct pm_iter *it, const struct pm_plan *plan,
+		     int after_backward, double *ready_g, double *start_g, double *end_g,
+		     double *a2a_end)
+{
+	struct queue q;
+
+	if (queue_fill(it, plan, after_backward, ready_g, &q))
+		return PM_EINTERNAL;
+	start_order(it, &q);
+	for (int s = 0; s < q.items; s++) {
+		int i = q.order[s];
+		if (i == q.n)
+			continue;
+		if (start_g)
+			start_g[i] = q.at[s];
+		if (end_g)
+			end_g[i] = q.end[i];
+	}
+	*a2a_end = q.items > q.n ? q.end[q.n] : 0;
+	queue_free(&q);
+	return PM_OK;
 }
 
 int pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
 		   int after_backward, double *ready_g, double *start_g, double *end_g)
 {
-	int n = plan->n, k = 0;
-	double ready = it->tf, comp = it->tf;
-	double *r = malloc(sizeof(double) * (size_t)(5 * n + 1));
-	int *order = malloc(sizeof(int) * (size_t)(2 * n + 1));
-
-	if (!r || !order) {
-		free(r);
-		free(order);
-		return PM_EINTERNAL;
-	}
-	double *bytes = r + n, *at = r + 2 * n, *end = r + 4 * n;	/* at: 2n */
-	for (int l = 0; l < it->L; l++)
-		comp += it->tb[l];
-	for (int g = 0; g < n; g++) {
-		bytes[g] = 0;
-		for (; k < plan->end[g]; k++) {
-			ready += it->tb[it->L - 1 - k];
-			bytes[g] += it->bytes[it->L - 1 - k];
-		}
-		r[g] = after_backward ? comp : ready;
-		if (ready_g)
-			ready_g[g] = ready;
-	}
-	start_order(it, n, r, bytes, order, at, end);
-	for (int s = 0; s < n; s++) {
-		if (start_g)
-			start_g[order[s]] = at[s];
-		if (end_g)
-			end_g[order[s]] = end[order[s]];
-	}
-	free(r);
-	free(order);
-	return PM_OK;
+	double a2a_end;
+	return run_queue(it, plan, after_backward, ready_g, start_g, end_g, &a2a_end);
 }
 
 /* When the next forward ends, its layer l waiting for group of l. */
@@ -288,10 +411,10 @@ static double next_forward_end(const struct pm_iter *it, const struct pm_plan *p
 int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
 		 int after_backward, struct pm_timing *out)
 {
-	double comp = it->tf, comm = 0, end = 0;
+	double comp = it->tf, comm = 0, end = 0, a2a_end = 0;
 	double *e = malloc(sizeof(double) * (size_t)(plan->n + 1));
 
-	if (!e || pm_plan_detail(it, plan, after_backward, NULL, NULL, e)) {
+	if (!e || run_queue(it, plan, after_backward, NULL, NULL, e, &a2a_end)) {
 		free(e);
 		return PM_EINTERNAL;
 	}
@@ -304,13 +427,17 @@ int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
 		comm += it->a + it->b * bytes;
 		end = fmax(end, e[g]);
 	}
-	out->t_comp = comp;
-	out->t_iter = fmax(comp, end);
-	if (it->next_forward && plan->n > 0)
+	/* hybrid: the embeddings' update after the backward and its
+	 * all-to-all; the forward's all-to-all blocks the forward */
+	double a2a = it->a2a_B > 0 ? it->a2a_a + it->a2a_b * it->a2a_B : 0;
+	double done = (it->a2a_B > 0 ? fmax(comp, a2a_end) : comp) + it->emb_tb;
+	out->t_comp = comp + it->emb_tb;
+	out->t_iter = fmax(done, end) + a2a;
+	if (it->next_forward && plan->n > 0 && !(it->a2a_B > 0))	/* not with hybrid */
 		out->t_iter = comp + next_forward_end(it, plan, e, comp) - (comp + it->tf);
 	free(e);
-	out->t_c_no = out->t_iter - comp;
-	out->t_comm = comm;
+	out->t_c_no = out->t_iter - out->t_comp;
+	out->t_comm = comm + 2 * a2a;
 	out->calls = plan->n;
 	return PM_OK;
 }

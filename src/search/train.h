@@ -27,10 +27,32 @@ struct pm_profile {
 	double *tb_s;		/* backward time of each layer */
 	double tf_s;		/* forward time of the iteration */
 	int forward_assumed;	/* no forward column: tf = tb / 2 */
+	/* Hybrid parallelism (a DLRM): rows whose parallel column says
+	 * "model" are sharded over the workers (embedding tables), never
+	 * all-reduced; the workers exchange their outputs in one all-to-all
+	 * of a2a_values values each in the forward, and the gradients in one
+	 * in the backward ("# alltoall_values:" in the profile). */
+	char *model_par;	/* per row: 1 model-parallel, 0 data-parallel */
+	double a2a_values;
 };
 
 int pm_profile_load(const char *name_or_path, struct pm_profile *p,
 		    struct pm_err *err);
+
+/* What pm_profile_split took out of a hybrid profile. */
+struct pm_hybrid {
+	int rows;		/* model-parallel rows (0: a data-parallel profile) */
+	double params;		/* their parameters */
+	double tb_s;		/* their backward (the embeddings' update) */
+	int a2a_pos;		/* data rows after the last of them, forward order:
+				 * the backward all-to-all is ready once these are
+				 * done */
+};
+
+/* Remove the model-parallel rows from p (the all-reduce timeline sees
+ * only data-parallel rows) and say what they were.  PM_EINTERNAL: out of
+ * memory. */
+int pm_profile_split(struct pm_profile *p, struct pm_hybrid *h);
 void pm_profile_release(struct pm_profile *p);
 
 /* Inputs of a timeline.  Layer l (forward order, 0-based) carries
@@ -47,6 +69,15 @@ struct pm_iter {
 				 * startups a overlap, their bandwidth terms
 				 * b M queue on the network; 0 or 1: one at a
 				 * time, Shi et al.'s timeline */
+	/* Hybrid parallelism (a DLRM, Rashidi et al. 2021 §V): an all-to-all
+	 * of a2a_B bytes, T = a2a_a + a2a_b M, blocks the forward; its
+	 * backward twin is ready once backward positions [0, a2a_pos) are
+	 * done (the layers above the embeddings), queues with the all-reduces,
+	 * and the embeddings' update (emb_tb) runs after it and after the
+	 * backward.  a2a_B = 0: none (pure data parallelism).  next_forward
+	 * does not apply to hybrid iterations (ignored). */
+	double a2a_B, a2a_a, a2a_b, emb_tb;
+	int a2a_pos;
 	int lifo;		/* 1: of the groups waiting, the last ready
 				 * goes first (Rashidi et al. 2021 §V: LIFO
 				 * favours the first layers); 0: in order */
