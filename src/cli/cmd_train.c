@@ -328,12 +328,19 @@ static void usage(const struct cli_opt *opts, int n)
 	       "f M/(M-m) for what the collectives hold (s SMs, m of memory bandwidth) of\n"
 	       "--npu-sms S and --npu-mem-bw M, f = --mem-bound; the all-reduces are priced\n"
 	       "with the endpoint in the loop (needs --algo).\n\n"
+	       "The timeline: --in-flight N all-reduces at once, --order lifo (the last ready\n"
+	       "first) and --overlap next-forward (all-reduces hidden behind the next forward,\n"
+	       "whose layer l waits only for its own): Rashidi et al. 2021 SV.  Hybrid profiles\n"
+	       "(dlrm: sharded embedding tables) add an all-to-all each way, priced by\n"
+	       "--a2a-algo (direct) on the same network.\n\n"
 	       "Examples:\n"
 	       "  perfmodel train --profile googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
 	       "  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
 	       "  perfmodel train --profile resnet50 --a 236us --b 0.406ns --workers 16\n"
 	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --link-bw 12.5GB/s --parallel all\n"
-	       "  perfmodel train --profile resnet50 --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint baseline-commopt\n\n"
+	       "  perfmodel train --profile resnet50 --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint baseline-commopt\n"
+	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --order lifo --overlap next-forward\n"
+	       "  perfmodel train --profile dlrm --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint ace\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 	char **names;
