@@ -773,8 +773,9 @@ static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_pro
 			if ((rc = cost_for(&hy->cost, N, hy->bytes / 2, 2 * hy->bytes, &it.a2a_a, &it.a2a_b, err)))
 				break;
 			if (w == 0 || nw == 1)
-				cli_table_meta(t, "all-to-all cost T(M) = a + b M: %s; %.4g MB each way per worker: %.4g ms",
-					       hy->cost.desc, hy->bytes / 1e6, (it.a2a_a + it.a2a_b * hy->bytes) * 1e3);
+				cli_table_meta(t, "all-to-all cost T(M) = a + b M: %s; %.4g MB each way per worker: %.4g ms%s",
+					       hy->cost.desc, hy->bytes / 1e6, (it.a2a_a + it.a2a_b * hy->bytes) * 1e3,
+					       nw > 1 ? " at the first worker count (refitted at each)" : "");
 		}
 		if (g->parallel) {
 			if (w == 0)
