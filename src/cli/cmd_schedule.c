@@ -307,21 +307,99 @@ static int play_out(struct pm_sched *s, struct pm_err *err)
 	return rc;
 }
 
+/* What to write: a view as a table (or CSV, JSON), the trees as DOT,
+ * or MSCCL's XML. */
+struct output {
+	enum cli_format fmt;
+	enum view v;
+	int dot, msccl;
+};
+
+static int parse_output(const char *format, const char *view, struct output *o,
+			struct pm_err *err)
+{
+	static const struct { const char *name; enum view v; } views[] = {
+		{"steps", V_STEPS}, {"transfers", V_TRANSFERS}, {"nodes", V_NODES},
+	};
+	size_t i;
+
+	o->fmt = FMT_TABLE;
+	o->dot = strcmp(format, "dot") == 0;
+	o->msccl = strcmp(format, "msccl") == 0;
+	if (!o->dot && !o->msccl && cli_parse_format(format, &o->fmt, err))
+		return pm_fail(err, PM_EINPUT, "invalid format '%s' (expected table, csv, json, dot or msccl)", format);
+	for (i = 0; i < sizeof views / sizeof views[0] && strcmp(view, views[i].name); i++)
+		;
+	if (i == sizeof views / sizeof views[0])
+		return pm_fail(err, PM_EINPUT, "invalid view '%s' (expected steps, transfers or nodes)", view);
+	o->v = views[i].v;
+	return PM_OK;
+}
+
+static int write_view(const struct output *o, const struct pm_inst *in, const struct pm_sched *s,
+		      const struct pm_topo *t, double bytes, const struct pm_params *p,
+		      struct pm_err *err)
+{
+	struct cli_table tab = {0};
+	int rc;
+
+	if (o->dot) {
+		write_dot(stdout, in, s);
+		return PM_OK;
+	}
+	if (o->msccl)
+		return pm_msccl_write(stdout, s, in->label, "allreduce", err);
+	if (o->v == V_STEPS)
+		rc = view_steps(&tab, in, s, bytes, p, err);
+	else if (o->v == V_TRANSFERS)
+		rc = view_transfers(&tab, in, s, bytes, err);
+	else
+		rc = view_nodes(&tab, s, err);
+	if (!rc) {
+		int view_meta = tab.nmeta;
+		cli_table_meta(&tab, "perfmodel schedule: %s on %s, %d ranks, %d steps (all-gather/broadcast from step %d), %zu transfers, message cut in %u units",
+			       in->label, pm_topo_spec(t), in->P, s->nsteps, s->second_phase + 1, s->nx, s->nchunks);
+		cli_table_meta(&tab, "ranks on endpoints: %s", s->mapping);
+		cli_net_meta(&tab, t, p);
+		cli_table_meta_to_front(&tab, view_meta);
+		rc = cli_table_write(stdout, &tab, o->fmt, err);
+	}
+	cli_table_release(&tab);
+	return rc;
+}
+
+static void usage(const struct cli_opt *opts, int n)
+{
+	printf("usage: perfmodel schedule --topo SPEC --algo NAME [--size SIZE] [--view V] [--format F]\n\n"
+	       "Shows an algorithm's schedule on a network: per step (transfers, longest\n"
+	       "route, busy links, busiest link, time), per transfer (flow, ranks, chunks,\n"
+	       "bytes, the vertices crossed; sN is switch N), per node (Op, FlowID, Parent,\n"
+	       "Children, Step, as Huang et al. 2021 Fig. 5), or as Graphviz trees of the all-gather\n"
+	       "half (--format dot | dot -Tpdf), one cluster per tree as the MULTITREE supplement Fig. 1.\n\n"
+	       "Examples:\n"
+	       "  perfmodel schedule --topo torus:3x3 --algo multitree --view nodes\n"
+	       "  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
+	       "  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n"
+	       "  perfmodel schedule --topo torus:4x4 --algo multitree --format msccl > multitree.xml\n\n"
+	       "--format msccl writes the schedule as msccl-tools' algorithm XML (Cowan et al.,\n"
+	       "ASPLOS 2023): one <gpu> per rank, a thread block per peer and direction, a send\n"
+	       "and a receive (rrc: receive-reduce-copy, or r) step per transfer, in place on\n"
+	       "buffer i, each send waiting for the receives that wrote its chunks.\n\nOptions:\n");
+	cli_print_opts(stdout, opts, n);
+}
+
 int cmd_schedule(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
 	const char *algo = NULL, *size = "1M", *format = "table", *view = "steps", *pos[1];
 	int help = 0, npos, n, rc;
 	struct cli_opt opts[24];
-	enum cli_format fmt = FMT_TABLE;
-	enum view v;
+	struct output out;
 	struct pm_params p;
 	struct pm_topo *t = NULL;
 	struct pm_inst in;
 	struct pm_sched s = {0};
-	struct cli_table tab = {0};
 	double bytes;
-	int dot = 0, msccl = 0;
 
 	n = cli_net_opt_rows(&net, opts);
 	opts[n++] = (struct cli_opt){"algo", "NAME", "the algorithm (required; see perfmodel list)", &algo, NULL};
@@ -332,43 +410,14 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("schedule", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		printf("usage: perfmodel schedule --topo SPEC --algo NAME [--size SIZE] [--view V] [--format F]\n\n"
-		       "Shows an algorithm's schedule on a network: per step (transfers, longest\n"
-		       "route, busy links, busiest link, time), per transfer (flow, ranks, chunks,\n"
-		       "bytes, the vertices crossed; sN is switch N), per node (Op, FlowID, Parent,\n"
-		       "Children, Step, as Huang et al. 2021 Fig. 5), or as Graphviz trees of the all-gather\n"
-		       "half (--format dot | dot -Tpdf), one cluster per tree as the MULTITREE supplement Fig. 1.\n\n"
-		       "Examples:\n"
-		       "  perfmodel schedule --topo torus:3x3 --algo multitree --view nodes\n"
-		       "  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
-		       "  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n"
-		       "  perfmodel schedule --topo torus:4x4 --algo multitree --format msccl > multitree.xml\n\n"
-		       "--format msccl writes the schedule as msccl-tools' algorithm XML (Cowan et al.,\n"
-		       "ASPLOS 2023): one <gpu> per rank, a thread block per peer and direction, a send\n"
-		       "and a receive (rrc: receive-reduce-copy, or r) step per transfer, in place on\n"
-		       "buffer i, each send waiting for the receives that wrote its chunks.\n\nOptions:\n");
-		cli_print_opts(stdout, opts, n);
+		usage(opts, n);
 		return 0;
 	}
 	if (!net.topo)
 		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:3x3)");
 	if (!algo)
 		return pm_fail(err, PM_EINPUT, "missing --algo (expected one algorithm such as multitree; see perfmodel list)");
-	if (strcmp(format, "dot") == 0)
-		dot = 1;
-	else if (strcmp(format, "msccl") == 0)
-		msccl = 1;
-	else if (cli_parse_format(format, &fmt, err))
-		return pm_fail(err, PM_EINPUT, "invalid format '%s' (expected table, csv, json, dot or msccl)", format);
-	if (strcmp(view, "steps") == 0)
-		v = V_STEPS;
-	else if (strcmp(view, "transfers") == 0)
-		v = V_TRANSFERS;
-	else if (strcmp(view, "nodes") == 0)
-		v = V_NODES;
-	else
-		return pm_fail(err, PM_EINPUT, "invalid view '%s' (expected steps, transfers or nodes)", view);
-	if (pm_parse_size(size, &bytes, err))
+	if (parse_output(format, view, &out, err) || pm_parse_size(size, &bytes, err))
 		return PM_EINPUT;
 	if ((rc = cli_net_build(&net, &p, &t, err)))
 		return rc;
@@ -383,33 +432,8 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		rc = pm_algo_schedule(&in, &s, err);
 	if (!rc)
 		rc = play_out(&s, err);	/* the views show every step */
-	if (rc)
-		goto out;
-	if (dot) {
-		write_dot(stdout, &in, &s);
-		goto out;
-	}
-	if (msccl) {
-		rc = pm_msccl_write(stdout, &s, in.label, "allreduce", err);
-		goto out;
-	}
-	if (v == V_STEPS)
-		rc = view_steps(&tab, &in, &s, bytes, &p, err);
-	else if (v == V_TRANSFERS)
-		rc = view_transfers(&tab, &in, &s, bytes, err);
-	else
-		rc = view_nodes(&tab, &s, err);
-	if (rc)
-		goto out;
-	int view_meta = tab.nmeta;
-	cli_table_meta(&tab, "perfmodel schedule: %s on %s, %d ranks, %d steps (all-gather/broadcast from step %d), %zu transfers, message cut in %u units",
-		       in.label, pm_topo_spec(t), in.P, s.nsteps, s.second_phase + 1, s.nx, s.nchunks);
-	cli_table_meta(&tab, "ranks on endpoints: %s", s.mapping);
-	cli_net_meta(&tab, t, &p);
-	cli_table_meta_to_front(&tab, view_meta);
-	rc = cli_table_write(stdout, &tab, fmt, err);
-out:
-	cli_table_release(&tab);
+	if (!rc)
+		rc = write_view(&out, &in, &s, t, bytes, &p, err);
 	if (s.map)
 		pm_sched_release(&s);
 	pm_topo_free(t);
