@@ -261,6 +261,51 @@ static int plot_hier(const char *path, const struct pm_hier_query *q,
 	return cli_plot_write(&pl, err);
 }
 
+/* The query's options as given. */
+struct query_args {
+	const char *procs, *top, *method, *alpha, *pipeline;
+	int aligned;
+};
+
+/* Load the machine and fill the query: P, how many to print, the search
+ * method, and alpha and s (the machine's unless given). */
+static int make_query(const struct query_args *a, const char *machine, struct pm_machine *m,
+		      struct pm_hier_query *q, struct pm_err *err)
+{
+	static const struct { const char *name; enum pm_hier_method method; } methods[] = {
+		{"auto", PM_HIER_AUTO}, {"enum", PM_HIER_ENUM}, {"dp", PM_HIER_DP},
+	};
+	long P, K, s;
+	size_t i;
+	int rc;
+
+	if (pm_parse_int(a->procs, 1, 1L << 30, "process count", &P, err) ||
+	    pm_parse_int(a->top, 1, PM_HIER_MAX_TOP, "--top", &K, err))
+		return PM_EINPUT;
+	for (i = 0; i < sizeof methods / sizeof methods[0] && strcmp(a->method, methods[i].name); i++)
+		;
+	if (i == sizeof methods / sizeof methods[0])
+		return pm_fail(err, PM_EINPUT, "invalid method '%s' (expected auto, enum or dp)", a->method);
+	if ((rc = pm_machine_load(machine, m, err)))
+		return rc;
+	q->method = methods[i].method;
+	q->m = m;
+	q->P = P;
+	q->top = (int)K;
+	q->aligned = a->aligned;
+	q->alpha_s = m->alpha_s;
+	q->s = m->pipeline_s;
+	q->enum_limit = 1e6;
+	if (a->alpha && pm_parse_time(a->alpha, &q->alpha_s, err))
+		return PM_EINPUT;
+	if (a->pipeline) {
+		if (pm_parse_int(a->pipeline, 1, 1 << 20, "pipelining factor", &s, err))
+			return PM_EINPUT;
+		q->s = (int)s;
+	}
+	return PM_OK;
+}
+
 int cmd_hier(int argc, char **argv, struct pm_err *err)
 {
 	const char *machine = NULL, *procs = NULL, *size = NULL, *top = "5";
@@ -268,7 +313,6 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	const char *given = NULL;
 	const char *pos[1];
 	int help = 0, aligned = 0, npos, n = 0, rc = PM_OK;
-	long P, K, s;
 	struct cli_opt opts[16];
 	enum cli_format fmt;
 	struct pm_machine m;
@@ -302,34 +346,11 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "missing --procs (expected the number of processes, such as 512)");
 	if (!size)
 		return pm_fail(err, PM_EINPUT, "missing --size (expected the all-reduce size per process, such as 128M)");
-	if (pm_parse_int(procs, 1, 1L << 30, "process count", &P, err) ||
-	    pm_parse_int(top, 1, PM_HIER_MAX_TOP, "--top", &K, err) ||
-	    cli_parse_format(format, &fmt, err))
+	if (cli_parse_format(format, &fmt, err))
 		return PM_EINPUT;
-	if (strcmp(method, "auto") == 0)
-		q.method = PM_HIER_AUTO;
-	else if (strcmp(method, "enum") == 0)
-		q.method = PM_HIER_ENUM;
-	else if (strcmp(method, "dp") == 0)
-		q.method = PM_HIER_DP;
-	else
-		return pm_fail(err, PM_EINPUT, "invalid method '%s' (expected auto, enum or dp)", method);
-	if ((rc = pm_machine_load(machine, &m, err)))
+	struct query_args qa = {procs, top, method, alpha, pipeline, aligned};
+	if ((rc = make_query(&qa, machine, &m, &q, err)))
 		return rc;
-	q.m = &m;
-	q.P = P;
-	q.top = (int)K;
-	q.aligned = aligned;
-	q.alpha_s = m.alpha_s;
-	q.s = m.pipeline_s;
-	q.enum_limit = 1e6;
-	if (alpha && pm_parse_time(alpha, &q.alpha_s, err))
-		return PM_EINPUT;
-	if (pipeline) {
-		if (pm_parse_int(pipeline, 1, 1 << 20, "pipelining factor", &s, err))
-			return PM_EINPUT;
-		q.s = (int)s;
-	}
 	if (pm_parse_size_range(size, &sizes, &nsizes, err) ||
 	    (plot && (rc = cli_plot_check_path(plot, err))))
 		rc = rc ? rc : PM_EINPUT;
