@@ -817,9 +817,9 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		return rc;
 	if ((rc = end_factor(&net, &cost.params, &te, err)) ||
 	    (rc = worker_counts(g.sweep, g.workers, cost.topo, g.a || g.b || g.fit, &wl, &nw, err)) ||
-	    (rc = pm_profile_load(g.model, &prof, err)) ||
-	    (rc = pm_profile_split(&prof, &hy.h)))
+	    (rc = pm_profile_load(g.model, &prof, err)))
 		goto out;
+	pm_profile_split(&prof, &hy.h);
 	bytes = malloc(sizeof(double) * (size_t)prof.L);
 	tb = malloc(sizeof(double) * (size_t)prof.L);
 	if (!bytes || !tb || (g.plot && !(speed = malloc(sizeof(double) * (size_t)g.npol * (size_t)nw)))) {

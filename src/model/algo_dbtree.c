@@ -275,7 +275,6 @@ struct scan {
 	int *cnt;		/* cnt[t]: transfers in step t */
 	int cap;		/* same, eq and cnt have room for steps 0 .. cap-1 */
 	int failed;		/* out of memory */
-	int two;		/* two trees: a chunk's parity says which */
 };
 
 enum { KEEP_STORE = 1, KEEP_ADVANCE = 2 };
@@ -355,7 +354,6 @@ static int dbt_scan(const struct dbt *d, struct scan *sc)
 	int S = -1;
 
 	memset(sc, 0, sizeof *sc);
-	sc->two = d->ntrees == 2;
 	for (int i = 0; i < 3; i++)
 		sc->buf[i] = malloc(sizeof(struct tx) * 2 * (size_t)d->P);
 	if (sc->buf[0] && sc->buf[1] && sc->buf[2])

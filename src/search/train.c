@@ -173,7 +173,7 @@ int pm_profile_load(const char *spec, struct pm_profile *p, struct pm_err *err)
 	return PM_OK;
 }
 
-int pm_profile_split(struct pm_profile *p, struct pm_hybrid *h)
+void pm_profile_split(struct pm_profile *p, struct pm_hybrid *h)
 {
 	int n = 0, last = -1;
 
@@ -196,7 +196,6 @@ int pm_profile_split(struct pm_profile *p, struct pm_hybrid *h)
 		p->model_par[n++] = 0;
 	}
 	p->L = n;
-	return PM_OK;
 }
 
 void pm_profile_release(struct pm_profile *p)
@@ -357,17 +356,25 @@ static int queue_fill(const struct pm_iter *it, const struct pm_plan *plan,
 	return PM_OK;
 }
 
-/* The queue run: per group its start and end; *a2a_end the backward
- * all-to-all's end (0 without one). */
+/* What a queue run says besides the groups' times. */
+struct run_sums {
+	double a2a_end;		/* the backward all-to-all's end (0 without one) */
+	double comm;		/* the all-reduces' time in all, sum of a + b M */
+	double end;		/* the last all-reduce's end */
+};
+
+/* The queue run: per group its start and end (each may be NULL), and the
+ * sums. */
 static int run_queue(const struct pm_iter *it, const struct pm_plan *plan,
 		     int after_backward, double *ready_g, double *start_g, double *end_g,
-		     double *a2a_end)
+		     struct run_sums *sum)
 {
 	struct queue q;
 
 	if (queue_fill(it, plan, after_backward, ready_g, &q))
 		return PM_EINTERNAL;
 	start_order(it, &q);
+	*sum = (struct run_sums){0};
 	for (int s = 0; s < q.items; s++) {
 		int i = q.order[s];
 		if (i == q.n)
@@ -376,8 +383,10 @@ static int run_queue(const struct pm_iter *it, const struct pm_plan *plan,
 			start_g[i] = q.at[s];
 		if (end_g)
 			end_g[i] = q.end[i];
+		sum->comm += q.a[i] + q.bm[i];
+		sum->end = fmax(sum->end, q.end[i]);
 	}
-	*a2a_end = q.items > q.n ? q.end[q.n] : 0;
+	sum->a2a_end = q.items > q.n ? q.end[q.n] : 0;
 	queue_free(&q);
 	return PM_OK;
 }
@@ -385,8 +394,8 @@ static int run_queue(const struct pm_iter *it, const struct pm_plan *plan,
 int pm_plan_detail(const struct pm_iter *it, const struct pm_plan *plan,
 		   int after_backward, double *ready_g, double *start_g, double *end_g)
 {
-	double a2a_end;
-	return run_queue(it, plan, after_backward, ready_g, start_g, end_g, &a2a_end);
+	struct run_sums sum;
+	return run_queue(it, plan, after_backward, ready_g, start_g, end_g, &sum);
 }
 
 /* When the next forward ends, its layer l waiting for group of l. */
@@ -411,33 +420,27 @@ static double next_forward_end(const struct pm_iter *it, const struct pm_plan *p
 int pm_plan_time(const struct pm_iter *it, const struct pm_plan *plan,
 		 int after_backward, struct pm_timing *out)
 {
-	double comp = it->tf, comm = 0, end = 0, a2a_end = 0;
+	double comp = it->tf;
 	double *e = malloc(sizeof(double) * (size_t)(plan->n + 1));
+	struct run_sums sum;
 
-	if (!e || run_queue(it, plan, after_backward, NULL, NULL, e, &a2a_end)) {
+	if (!e || run_queue(it, plan, after_backward, NULL, NULL, e, &sum)) {
 		free(e);
 		return PM_EINTERNAL;
 	}
 	for (int l = 0; l < it->L; l++)
 		comp += it->tb[l];
-	for (int g = 0, k = 0; g < plan->n; g++) {
-		double bytes = 0;
-		for (; k < plan->end[g]; k++)
-			bytes += it->bytes[it->L - 1 - k];
-		comm += it->a + it->b * bytes;
-		end = fmax(end, e[g]);
-	}
 	/* hybrid: the embeddings' update after the backward and its
 	 * all-to-all; the forward's all-to-all blocks the forward */
 	double a2a = it->a2a_B > 0 ? it->a2a_a + it->a2a_b * it->a2a_B : 0;
-	double done = (it->a2a_B > 0 ? fmax(comp, a2a_end) : comp) + it->emb_tb;
+	double done = (it->a2a_B > 0 ? fmax(comp, sum.a2a_end) : comp) + it->emb_tb;
 	out->t_comp = comp + it->emb_tb;
-	out->t_iter = fmax(done, end) + a2a;
+	out->t_iter = fmax(done, sum.end) + a2a;
 	if (it->next_forward && plan->n > 0 && !(it->a2a_B > 0))	/* not with hybrid */
 		out->t_iter = comp + next_forward_end(it, plan, e, comp) - (comp + it->tf);
 	free(e);
 	out->t_c_no = out->t_iter - out->t_comp;
-	out->t_comm = comm + 2 * a2a;
+	out->t_comm = sum.comm + 2 * a2a;
 	out->calls = plan->n;
 	return PM_OK;
 }

@@ -50,9 +50,8 @@ struct pm_hybrid {
 };
 
 /* Remove the model-parallel rows from p (the all-reduce timeline sees
- * only data-parallel rows) and say what they were.  PM_EINTERNAL: out of
- * memory. */
-int pm_profile_split(struct pm_profile *p, struct pm_hybrid *h);
+ * only data-parallel rows) and say what they were. */
+void pm_profile_split(struct pm_profile *p, struct pm_hybrid *h);
 void pm_profile_release(struct pm_profile *p);
 
 /* Inputs of a timeline.  Layer l (forward order, 0-based) carries

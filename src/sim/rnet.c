@@ -150,6 +150,17 @@ static uint32_t min4(const struct ev *h, uint32_t c)
 	return m2 < m1 ? c + 2 + i2 : c + i1;
 }
 
+/* The earliest of the children [c, end) of a 4-ary heap node. */
+static size_t min_child(const struct ev *h, size_t c, size_t end)
+{
+	if (end - c == 4)
+		return min4(h, (uint32_t)c);
+	for (size_t k = c + 1; k < end; k++)
+		if (before(&h[k], &h[c]))
+			c = k;
+	return c;
+}
+
 static void push(struct rnet *n, double t, uint32_t id)
 {
 	if (n->nheap == n->capheap) {
@@ -181,12 +192,7 @@ static struct ev pop(struct rnet *n)
 		size_t c = 4 * i + 1, end = c + 4 < size ? c + 4 : size;
 		if (c >= size)
 			break;
-		if (end - c == 4)
-			c = min4(h, (uint32_t)c);
-		else
-			for (size_t k = c + 1; k < end; k++)
-				if (before(&h[k], &h[c]))
-					c = k;
+		c = min_child(h, c, end);
 		if (!before(&h[c], &last))
 			break;
 		h[i] = h[c];
@@ -220,12 +226,7 @@ static void o_down(struct rnet *n, uint32_t i, struct ev e)
 		uint32_t c = 4 * i + 1, end = c + 4 < size ? c + 4 : size;
 		if (c >= size)
 			break;
-		if (end - c == 4)
-			c = min4(h, c);
-		else
-			for (uint32_t k = c + 1; k < end; k++)
-				if (before(&h[k], &h[c]))
-					c = k;
+		c = (uint32_t)min_child(h, c, end);
 		if (!before(&h[c], &e))
 			break;
 		h[i] = h[c];
