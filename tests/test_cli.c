@@ -447,10 +447,19 @@ Test(cli, hier_and_machine_network_agree)
  * the estimate and the limit (it used to run for minutes: issue 8). */
 Test(cli, multitree_refused_early_on_large_switch_networks)
 {
-	struct run r = run_perfmodel("allreduce --topo switch:600 --size 1M --algo multitree,ring --model closed --format csv");
+	/* 1100^3 = 1.331e9; switch:1100 has 2 x 1100 links */
+	struct run r = run_perfmodel("allreduce --topo switch:1100 --size 1M --algo multitree,ring --model closed --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "P^3 = 2.2e+08 searches here; refused above 512 endpoints (got 600)"), "%s", r.out);
+	cr_assert(strstr(r.out, "P^3 = 1.3e+09 searches of up to 2200 links here; answered up to 512 endpoints, or 1024 where"), "%s", r.out);
+	cr_assert(strstr(r.out, "(got 1100 endpoints)"), "%s", r.out);
 	cr_assert(strstr(r.out, "ring,closed"), "%s", r.out);
+	run_free(&r);
+	/* 600 endpoints, one link out each, 600^2 x 1200 = 4.3e8 <= 8e9:
+	 * built; a machine network of 1024 GPUs (NVSwitch and NIC links
+	 * out of every GPU) is declined before any work. */
+	r = run_perfmodel("allreduce --topo machine:dgx-h100:128 --size 1M --algo multitree --model closed --format csv");
+	cr_assert_eq(r.status, 2, "%s", r.out);
+	cr_assert(strstr(r.err, "(got 1024 endpoints, endpoint 0 with 2 links out)"), "%s", r.err);
 	run_free(&r);
 }
 
