@@ -412,6 +412,7 @@ int main(int argc, char **argv)
 		bench_multitree("machine:dgx-h100:64", 30.0);
 		bench_multitree("fattree:32,2", 30.0);
 		bench_multitree("fattree:10,3", 30.0);
+		bench_multitree("machine:dgx-h100:128", 30.0);
 		bench_multitree("torus:64x64", 60.0);
 	}
 	if (all || strcmp(what, "hier") == 0) {

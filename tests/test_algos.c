@@ -816,6 +816,26 @@ Test(multitree, step_bounds)
 	}
 }
 
+/* A switched link k times as fast as the slowest carries k tree edges a
+ * step (docs/model.md).  tests/data/fat_link.csv: endpoints 0, 1 on
+ * switch a, 2, 3 on switch b, every link 10 GB/s but a-b at 20 GB/s.
+ * By hand, all-gather, ports = 1, trees by root: step 1 (stage of 2
+ * links) 0->1, 1->0, 2->3, 3->2; step 2 nothing within 2 links, then 4
+ * links: 0->2 and 1->3 both over a->b (2 slots), 2->0 and 3->1 over b->a;
+ * step 3 each tree lacks one node on its own side: 2->3, 3->2, 0->1, 1->0.
+ * 3 steps = P - 1.  tests/data/thin_link.csv (a-b at 10 GB/s): in step 2
+ * only trees 0 (0->2) and 2 (2->0) cross; step 3: trees 0 and 2 finish on
+ * their far side, trees 1 (1->2) and 3 (3->0) cross; step 4 trees 1 and 3
+ * finish: 4 steps. */
+Test(multitree, fat_link)
+{
+	char fat[4096], thin[4096];
+	snprintf(fat, sizeof fat, "file:%s/tests/data/fat_link.csv", getenv("PM_SRCDIR"));
+	snprintf(thin, sizeof thin, "file:%s/tests/data/thin_link.csv", getenv("PM_SRCDIR"));
+	cr_assert_eq(mt_steps("multitree", fat), 3);
+	cr_assert_eq(mt_steps("multitree", thin), 4);
+}
+
 /* The per-turn breadth-first search of §III-C3 taken literally wastes
  * switch-to-switch links on BiGraph same-layer detours (docs/validation.md). */
 Test(multitree, literal_search_is_slower_on_bigraph)

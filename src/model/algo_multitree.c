@@ -51,6 +51,7 @@
 #include "model/algo.h"
 #include "model/units.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +59,12 @@
 #define MT_MAX_P 4096
 /* Switch networks: the construction searches the network for every tree,
  * stage and step, about P^2 L searched links a stage.  Measured
- * (docs/validation.md): up to 512 endpoints anything answers in seconds
- * (machine:dgx-h100:64 4.8 s); up to 1024 when every endpoint has one
- * link out and P^2 L <= 8e9 (fattree:10,3 6e9 13 s, fattree:32,2 3.7 s,
- * switch:1024 5.6 s); machine:dgx-h100:128 (two links out, 6.25 P steps)
- * takes 79 s and is declined. */
+ * (docs/validation.md, section 6): up to 512 endpoints anything answers
+ * in seconds; beyond, 1 to 3.2 ns per unit of P^2 L (machine:dgx-h100:128
+ * 4.4e9 in 4.9 s, fattree:10,3 6e9 in 13 s, switch:1500 6.75e9 in 21 s),
+ * so up to P^2 L = 6e9 (about 20 s at worst). */
 #define MT_MAX_SWITCHED_P 512
-#define MT_MAX_SWITCHED_P1 1024
-#define MT_MAX_SWITCHED_WORK 8e9
+#define MT_MAX_SWITCHED_WORK 6e9
 #define MT_MAX_STEPS 65535	/* a guard: no network here needs a tenth of it */
 
 struct mt_state {
@@ -130,6 +129,8 @@ struct mt {
 	int *nbr_dst;		/* nbr_dst[j] = links[nbr[j]].dst, read in line */
 	int *in, *in_off;	/* links into every vertex */
 	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
+	int *link_cnt;		/* switched: tree edges on the link this step ... */
+	int *link_slots;	/* ... and how many it carries (link_slots()) */
 	int *bfs_seen, *bfs_pred, *bfs_depth, *queue, bfs_gen;
 	int maxlen;		/* links a tree edge may span in this stage */
 	uint64_t *dead;		/* switch: searched empty under key dead[] ... */
@@ -161,6 +162,8 @@ static void mt_drop_scratch(struct mt *m)
 	free(m->nbr_dst);
 	free(m->nbr_off);
 	free(m->link_stamp);
+	free(m->link_cnt);
+	free(m->link_slots);
 	free(m->sent);
 	free(m->sent_stamp);
 	free(m->recv);
@@ -188,6 +191,7 @@ static void mt_drop_scratch(struct mt *m)
 	m->nbr_dst = NULL;
 	m->in = m->in_off = m->rl = m->rl_pos = NULL;
 	m->nbr = m->nbr_off = m->link_stamp = m->sent = m->sent_stamp = NULL;
+	m->link_cnt = m->link_slots = NULL;
 	m->recv = m->recv_stamp = m->bfs_seen = m->bfs_pred = m->bfs_depth = NULL;
 	m->queue = m->missing = m->pathbuf = m->dead_budget = NULL;
 	m->fr = NULL;
@@ -273,6 +277,12 @@ static int find_direct(struct mt *m, int T, int p, int t, int *path, int *full)
 	return -1;
 }
 
+/* Has switched link l no room left for another tree edge in step t? */
+static int link_full(const struct mt *m, int l, int t)
+{
+	return m->link_stamp[l] == t && m->link_cnt[l] >= m->link_slots[l];
+}
+
 /* Was switch w searched empty, in this step, stage and tree, with at
  * least `budget` hops left?  Then nothing it leads to within budget is a
  * target now either: within a step links are only used up, receivers
@@ -311,7 +321,7 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 			continue;	/* longer paths wait for a later stage */
 		for (int j = m->nbr_off[u]; j < m->nbr_off[u + 1]; j++) {
 			int l = m->nbr[j], w = m->nbr_dst[j];
-			if (m->link_stamp[l] == t || m->bfs_seen[w] == m->bfs_gen)
+			if (link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
 				continue;
 			m->bfs_seen[w] = m->bfs_gen;
 			m->bfs_pred[w] = l;
@@ -369,8 +379,14 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
 			m->path[m->npath++] = path[i];
 	}
 	m->edge[m->nedge++] = (struct edge){(uint32_t)k, via};
-	for (int i = 0; i < len; i++)
-		m->link_stamp[path[i]] = t;
+	for (int i = 0; i < len; i++) {
+		int l = path[i];
+		if (m->switched && m->link_stamp[l] != t)
+			m->link_cnt[l] = 0;
+		m->link_stamp[l] = t;
+		if (m->switched)
+			m->link_cnt[l]++;
+	}
 	if (m->sent_stamp[p] != t) {
 		m->sent_stamp[p] = t;
 		m->sent[p] = 0;
@@ -457,7 +473,7 @@ static int first_parent_back(struct mt *m, int T, int t, int lo)
 			continue;
 		for (int j = m->in_off[u]; j < m->in_off[u + 1]; j++) {
 			int l = m->in[j], w = m->links[l].src;
-			if (m->link_stamp[l] == t || m->bfs_seen[w] == m->bfs_gen)
+			if (link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
 				continue;
 			m->bfs_seen[w] = m->bfs_gen;
 			m->bfs_depth[w] = m->bfs_depth[u] + 1;
@@ -655,6 +671,30 @@ static int even_paths(struct mt *m)
 	return 1;
 }
 
+/* Tree edges a switched link carries in one step: its bandwidth over the
+ * slowest link's, at least 1, at most P.  A switch network built with one
+ * fat link where a real fabric has k parallel cables (a unit's up link in
+ * the machine networks carries all its NICs' bandwidth) then admits the
+ * k edges the cables would, and the contention evaluator prices them at
+ * the slowest link's rate; on networks of equal links every link carries
+ * one (docs/model.md). */
+static int *link_slots(const struct pm_link *links, int L, int P)
+{
+	int *slots = malloc(sizeof(int) * ((size_t)L + 1));
+	double slow = 0;
+
+	if (!slots)
+		return NULL;
+	for (int l = 0; l < L; l++)
+		if (slow == 0 || links[l].bw_Bps < slow)
+			slow = links[l].bw_Bps;
+	for (int l = 0; l < L; l++) {
+		double k = floor(links[l].bw_Bps / slow * (1 + 1e-9));
+		slots[l] = k < 1 ? 1 : k > P ? P : (int)k;
+	}
+	return slots;
+}
+
 static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 {
 	int P = pm_topo_endpoints(t), V = pm_topo_vertices(t), L = pm_topo_nlinks(t);
@@ -683,6 +723,12 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->nbr = malloc(sizeof(int) * ((size_t)L + 1));
 	m->nbr_dst = malloc(sizeof(int) * ((size_t)L + 1));
 	m->link_stamp = calloc((size_t)L + 1, sizeof(int));
+	if (m->switched) {
+		m->link_cnt = calloc((size_t)L + 1, sizeof(int));
+		m->link_slots = link_slots(m->links, L, P);
+		if (!m->link_cnt || !m->link_slots)
+			return -1;
+	}
 	m->sent = calloc((size_t)P, sizeof(int));
 	m->sent_stamp = calloc((size_t)P, sizeof(int));
 	m->recv = calloc((size_t)P, sizeof(int));
@@ -953,31 +999,11 @@ static const struct mt *trees(const struct pm_topo *t, int ports, int priority,
 }
 
 /* Would the construction on this switch network take too long?  Decided
- * before any work from P, the links and the endpoints' out-degree
- * (MT_MAX_SWITCHED_* above).  0, or why not, in why. */
-static int too_large_switched(const struct pm_topo *t, int P, char *why, size_t n)
+ * before any work from P and the links (MT_MAX_SWITCHED_* above). */
+static int too_large_switched(const struct pm_topo *t, int P)
 {
-	double work = (double)P * P * pm_topo_nlinks(t);
-
-	if (pm_topo_vertices(t) == P || P <= MT_MAX_SWITCHED_P)
-		return 0;
-	if (P > MT_MAX_SWITCHED_P1) {
-		snprintf(why, n, "%d endpoints", P);
-		return 1;
-	}
-	if (work > MT_MAX_SWITCHED_WORK) {
-		snprintf(why, n, "P^2 x links = %.2g", work);
-		return 1;
-	}
-	for (int v = 0; v < P; v++) {
-		int k;
-		pm_topo_out(t, v, &k);
-		if (k != 1) {
-			snprintf(why, n, "%d endpoints, endpoint %d with %d links out", P, v, k);
-			return 1;
-		}
-	}
-	return 0;
+	return pm_topo_vertices(t) > P && P > MT_MAX_SWITCHED_P &&
+	       (double)P * P * pm_topo_nlinks(t) > MT_MAX_SWITCHED_WORK;
 }
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
@@ -991,12 +1017,12 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE keeps P trees of P nodes, at most %d endpoints (got %d)",
 			       MT_MAX_P, in->P);
-	char why[96];
-	if (too_large_switched(in->topo, in->P, why, sizeof why))
+	if (too_large_switched(in->topo, in->P))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE's construction on a switch network searches the network for every tree, stage and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or %d where every endpoint has one link out and P^2 x links <= %.0e (got %s)",
+			       "not applicable: MULTITREE's construction on a switch network searches the network for every tree, stage and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or where P^2 x links <= %.0e (got %d endpoints, P^2 x links = %.2g)",
 			       (double)in->P * in->P * in->P, pm_topo_nlinks(in->topo),
-			       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_P1, MT_MAX_SWITCHED_WORK, why);
+			       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_WORK, in->P,
+			       (double)in->P * in->P * pm_topo_nlinks(in->topo));
 	if (parse_opts(in, arg, &ports, &priority, &literal, err))
 		return PM_EINPUT;
 	int l = first_one_way(in->topo);
