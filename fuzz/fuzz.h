@@ -18,6 +18,25 @@
 
 #define FUZZ_MAX_ARGS 40
 
+#include "model/limits.h"
+
+/* Volume mode (scripts/fuzz --volume): PM_FUZZ_LIMIT_SCALE in (0, 1]
+ * scales the work limits (model/limits.h), so large networks and long
+ * simulations are refused at once and a campaign spends its time on many
+ * cheap inputs.  libFuzzer calls this once before the first input. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *s = getenv("PM_FUZZ_LIMIT_SCALE");
+	double v = s ? strtod(s, NULL) : 0;
+
+	(void)argc;
+	(void)argv;
+	if (v > 0 && v <= 1)
+		pm_limit_scale = v;
+	return 0;
+}
+
 /* Run argv (argv[0] = "perfmodel"); abort on an exit status other than
  * 0 or 2 so the fuzzer keeps the input as a crash. */
 static inline void fuzz_run(int argc, char **argv)

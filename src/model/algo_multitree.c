@@ -63,8 +63,8 @@
  * in seconds; beyond, 1 to 3.2 ns per unit of P^2 L (machine:dgx-h100:128
  * 4.4e9 in 4.9 s, fattree:10,3 6e9 in 13 s, switch:1500 6.75e9 in 21 s),
  * so up to P^2 L = 6e9 (about 20 s at worst). */
-#define MT_MAX_SWITCHED_P 512
-#define MT_MAX_SWITCHED_WORK 6e9
+#define MT_MAX_SWITCHED_P ((int)pm_limit(512))	/* limits.h */
+#define MT_MAX_SWITCHED_WORK pm_limit(6e9)
 /* Switch networks: forward searches from a tree's next senders before the
  * search from the targets' side (machine:dgx-h100:128 4.1 s with 1, 3.3 s
  * with 4; more helps fat trees and slows BiGraph). */

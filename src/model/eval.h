@@ -53,7 +53,7 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 
 /* Pricing walks every stored transfer's route once: its cost is the
  * links crossed in all.  Refused above this (about 3.5 s at 7 ns a link). */
-#define PM_EVAL_MAX_VISITS 5e8
+#define PM_EVAL_MAX_VISITS pm_limit(5e8)	/* limits.h */
 
 /* The links the stored transfers of s cross in all, estimated before any
  * pricing from the routes of at most 1024 evenly spaced transfers (exact

@@ -29,12 +29,13 @@
 #include <stdint.h>
 
 #include "model/err.h"
+#include "model/limits.h"
 
 /* Most transfers one stored schedule may hold: 2^25 = 33,554,432, just
  * above the 2P(P-1) = 33,546,240 of MULTITREE or a double binary tree on
  * 4096 endpoints.  20 bytes a transfer plus 8 per source-routed link: at
  * most about 1 GB, and the allreduce command holds one at a time. */
-#define PM_SCHED_MAX_XFERS (1u << 25)
+#define PM_SCHED_MAX_XFERS ((uint32_t)pm_limit(1u << 25))	/* limits.h */
 
 enum pm_op {
 	PM_COPY = 0,

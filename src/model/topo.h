@@ -12,10 +12,13 @@
 
 #include "model/err.h"
 
-#define PM_TOPO_MAX_VERTICES (1 << 20)
-#define PM_TOPO_MAX_LINKS (1 << 22)
+#include "model/limits.h"
+
+/* limits.h: these scale for the fuzzers' volume mode, 1 in perfmodel */
+#define PM_TOPO_MAX_VERTICES ((int)pm_limit(1 << 20))
+#define PM_TOPO_MAX_LINKS ((int)pm_limit(1 << 22))
 #define PM_TOPO_MAX_FILE_VERTICES 4096
-#define PM_TOPO_MAX_PORTS (1 << 26)	/* port table entries: 256 MiB */
+#define PM_TOPO_MAX_PORTS ((int)pm_limit(1 << 26))	/* port table entries: 256 MiB */
 
 struct pm_topo;
 

@@ -41,8 +41,8 @@
 #include "sim/trace.h"
 
 #define PM_SIM_DEFAULT_SEGMENTS 64
-#define PM_SIM_MAX_EVENTS 5e7
-#define PM_SIM_MAX_PACKET_HOPS 1.5e8
+#define PM_SIM_MAX_EVENTS pm_limit(5e7)		/* limits.h */
+#define PM_SIM_MAX_PACKET_HOPS pm_limit(1.5e8)
 
 struct pm_sim_opts {
 	int dataflow;		/* 0: lockstep, 1: dataflow */
