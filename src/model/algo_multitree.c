@@ -20,8 +20,8 @@
  * per-turn search ("literal" option) needs 43 steps where the ring needs
  * 31 on bigraph:4x8 (docs/validation.md).  A node sends at most `ports` messages and
  * receives at most `ports` per step (footnote 3: NI bandwidth / link
- * bandwidth); default: all its links on a direct network, 1 on a switch
- * network.
+ * bandwidth); default: the most links out of an endpoint (a torus node's
+ * links, the one link into a fat tree, a GPU's NVLink and NIC).
  * Schedule: tree T carries chunk T (of P).  The all-gather is the trees top
  * down, step t of the construction at step S + t; the reduce-scatter is
  * its exact reverse, edge (p -> c, t) becoming (c -> p) at step S - t
@@ -998,10 +998,13 @@ static int first_one_way(const struct pm_topo *t)
 	return -1;
 }
 
+/* Every link out of an endpoint is a port (Huang et al. 2021 footnote 3:
+ * NI bandwidth over link bandwidth): the node's links on a direct
+ * network, the one link into the switches on a fat tree or BiGraph, and
+ * on the machine networks a GPU's NVLink and its NIC, two engines that
+ * run at once.  The most any endpoint has. */
 static int default_ports(const struct pm_topo *t)
 {
-	if (pm_topo_vertices(t) > pm_topo_endpoints(t))
-		return 1;	/* one NIC link into the switch network */
 	int best = 0;
 	for (int v = 0; v < pm_topo_endpoints(t); v++) {
 		int n;
@@ -1190,7 +1193,7 @@ const struct pm_algo pm_algo_multitree = {
 	.name = "multitree",
 	.summary = "one topology-aware spanning tree per node, built top down in lockstep (Huang et al. 2021)",
 	.arg_syntax = "ports=N,priority,literal",
-	.arg_help = "ports: messages a node sends/receives per step (default: all its links on a direct network, 1 on a switch network); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages",
+	.arg_help = "ports: messages a node sends/receives per step (default: the most links out of an endpoint: all of a torus node's, 1 into a fat tree or BiGraph, 2 for a GPU of the machine networks); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.formula = "2S(a + w(n/P) b) + 2 d sum_t h_t + (n/P) g sum_t r_t, S, h_t, r_t from the construction",
 	.reference = "Huang et al., ISCA 2021 (Huang et al. 2021) Algorithm 1, SIII-C3",
