@@ -457,6 +457,24 @@ Test(cli, multitree_fat_link_priced_at_slowest_rate)
 	run_free(&r);
 }
 
+/* A network with its own link rates gives the closed forms its slowest
+ * link, not the --link-bw default it never uses.  machine:dgx-h100:2: 16
+ * GPUs, ring of 30 steps, each moving 16 MiB / 16 = 1 MiB over at least
+ * one 400 Gb/s = 50 GB/s NIC link (20.97152 us) and two links of 150 ns
+ * (GPU - switch - GPU): 30 x 21.27152 = 638.1456 us, in both evaluators.
+ * With the 16 GB/s default the closed form said 30 x 65.8 us. */
+Test(cli, closed_forms_see_the_networks_slowest_link)
+{
+	struct run r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring --model closed,contention --flow none --alpha 0 --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "ring,closed,638.146,"), "%s", r.out);
+	cr_assert(strstr(r.out, "ring,contention,638.146,"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring --model closed");
+	cr_assert(strstr(r.out, "# links: the network's own, 50 GB/s to 450 GB/s; closed forms that see one link use the slowest: 50 GB/s"), "%s", r.out);
+	run_free(&r);
+}
+
 /* MULTITREE on a large switch network is declined before any work, with
  * the estimate and the limit (it used to run for minutes: issue 8). */
 Test(cli, multitree_refused_early_on_large_switch_networks)

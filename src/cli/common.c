@@ -73,6 +73,18 @@ static void slowest_link(const struct pm_topo *t, struct pm_params *p)
 	}
 }
 
+/* Does the network set its own link rates (a machine description, a
+ * topology file's bandwidth column)?  Then the closed forms see its
+ * slowest link, not the --link-bw default it never used. */
+static int own_rates(const struct pm_topo *t, const struct pm_link_defaults *ld)
+{
+	const struct pm_link *l = pm_topo_links(t);
+	for (int i = 0; i < pm_topo_nlinks(t); i++)
+		if (l[i].bw_Bps != ld->bw_Bps || l[i].lat_s != ld->lat_s)
+			return 1;
+	return 0;
+}
+
 /* --endpoint, --mem-bw, --sms: the memory bandwidth reads may use is
  * --mem-bw, capped for the baseline by --sms x 64 B x 1245 MHz. */
 static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
@@ -157,7 +169,7 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		return PM_OK;
 	if (pm_topo_parse(o->topo, &ld, topo, err))
 		return PM_EINPUT;
-	if (ld.ndim_bw || ld.ndim_lat)
+	if (ld.ndim_bw || ld.ndim_lat || own_rates(*topo, &ld))
 		slowest_link(*topo, p);
 	return PM_OK;
 }
@@ -184,6 +196,25 @@ int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
 	return differ;
 }
 
+/* "50 GB/s to 450 GB/s" when the network's links differ in bandwidth. */
+static int link_range(const struct pm_topo *topo, char *buf, size_t size)
+{
+	const struct pm_link *l = pm_topo_links(topo);
+	double lo = 0, hi = 0;
+	char a[32], b[32];
+
+	for (int i = 0; i < pm_topo_nlinks(topo); i++) {
+		lo = i == 0 || l[i].bw_Bps < lo ? l[i].bw_Bps : lo;
+		hi = i == 0 || l[i].bw_Bps > hi ? l[i].bw_Bps : hi;
+	}
+	if (lo == hi)
+		return 0;
+	pm_fmt_bw(lo, a, sizeof a);
+	pm_fmt_bw(hi, b, sizeof b);
+	snprintf(buf, size, "%s to %s", a, b);
+	return 1;
+}
+
 void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 		  const struct pm_params *p)
 {
@@ -205,6 +236,9 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 	char per[256];
 	if (topo && cli_dim_links(topo, p, per, sizeof per))
 		cli_table_meta(t, "links per dimension: %s; closed forms that see one link use the slowest: %s, delta %s; injection: %s",
+			       per, bw, lat, inj);
+	else if (topo && link_range(topo, per, sizeof per))
+		cli_table_meta(t, "links: the network's own, %s; closed forms that see one link use the slowest: %s, delta %s; injection: %s",
 			       per, bw, lat, inj);
 	else
 		cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
