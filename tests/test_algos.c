@@ -858,6 +858,16 @@ Test(multitree, ports_option)
 	resolve_or_die("multitree:priority", t, 0, &in);
 	cr_assert_str_eq(in.label, "multitree:ports=4,priority");
 	pm_topo_free(t);
+	/* default: the most links out of an endpoint.  A fat-tree endpoint
+	 * has its one leaf link; a GPU of machine:dgx-h100:2 has its NVSwitch
+	 * link and its NIC rail link (docs/model.md, Machine networks). */
+	struct { const char *topo; int ports; } c[] = {{"fattree:4,2", 1}, {"machine:dgx-h100:2", 2}, {"torus:4x4x4", 6}};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		t = topo_or_die(c[i].topo);
+		resolve_or_die("multitree", t, 0, &in);
+		cr_assert_eq(in.ports, c[i].ports, "%s: %d ports", c[i].topo, in.ports);
+		pm_topo_free(t);
+	}
 }
 
 /* The trees are built once per network and options and kept with the
