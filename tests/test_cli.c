@@ -475,6 +475,31 @@ Test(cli, closed_forms_see_the_networks_slowest_link)
 	run_free(&r);
 }
 
+/* multiphase's sram=: ACE's SRAM split by link bandwidth x chunk size
+ * (Rashidi et al. 2021 SIV-I).  ace:4x4x4: X 200 GB/s, Y and Z 25 GB/s,
+ * L = 4.  Chunk c = n / 4096; weights 200c : 25c/4 : 25c/4 : 200c/4 :
+ * 200c/4 (terminal) = 200 : 6.25 : 6.25 : 50 : 50, sum 312.5, so Y-AR
+ * gets 4 MiB x 6.25/312.5 = 83,886.08 B and holds chunks of c/4.  Four
+ * FSMs need 4 x n/16384 <= 83,886.08: n <= 343,597,383.7 B = 327.68 MiB.
+ * 256 MiB runs; 1 GiB (chunks of 64 KiB in Y-AR: one fits) is refused;
+ * best marks the boundary as a limit, not a crossover. */
+Test(cli, multiphase_sram_limit)
+{
+	struct run r = run_perfmodel("allreduce --topo ace:4x4x4 --size 256M:1G:x4 --algo multiphase:4096,fsm=4,sram=4M --model closed --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "268435456,\"multiphase:4096,fsm=4,sram=4M\",closed,"), "%s", r.out);
+	cr_assert(strstr(r.out, "gives Y-AR a partition of 81.92K that holds 1 chunk of 64K, fewer than the 4 its FSMs run"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("best --topo ace:4x4x4 --size 256M:1G:x4 --algo multiphase:4096,fsm=4,sram=4M,ring --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "limit,34359"), "%s", r.out);	/* bisection to 0.01%% */
+	run_free(&r);
+	r = run_perfmodel("allreduce --topo ace:4x4x4 --size 1M --algo multiphase:16,sram=lots");
+	cr_assert_eq(r.status, 2, "%s", r.out);
+	cr_assert(strstr(r.err, "'lots'"), "%s", r.err);
+	run_free(&r);
+}
+
 /* MULTITREE on a large switch network is declined before any work, with
  * the estimate and the limit (it used to run for minutes: issue 8). */
 Test(cli, multitree_refused_early_on_large_switch_networks)

@@ -30,7 +30,9 @@ static void usage(const struct cli_opt *opts, int n)
 	       "wherever the winner changes between two sweep points: the size where the\n"
 	       "two cost the same, found by bisection to 0.01%% (as NCCL's tuner keeps a\n"
 	       "size threshold between algorithms).  A third algorithm winning only inside\n"
-	       "such an interval is missed: sweep finer (x1.25) to see it.\n\n"
+	       "such an interval is missed: sweep finer (x1.25) to see it.  A 'limit' row\n"
+	       "is where the winner stops fitting instead (multiphase's sram=: the largest\n"
+	       "size its SRAM holds), and the next one takes over.\n\n"
 	       "Examples:\n"
 	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x2\n"
 	       "  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n"
@@ -83,13 +85,15 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 		const struct pm_best_point *pt = &b->pts[i];
 		for (; c < b->ncross && b->cross[c].size_B <= pt->size_B; c++) {
 			const struct pm_best_cross *x = &b->cross[c];
-			size_row(tab, "crossover", x->size_B);
+			size_row(tab, x->limit ? "limit" : "crossover", x->size_B);
 			cli_table_set(tab, B_BEST, "%s", in[x->to].label);
 			cli_table_set(tab, B_TIME, "%.6g", x->time_s * 1e6);
 			cli_table_set(tab, B_BUSBW, "%.6g", busbw(in[0].coll, x->size_B, x->time_s, P));
 			cli_table_set(tab, B_SECOND, "%s", in[x->from].label);
-			cli_table_set(tab, B_SECOND_T, "%.6g", x->time_s * 1e6);
-			cli_table_set(tab, B_MARGIN, "0");
+			if (!x->limit) {
+				cli_table_set(tab, B_SECOND_T, "%.6g", x->time_s * 1e6);
+				cli_table_set(tab, B_MARGIN, "0");
+			}
 		}
 		size_row(tab, "size", pt->size_B);
 		cli_table_set(tab, B_BEST, "%s", in[pt->winner].label);

@@ -397,6 +397,11 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 			cli_table_set(tab, C_NOTE, "%s", j->note);
 			return PM_OK;
 		}
+		struct pm_err fe;
+		if (pm_algo_fits(&j->in, n, &fe)) {
+			cli_table_set(tab, C_NOTE, "%s", fe.msg);
+			return PM_OK;
+		}
 		cli_table_set(tab, C_MODEL, "%s", model_names[m]);
 		cli_table_set(tab, C_BOUND, "%.6g", pm_coll_bound(j->in.coll, n, t, p->inj_bw_Bps) * 1e6);
 		struct pm_cost c;

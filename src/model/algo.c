@@ -271,6 +271,11 @@ static void endpoint_reads(const struct pm_inst *in, double n, const struct pm_p
 		c->bw_s = R / p->mem_bw_Bps;
 }
 
+int pm_algo_fits(const struct pm_inst *in, double n, struct pm_err *err)
+{
+	return in->algo->fits ? in->algo->fits(in, n, err) : PM_OK;
+}
+
 void pm_algo_closed(const struct pm_inst *in, double n,
 		    const struct pm_params *p, struct pm_cost *c)
 {

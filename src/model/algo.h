@@ -84,6 +84,10 @@ struct pm_algo {
 	 * step counts once), so an oversized schedule is refused before it
 	 * is built. */
 	double (*xfers)(const struct pm_inst *in);
+	/* Optional: can it run an n-byte collective?  PM_ENOTAPPLICABLE with
+	 * the reason when a resource it declares (multiphase's SRAM) cannot
+	 * hold what the schedule keeps in flight at that size. */
+	int (*fits)(const struct pm_inst *in, double n, struct pm_err *err);
 };
 
 const struct pm_algo *const *pm_algos(int *n);
@@ -122,6 +126,10 @@ int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
  * none of it (all-gather, broadcast). */
 void pm_algo_closed(const struct pm_inst *in, double n,
 		    const struct pm_params *p, struct pm_cost *c);
+
+/* PM_OK, or PM_ENOTAPPLICABLE when the algorithm cannot run n bytes
+ * (its fits hook; algorithms without one run every size). */
+int pm_algo_fits(const struct pm_inst *in, double n, struct pm_err *err);
 
 /* The parameters an instance is priced with (a variant may force its
  * own flow control, as MULTITREE-MSG does). */

@@ -56,6 +56,7 @@
 #include "model/ringlib.h"
 #include "model/units.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@ struct mp_state {
 	int dims[3], ndims;	/* L x V x H */
 	int chunks;		/* pipeline chunks K */
 	int fsm;		/* chunks one phase runs at once (its FSMs) */
+	double sram_B;		/* ACE's SRAM (0: not checked) */
 };
 _Static_assert(sizeof(struct mp_state) <= PM_PRIV_BYTES, "mp_state fits pm_inst.priv");
 
@@ -130,23 +132,31 @@ static int busy_chunks(const struct phase *ph, int np, int K, const int *start,
 	return c;
 }
 
-/* "K" or "K,fsm=F". */
-static int parse_arg(const char *arg, long *k, long *f, struct pm_err *err)
+#define MP_SYNTAX "K, K,fsm=F or K,fsm=F,sram=BYTES"
+
+/* "K[,fsm=F][,sram=BYTES]". */
+static int parse_arg(const char *arg, long *k, long *f, double *sram,
+		     struct pm_err *err)
 {
 	char buf[64], *save, *o;
 
 	if (!arg)
 		return PM_OK;
 	if (strlen(arg) >= sizeof buf)
-		return pm_fail(err, PM_EINPUT, "invalid multiphase argument '%s' (expected K or K,fsm=F)", arg);
+		return pm_fail(err, PM_EINPUT, "invalid multiphase argument '%s' (expected %s)", arg, MP_SYNTAX);
 	strcpy(buf, arg);
 	for (int i = 0; (o = strtok_r(i ? NULL : buf, ",", &save)); i++) {
-		if (i == 0 && pm_parse_int(o, 1, 4096, "chunk count", k, err))
-			return PM_EINPUT;
-		if (i > 0 && strncmp(o, "fsm=", 4) != 0)
-			return pm_fail(err, PM_EINPUT, "invalid multiphase option '%s' in '%s' (expected K or K,fsm=F)", o, arg);
-		if (i > 0 && pm_parse_int(o + 4, 1, 4096, "FSMs per phase", f, err))
-			return PM_EINPUT;
+		if (i == 0) {
+			if (pm_parse_int(o, 1, 4096, "chunk count", k, err))
+				return PM_EINPUT;
+		} else if (strncmp(o, "fsm=", 4) == 0) {
+			if (pm_parse_int(o + 4, 1, 4096, "FSMs per phase", f, err))
+				return PM_EINPUT;
+		} else if (strncmp(o, "sram=", 5) == 0) {
+			if (pm_parse_size(o + 5, sram, err))
+				return PM_EINPUT;
+		} else
+			return pm_fail(err, PM_EINPUT, "invalid multiphase option '%s' in '%s' (expected %s)", o, arg, MP_SYNTAX);
 	}
 	return PM_OK;
 }
@@ -156,10 +166,11 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	struct mp_state *own = mps_of(in);
 	int wrap;
 	long k = 1, f = 1;
+	double sram = 0;
 
 	own->ndims = pm_topo_grid(in->topo, own->dims, &wrap);
 	in->ports = 2;	/* one link each way along the dimension of the phase */
-	if (parse_arg(arg, &k, &f, err))
+	if (parse_arg(arg, &k, &f, &sram, err))
 		return PM_EINPUT;
 	if (2.0 * in->P * (double)k > 2147483648.0)
 		return pm_fail(err, PM_EINPUT,
@@ -167,10 +178,16 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 			       k, in->P, 2.0 * in->P * (double)k);
 	own->chunks = (int)k;
 	own->fsm = (int)f;
+	own->sram_B = sram;
+	char fs[32] = "", ss[48] = "", z[32];
 	if (k > 1 && f > 1)
-		snprintf(in->label, sizeof in->label, "multiphase:%ld,fsm=%ld", k, f);
-	else if (k > 1)
-		snprintf(in->label, sizeof in->label, "multiphase:%ld", k);
+		snprintf(fs, sizeof fs, ",fsm=%ld", f);
+	if (sram > 0) {
+		pm_fmt_size(sram, z, sizeof z);
+		snprintf(ss, sizeof ss, ",sram=%s", z);
+	}
+	if (k > 1 || sram > 0)
+		snprintf(in->label, sizeof in->label, "multiphase:%ld%s%s", k, fs, ss);
 	return PM_OK;
 }
 
@@ -363,6 +380,49 @@ static void closed(const struct pm_inst *in, double n,
 	}
 }
 
+/* sram=S: does ACE's SRAM hold, in every phase, the chunks its FSMs run?
+ * Rashidi et al. 2021 §IV-I partition it in proportion to the phase's link
+ * bandwidth times the size a chunk enters the phase with, a terminal
+ * partition as large as the last; a chunk of c = n/K bytes is c in X-RS,
+ * c/L in Y-AR and Z-AR, enters X-AG at c/L and grows to c there.  Phase
+ * k holds floor(partition_k / size held); fewer than its FSMs is refused
+ * (the pipeline assumes the FSMs bind first: docs/model.md). */
+static int fits(const struct pm_inst *in, double n, struct pm_err *err)
+{
+	static const char *const name[3][3] = {{"X-RS", "X-AR", "X-AG"},
+					       {"Y-RS", "Y-AR", "Y-AG"},
+					       {"Z-RS", "Z-AR", "Z-AG"}};
+	const struct mp_state *own = cmps_of(in);
+	struct phase ph[4];
+	int np = phases(own->dims, ph), F = own->chunks > 1 ? own->fsm : 1;
+	double c = n / own->chunks, L = own->dims[0], w[5], sum = 0;
+
+	if (own->sram_B <= 0 || np == 0)
+		return PM_OK;
+	for (int k = 0; k < np; k++) {
+		double bw, lat;
+		pm_topo_dim_link(in->topo, ph[k].d, &bw, &lat);
+		w[k] = bw * (ph[k].kind == RS ? c : c / L);
+		sum += w[k];
+	}
+	sum += w[np - 1];	/* the terminal partition */
+	for (int k = 0; k < np; k++) {
+		double part = own->sram_B * w[k] / sum;
+		double held = ph[k].kind == AR ? c / L : c;
+		double cap = floor(part / held);
+		if (cap < F) {
+			char s[32], p[32], h[32];
+			pm_fmt_size(own->sram_B, s, sizeof s);
+			pm_fmt_size(part, p, sizeof p);
+			pm_fmt_size(held, h, sizeof h);
+			return pm_fail(err, PM_ENOTAPPLICABLE,
+				       "not applicable at this size: the SRAM of %s (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives %s a partition of %s that holds %.0f chunk%s of %s, fewer than the %d its FSMs run (expected more chunks K or a larger sram=)",
+				       s, name[ph[k].d][ph[k].kind], p, cap, cap == 1 ? "" : "s", h, F);
+		}
+	}
+	return PM_OK;
+}
+
 /* stored: per dimension of size > 1 a reduce-scatter and an all-gather
  * step, both directions, P transfers each */
 static double xfers(const struct pm_inst *in)
@@ -382,8 +442,8 @@ static double xfers(const struct pm_inst *in)
 
 const struct pm_algo pm_algo_multiphase = {
 	.name = "multiphase",
-	.arg_syntax = "K[,fsm=F]",
-	.arg_help = "K: chunks pipelined through the phases (default 1: the phases one after the other); fsm=F: chunks one phase runs at once, its FSMs (default 1; ACE's 16 FSMs over 4 phases: fsm=4)",
+	.arg_syntax = "K[,fsm=F][,sram=BYTES]",
+	.arg_help = "K: chunks pipelined through the phases (default 1: the phases one after the other); fsm=F: chunks one phase runs at once, its FSMs (default 1; ACE's 16 FSMs over 4 phases: fsm=4); sram=BYTES: ACE's SRAM (4M in Table III), sizes whose chunks it cannot hold F at a time in every phase are refused (default: not checked)",
 	.summary = "ACE's 3-D torus all-reduce: RS along X, AR along Y, AR along Z, AG along X (bidirectional rings)",
 	.flags = PM_ALGO_TORUS | PM_ALGO_NEEDS_TOPO,
 	.formula = "K = 1: sum over d: 2(k_d-1)(a + d_d + w(m_d)/b_d), m_X = n/2L, m_Y = n/2LV, m_Z = n/2LH; + gamma terms; K > 1: sum over pipeline steps of a + max d_d + max a_d w(m_d/K)/b_d",
@@ -392,4 +452,5 @@ const struct pm_algo pm_algo_multiphase = {
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,
+	.fits = fits,
 };

@@ -18,6 +18,8 @@ static double price(const struct pricer *q, int a, double n)
 	struct pm_cost c;
 	struct pm_err e;
 
+	if (pm_algo_fits(&q->in[a], n, &e))
+		return INFINITY;	/* cannot run this size (multiphase's SRAM) */
 	if (!q->contention) {
 		pm_algo_closed(&q->in[a], n, q->p, &c);
 		return c.time_s;
@@ -115,6 +117,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 		c->to = y->winner;
 		c->size_B = crossing(&q, x->winner, y->winner, x->size_B, y->size_B);
 		c->time_s = price(&q, c->to, c->size_B);
+		c->limit = !isfinite(price(&q, c->from, c->size_B * 1.0001));
 	}
 out:
 	for (int a = 0; q.s && a < n; a++)
