@@ -488,11 +488,17 @@ Test(cli, multiphase_sram_limit)
 	struct run r = run_perfmodel("allreduce --topo ace:4x4x4 --size 256M:1G:x4 --algo multiphase:4096,fsm=4,sram=4M --model closed --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "268435456,\"multiphase:4096,fsm=4,sram=4M\",closed,"), "%s", r.out);
-	cr_assert(strstr(r.out, "gives Y-AR a partition of 81.92K that holds 1 chunk of 64K, fewer than the 4 its FSMs run"), "%s", r.out);
+	cr_assert(strstr(r.out, "not applicable to 1G: the SRAM of 4M (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives Y-AR a partition of 81.92K that holds 1 chunk of 64K, fewer than the 4 its FSMs run"), "%s", r.out);
 	run_free(&r);
 	r = run_perfmodel("best --topo ace:4x4x4 --size 256M:1G:x4 --algo multiphase:4096,fsm=4,sram=4M,ring --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "limit,34359"), "%s", r.out);	/* bisection to 0.01%% */
+	run_free(&r);
+	/* train fits T(M) over its buckets' sizes: one the SRAM cannot hold
+	 * ends it, exit 2 */
+	r = run_perfmodel("train --profile resnet50 --topo ace:4x2x2 --algo multiphase:16,fsm=4,sram=64K");
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "not applicable to "), "%s", r.err);
 	run_free(&r);
 	r = run_perfmodel("allreduce --topo ace:4x4x4 --size 1M --algo multiphase:16,sram=lots");
 	cr_assert_eq(r.status, 2, "%s", r.out);

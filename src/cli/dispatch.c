@@ -105,7 +105,8 @@ int cli_run(int argc, char **argv)
 			int rc = commands[i].run(argc - 2, argv + 2, &err);
 			if (rc != 0)
 				fprintf(stderr, "perfmodel: %s\n", err.msg);
-			return rc == PM_EINPUT ? 2 : rc ? 1 : 0;
+			/* not applicable is the input's doing too: exit 2 */
+			return rc == PM_EINPUT || rc == PM_ENOTAPPLICABLE ? 2 : rc ? 1 : 0;
 		}
 	}
 	return unknown_command(argv[1]);

@@ -411,13 +411,14 @@ static int fits(const struct pm_inst *in, double n, struct pm_err *err)
 		double held = ph[k].kind == AR ? c / L : c;
 		double cap = floor(part / held);
 		if (cap < F) {
-			char s[32], p[32], h[32];
+			char s[32], p[32], h[32], z[32];
+			pm_fmt_size(n, z, sizeof z);
 			pm_fmt_size(own->sram_B, s, sizeof s);
 			pm_fmt_size(part, p, sizeof p);
 			pm_fmt_size(held, h, sizeof h);
 			return pm_fail(err, PM_ENOTAPPLICABLE,
-				       "not applicable at this size: the SRAM of %s (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives %s a partition of %s that holds %.0f chunk%s of %s, fewer than the %d its FSMs run (expected more chunks K or a larger sram=)",
-				       s, name[ph[k].d][ph[k].kind], p, cap, cap == 1 ? "" : "s", h, F);
+				       "not applicable to %s: the SRAM of %s (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives %s a partition of %s that holds %.0f chunk%s of %s, fewer than the %d its FSMs run (expected more chunks K or a larger sram=)",
+				       z, s, name[ph[k].d][ph[k].kind], p, cap, cap == 1 ? "" : "s", h, F);
 		}
 	}
 	return PM_OK;

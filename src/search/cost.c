@@ -86,6 +86,8 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 	for (int i = 0; i <= 32 && !rc; i++) {
 		double m = lo * pow(hi / lo, i / 32.0);
 		struct pm_cost c;
+		if ((rc = pm_algo_fits(in, m, err)))
+			break;	/* a size it cannot run (multiphase's SRAM) */
 		if (contention)
 			rc = pm_algo_contention(in, &s, m, p, &c, NULL, err);
 		else
