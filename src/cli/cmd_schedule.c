@@ -426,6 +426,8 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		return rc;
 	}
 	rc = pm_algo_resolve(algo, t, 0, &in, err);
+	if (!rc)
+		rc = pm_algo_fits(&in, bytes, err);
 	if (rc == PM_ENOTAPPLICABLE)
 		rc = PM_EINPUT;	/* asked for this one algorithm: an input error */
 	if (!rc)
