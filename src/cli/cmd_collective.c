@@ -381,6 +381,8 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 {
 	char size[32];
 	int P = pm_topo_endpoints(t), closed = on[M_CLOSED];
+	struct pm_err fe;	/* a size the algorithm cannot run (multiphase's SRAM) */
+	int fit = j->status == PM_OK ? pm_algo_fits(&j->in, n, &fe) : PM_OK;
 
 	pm_fmt_size(n, size, sizeof size);
 	for (int m = 0; m < NMODEL; m++) {
@@ -397,8 +399,7 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 			cli_table_set(tab, C_NOTE, "%s", j->note);
 			return PM_OK;
 		}
-		struct pm_err fe;
-		if (pm_algo_fits(&j->in, n, &fe)) {
+		if (fit) {
 			cli_table_set(tab, C_NOTE, "%s", fe.msg);
 			return PM_OK;
 		}

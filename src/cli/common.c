@@ -74,7 +74,7 @@ static void slowest_link(const struct pm_topo *t, struct pm_params *p)
 }
 
 /* Does the network set its own link rates (a machine description, a
- * topology file's bandwidth column)?  Then the closed forms see its
+ * topology file's bandwidth column, per-dimension rates)?  Then the closed forms see its
  * slowest link, not the --link-bw default it never used. */
 static int own_rates(const struct pm_topo *t, const struct pm_link_defaults *ld)
 {
@@ -169,7 +169,7 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		return PM_OK;
 	if (pm_topo_parse(o->topo, &ld, topo, err))
 		return PM_EINPUT;
-	if (ld.ndim_bw || ld.ndim_lat || own_rates(*topo, &ld))
+	if (own_rates(*topo, &ld))	/* per-dimension rates too */
 		slowest_link(*topo, p);
 	return PM_OK;
 }
