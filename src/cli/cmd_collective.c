@@ -375,14 +375,14 @@ static int put_sim(struct cli_table *tab, struct job *j, double n,
 	return PM_OK;
 }
 
-static int add_rows(struct cli_table *tab, struct job *j, double n,
-		    const struct pm_topo *t, const struct pm_params *p,
+/* The rows of one size; j->in is the instance made for it, fit and fe
+ * say whether it runs this size at all. */
+static int add_rows(struct cli_table *tab, struct job *j, double n, int fit,
+		    const struct pm_err *fe, const struct pm_topo *t, const struct pm_params *p,
 		    const int on[NMODEL], const struct pm_sim_opts *so, struct pm_err *err)
 {
 	char size[32];
 	int P = pm_topo_endpoints(t), closed = on[M_CLOSED];
-	struct pm_err fe;	/* a size the algorithm cannot run (multiphase's SRAM) */
-	int fit = j->status == PM_OK ? pm_algo_fits(&j->in, n, &fe) : PM_OK;
 
 	pm_fmt_size(n, size, sizeof size);
 	for (int m = 0; m < NMODEL; m++) {
@@ -400,7 +400,7 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 			return PM_OK;
 		}
 		if (fit) {
-			cli_table_set(tab, C_NOTE, "%s", fe.msg);
+			cli_table_set(tab, C_NOTE, "%s", fe->msg);
 			return PM_OK;
 		}
 		cli_table_set(tab, C_MODEL, "%s", model_names[m]);
@@ -431,9 +431,35 @@ static int add_rows(struct cli_table *tab, struct job *j, double n,
 	return PM_OK;
 }
 
+/* Build j's schedule: have_sched, or the note that says why not. */
+static int build_sched(struct job *j, struct pm_err *err)
+{
+	struct pm_err e;
+	int rc = pm_algo_schedule(&j->in, &j->sched, &e);
+
+	if (rc == PM_EINPUT) {
+		snprintf(j->sched_note, sizeof j->sched_note, "no contention row: %s", e.msg);
+		fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
+	} else if (rc) {
+		*err = e;
+		return rc;
+	}
+	j->have_sched = rc == PM_OK;
+	return PM_OK;
+}
+
+static void drop_sched(struct job *j)
+{
+	if (j->have_sched)
+		pm_sched_release(&j->sched);
+	j->have_sched = 0;
+}
+
 /* One algorithm at every size: its schedule is built, priced and freed
  * before the next algorithm's is built, so one schedule is in memory at a
- * time (a 4096-endpoint MULTITREE schedule alone is about 1 GB). */
+ * time (a 4096-endpoint MULTITREE schedule alone is about 1 GB).  A sized
+ * instance (multiphase with chunk= or sram=) is made for each size and
+ * its schedule built for that size. */
 static int price_job(struct job *j, const double *sizes, int nsizes,
 		     const struct pm_topo *t, const struct pm_params *p,
 		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
@@ -447,28 +473,25 @@ static int price_job(struct job *j, const double *sizes, int nsizes,
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int k = 0; k < nsizes * NMODEL; k++)
 		j->t[k] = NAN;
-	if (j->status == PM_OK && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])) {
-		struct pm_err e;
-		rc = pm_algo_schedule(&j->in, &j->sched, &e);
-		if (rc == PM_EINPUT) {
-			snprintf(j->sched_note, sizeof j->sched_note, "no contention row: %s", e.msg);
-			fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
-		} else if (rc) {
-			*err = e;
-			return rc;
-		}
-		j->have_sched = rc == PM_OK;
-	}
-	rc = PM_OK;
+	int scheds = j->status == PM_OK && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]);
+	int sized = j->status == PM_OK && j->in.sized;
+	struct pm_inst base = j->in;
+	if (scheds && !sized && (rc = build_sched(j, err)))
+		return rc;
 	for (int s = 0; s < nsizes && !rc; s++) {
+		struct pm_err fe;	/* a size the algorithm cannot run */
+		int fit = sized ? pm_algo_at_size(&base, sizes[s], &j->in, &fe) : PM_OK;
+		if (scheds && sized && fit == PM_OK && (rc = build_sched(j, err)))
+			break;
 		j->first[s] = j->rows.nrows;
 		j->z = s;
-		rc = add_rows(&j->rows, j, sizes[s], t, p, on, so, err);
+		rc = add_rows(&j->rows, j, sizes[s], fit, &fe, t, p, on, so, err);
+		if (sized)
+			drop_sched(j);
 	}
+	j->in = base;
 	j->first[nsizes] = j->rows.nrows;
-	if (j->have_sched)
-		pm_sched_release(&j->sched);
-	j->have_sched = 0;
+	drop_sched(j);
 	return rc;
 }
 

@@ -426,8 +426,8 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		return rc;
 	}
 	rc = pm_algo_resolve(algo, t, 0, &in, err);
-	if (!rc)
-		rc = pm_algo_fits(&in, bytes, err);
+	if (!rc)	/* the schedule as made for --size */
+		rc = pm_algo_at_size(&in, bytes, &in, err);
 	if (rc == PM_ENOTAPPLICABLE)
 		rc = PM_EINPUT;	/* asked for this one algorithm: an input error */
 	if (!rc)

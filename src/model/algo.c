@@ -271,14 +271,23 @@ static void endpoint_reads(const struct pm_inst *in, double n, const struct pm_p
 		c->bw_s = R / p->mem_bw_Bps;
 }
 
-int pm_algo_fits(const struct pm_inst *in, double n, struct pm_err *err)
+int pm_algo_at_size(const struct pm_inst *in, double n, struct pm_inst *out,
+		    struct pm_err *err)
 {
-	return in->algo->fits ? in->algo->fits(in, n, err) : PM_OK;
+	*out = *in;
+	return in->sized && in->algo->at_size ? in->algo->at_size(out, n, err) : PM_OK;
 }
 
 void pm_algo_closed(const struct pm_inst *in, double n,
 		    const struct pm_params *p, struct pm_cost *c)
 {
+	struct pm_inst at;
+	struct pm_err e;
+
+	/* a sized instance is priced as made for n (callers have asked
+	 * pm_algo_at_size whether n runs at all) */
+	if (in->sized && pm_algo_at_size(in, n, &at, &e) == PM_OK)
+		in = &at;
 	struct pm_params q = pm_inst_params(in, p);
 
 	pm_cost_closed_init(c);

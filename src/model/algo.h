@@ -42,6 +42,8 @@ struct pm_inst {
 	int steps;			/* step count a construction yields */
 	int hop_links;			/* links between neighbours (closed forms) */
 	int flow_override;		/* -1, or the enum pm_flow this variant forces */
+	int sized;			/* its schedule depends on the message size:
+					 * price it through pm_algo_at_size */
 	/* The algorithm's own state: a struct its file defines (hring's
 	 * layers, dbtree's chunk count, MULTITREE's sums, ...), filled by its
 	 * prepare and read by its build and closed form through the file's
@@ -84,10 +86,12 @@ struct pm_algo {
 	 * step counts once), so an oversized schedule is refused before it
 	 * is built. */
 	double (*xfers)(const struct pm_inst *in);
-	/* Optional: can it run an n-byte collective?  PM_ENOTAPPLICABLE with
-	 * the reason when a resource it declares (multiphase's SRAM) cannot
-	 * hold what the schedule keeps in flight at that size. */
-	int (*fits)(const struct pm_inst *in, double n, struct pm_err *err);
+	/* Optional, for instances prepare marked sized: turn in into the
+	 * instance of an n-byte collective (multiphase's chunk count from a
+	 * chunk size, its chunks in flight from the SRAM).  Must give the
+	 * same instance when applied again for the same n.
+	 * PM_ENOTAPPLICABLE with the reason when it cannot run n bytes. */
+	int (*at_size)(struct pm_inst *in, double n, struct pm_err *err);
 };
 
 const struct pm_algo *const *pm_algos(int *n);
@@ -127,9 +131,13 @@ int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
 void pm_algo_closed(const struct pm_inst *in, double n,
 		    const struct pm_params *p, struct pm_cost *c);
 
-/* PM_OK, or PM_ENOTAPPLICABLE when the algorithm cannot run n bytes
- * (its fits hook; algorithms without one run every size). */
-int pm_algo_fits(const struct pm_inst *in, double n, struct pm_err *err);
+/* The instance that runs an n-byte collective: a copy of in, made for n
+ * by the algorithm's at_size hook when in is sized (then its schedule
+ * must be built for out, size by size); PM_ENOTAPPLICABLE when the
+ * algorithm cannot run n bytes.  Every other instance runs every size
+ * with one schedule. */
+int pm_algo_at_size(const struct pm_inst *in, double n, struct pm_inst *out,
+		    struct pm_err *err);
 
 /* The parameters an instance is priced with (a variant may force its
  * own flow control, as MULTITREE-MSG does). */

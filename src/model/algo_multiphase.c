@@ -179,6 +179,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	own->chunks = (int)k;
 	own->fsm = (int)f;
 	own->sram_B = sram;
+	in->sized = sram > 0;	/* whether a size fits depends on the size */
 	char fs[32] = "", ss[48] = "", z[32];
 	if (k > 1 && f > 1)
 		snprintf(fs, sizeof fs, ",fsm=%ld", f);
@@ -387,7 +388,7 @@ static void closed(const struct pm_inst *in, double n,
  * c/L in Y-AR and Z-AR, enters X-AG at c/L and grows to c there.  Phase
  * k holds floor(partition_k / size held); fewer than its FSMs is refused
  * (the pipeline assumes the FSMs bind first: docs/model.md). */
-static int fits(const struct pm_inst *in, double n, struct pm_err *err)
+static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	static const char *const name[3][3] = {{"X-RS", "X-AR", "X-AG"},
 					       {"Y-RS", "Y-AR", "Y-AG"},
@@ -453,5 +454,5 @@ const struct pm_algo pm_algo_multiphase = {
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,
-	.fits = fits,
+	.at_size = at_size,
 };

@@ -15,18 +15,26 @@ struct pricer {
 
 static double price(const struct pricer *q, int a, double n)
 {
+	struct pm_inst at;
+	struct pm_sched own;
 	struct pm_cost c;
 	struct pm_err e;
+	int rc;
 
-	if (pm_algo_fits(&q->in[a], n, &e))
+	if (pm_algo_at_size(&q->in[a], n, &at, &e))
 		return INFINITY;	/* cannot run this size (multiphase's SRAM) */
 	if (!q->contention) {
-		pm_algo_closed(&q->in[a], n, q->p, &c);
+		pm_algo_closed(&at, n, q->p, &c);
 		return c.time_s;
 	}
-	if (pm_algo_contention(&q->in[a], &q->s[a], n, q->p, &c, NULL, &e))
-		return INFINITY;
-	return c.time_s;
+	if (!at.sized)
+		rc = pm_algo_contention(&at, &q->s[a], n, q->p, &c, NULL, &e);
+	else if ((rc = pm_algo_schedule(&at, &own, &e)) == PM_OK) {
+		/* a schedule made for this size */
+		rc = pm_algo_contention(&at, &own, n, q->p, &c, NULL, &e);
+		pm_sched_release(&own);
+	}
+	return rc ? INFINITY : c.time_s;
 }
 
 /* The size between lo and hi where a and b cost the same (a wins at lo,
@@ -69,6 +77,8 @@ static int build_schedules(struct pricer *q, int n, struct pm_best *b, struct pm
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int a = 0; a < n; a++) {
 		struct pm_err e;
+		if (q->in[a].sized)
+			continue;	/* built size by size (price) */
 		int rc = pm_algo_schedule(&q->in[a], &q->s[a], &e);
 		if (rc == PM_EINPUT) {
 			b->usable[a] = 0;
@@ -121,7 +131,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 	}
 out:
 	for (int a = 0; q.s && a < n; a++)
-		if (b->usable[a])
+		if (b->usable[a] && !in[a].sized)
 			pm_sched_release(&q.s[a]);
 	free(q.s);
 	return rc;

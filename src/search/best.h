@@ -20,7 +20,7 @@ struct pm_best_cross {
 	double size_B, time_s;
 	int from, to;
 	int limit;		/* 1: not a tie, the largest size `from` can run
-				 * (pm_algo_fits: multiphase's SRAM) */
+				 * (pm_algo_at_size: multiphase's SRAM) */
 };
 
 struct pm_best {

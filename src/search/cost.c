@@ -69,6 +69,20 @@ int pm_fit_to_link(const char *algo, enum pm_coll c, int P, double A, double B,
 	return PM_OK;
 }
 
+/* The contention evaluator on a schedule built for this size only. */
+static int price_sized(const struct pm_inst *at, double n, const struct pm_params *p,
+		       struct pm_cost *c, struct pm_err *err)
+{
+	struct pm_sched s;
+	int rc = pm_algo_schedule(at, &s, err);
+
+	if (rc)
+		return rc;
+	rc = pm_algo_contention(at, &s, n, p, c, NULL, err);
+	pm_sched_release(&s);
+	return rc;
+}
+
 int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		     int contention, double lo, double hi, struct pm_fit *f,
 		     struct pm_err *err)
@@ -81,23 +95,26 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		return pm_fail(err, PM_EINPUT, "invalid size range for the cost fit");
 	if (hi == lo)
 		hi = 2 * lo;
-	if (contention && (rc = pm_algo_schedule(in, &s, err)))
+	if (contention && !in->sized && (rc = pm_algo_schedule(in, &s, err)))
 		return rc;
 	for (int i = 0; i <= 32 && !rc; i++) {
 		double m = lo * pow(hi / lo, i / 32.0);
+		struct pm_inst at;
 		struct pm_cost c;
-		if ((rc = pm_algo_fits(in, m, err)))
+		if ((rc = pm_algo_at_size(in, m, &at, err)))
 			break;	/* a size it cannot run (multiphase's SRAM) */
-		if (contention)
-			rc = pm_algo_contention(in, &s, m, p, &c, NULL, err);
+		if (contention && in->sized)
+			rc = price_sized(&at, m, p, &c, err);
+		else if (contention)
+			rc = pm_algo_contention(&at, &s, m, p, &c, NULL, err);
 		else
-			pm_algo_closed(in, m, p, &c);
+			pm_algo_closed(&at, m, p, &c);
 		if (!rc && pm_points_add(&pts, m, c.time_s))
 			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	}
 	if (!rc)
 		rc = pm_fit_line(&pts, 0, 0, f, err);
-	if (contention)
+	if (contention && !in->sized)
 		pm_sched_release(&s);
 	pm_points_release(&pts);
 	return rc;
