@@ -478,31 +478,97 @@ Test(cli, closed_forms_see_the_networks_slowest_link)
 /* multiphase's sram=: ACE's SRAM split by link bandwidth x chunk size
  * (Rashidi et al. 2021 SIV-I).  ace:4x4x4: X 200 GB/s, Y and Z 25 GB/s,
  * L = 4.  Chunk c = n / 4096; weights 200c : 25c/4 : 25c/4 : 200c/4 :
- * 200c/4 (terminal) = 200 : 6.25 : 6.25 : 50 : 50, sum 312.5, so Y-AR
- * gets 4 MiB x 6.25/312.5 = 83,886.08 B and holds chunks of c/4.  Four
- * FSMs need 4 x n/16384 <= 83,886.08: n <= 343,597,383.7 B = 327.68 MiB.
- * 256 MiB runs; 1 GiB (chunks of 64 KiB in Y-AR: one fits) is refused;
- * best marks the boundary as a limit, not a crossover. */
+ * 200c/4 (terminal) = 200 : 6.25 : 6.25 : 50 : 50, sum 312.5, so X-RS
+ * gets 4 MiB x 200/312.5 = 2,684,354.56 B (chunks of c), Y-AR and Z-AR
+ * 83,886.08 B each (chunks of c/4), X-AG 671,088.64 B (chunks of c).
+ * Four FSMs run 4 chunks in Y-AR while 4 x n/16384 <= 83,886.08, that is
+ * n <= 327.68 MiB: 256 MiB prices as without sram= (6,156 steps).
+ * At 1 GiB (c = 256 KiB) the partitions hold 10, 1, 1 and 2 chunks, so
+ * the phases run 4, 1, 1, 2 at once: Y takes the chunks one by one, 6
+ * steps each, from step 3 (X-RS, 3 steps, keeps ahead); Z and X-AG follow
+ * each chunk without waiting: 3 + 6 x 4096 + 6 + 3 = 24,588 steps.
+ * Y-AR holds no chunk once n/16384 > 83,886.08 B, n > 1.28 GiB: 2 GiB is
+ * declined and best marks 1.28 GiB as a limit, not a crossover. */
 Test(cli, multiphase_sram_limit)
 {
-	struct run r = run_perfmodel("allreduce --topo ace:4x4x4 --size 256M:1G:x4 --algo multiphase:4096,fsm=4,sram=4M --model closed --format csv");
+	struct run r = run_perfmodel("allreduce --topo ace:4x4x4 --size 256M:2G:x2 --algo multiphase:4096,fsm=4,sram=4M,multiphase:4096,fsm=4 --model closed --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "268435456,\"multiphase:4096,fsm=4,sram=4M\",closed,"), "%s", r.out);
-	cr_assert(strstr(r.out, "not applicable to 1G: the SRAM of 4M (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives Y-AR a partition of 81.92K that holds 1 chunk of 64K, fewer than the 4 its FSMs run"), "%s", r.out);
+	cr_assert(strstr(r.out, "268435456,\"multiphase:4096,fsm=4,sram=4M\",closed,4612.54,"), "%s", r.out);
+	cr_assert(strstr(r.out, "268435456,\"multiphase:4096,fsm=4\",closed,4612.54,"), "%s", r.out);
+	cr_assert(strstr(r.out, "1073741824,\"multiphase:4096,fsm=4,sram=4M\",closed,19768.6,54.3154,106.933,24588,"), "%s", r.out);
+	cr_assert(strstr(r.out, "not applicable to 2G: the SRAM of 4M (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives Y-AR a partition of 81.92K, less than one chunk of 128K"), "%s", r.out);
 	run_free(&r);
-	r = run_perfmodel("best --topo ace:4x4x4 --size 256M:1G:x4 --algo multiphase:4096,fsm=4,sram=4M,ring --format csv");
+	r = run_perfmodel("best --topo ace:4x4x4 --size 256M:2G:x2 --algo multiphase:4096,fsm=4,sram=4M,ring --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "limit,34359"), "%s", r.out);	/* bisection to 0.01%% */
+	cr_assert(strstr(r.out, "limit,137438"), "%s", r.out);	/* bisection to 0.01%% */
 	run_free(&r);
 	/* train fits T(M) over its buckets' sizes: one the SRAM cannot hold
-	 * ends it, exit 2 */
+	 * ends it, exit 2 (ace:4x2x2, K = 16: Y-AR gets 64 KiB x 6.25/312.5
+	 * = 1,310.72 B and holds chunks of n/64: none past 83,886 B) */
 	r = run_perfmodel("train --profile resnet50 --topo ace:4x2x2 --algo multiphase:16,fsm=4,sram=64K");
 	cr_assert_eq(r.status, 2, "%s", r.err);
-	cr_assert(strstr(r.err, "not applicable to "), "%s", r.err);
+	cr_assert(strstr(r.err, "gives Y-AR a partition of 1.28K, less than one chunk of "), "%s", r.err);
 	run_free(&r);
 	r = run_perfmodel("allreduce --topo ace:4x4x4 --size 1M --algo multiphase:16,sram=lots");
 	cr_assert_eq(r.status, 2, "%s", r.out);
 	cr_assert(strstr(r.err, "'lots'"), "%s", r.err);
+	run_free(&r);
+}
+
+/* The SRAM slowing a short pipeline, by hand: ace:4x4x4, K = 4 chunks of
+ * c = 64 KiB (n = 256 KiB), sram = 960 KiB = 15 x 64 KiB.  With the
+ * weights above X-RS gets 0.64 x 960K = 9.6 c (9 chunks), Y-AR and Z-AR
+ * 0.02 x 960K = 1.2 c/4 (1 chunk of c/4 each), X-AG 0.16 x 960K = 2.4 c
+ * (2 chunks): fsm=4 runs 4, 1, 1, 2 chunks at once.  Phases of 3, 6, 6, 3
+ * steps; start(c,k) = max(end(c,k-1), end(c-F_k,k)): X-RS all four at
+ * 0-3; Y one by one at 3, 9, 15, 21; Z at 9, 15, 21, 27; X-AG at 15, 21,
+ * 27, 33, the last ending at 36.  Without the SRAM all four move
+ * together: 3 + 6 + 6 + 3 = 18 steps.  Every evaluator runs the same
+ * schedule, so all three count 36 (18). */
+Test(cli, multiphase_sram_slows_pipeline)
+{
+	struct run r = run_perfmodel("allreduce --topo ace:4x4x4 --size 256K --algo multiphase:4,fsm=4,sram=960K,multiphase:4,fsm=4 --model closed,contention,sim --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"multiphase:4,fsm=4,sram=960K\",closed,15.7459,16.6484,32.7765,36,"), "%s", r.out);
+	cr_assert(strstr(r.out, "\"multiphase:4,fsm=4,sram=960K\",contention,15.7459,16.6484,32.7765,36,"), "%s", r.out);
+	cr_assert(strstr(r.out, "\"multiphase:4,fsm=4,sram=960K\",sim,"), "%s", r.out);
+	cr_assert(strstr(r.out, "\"multiphase:4,fsm=4\",closed,10.4754,25.0247,49.2674,18,"), "%s", r.out);
+	run_free(&r);
+}
+
+/* chunk=BYTES: K = ceil(n / BYTES) chunks, made size by size (Table III's
+ * 64 KB chunks).  1 MiB / 64 KiB = 16, so multiphase:chunk=64K,fsm=4 at
+ * 1M is multiphase:16,fsm=4; 100 KiB needs ceil(1.5625) = 2 chunks of
+ * 50 KiB: multiphase:2,fsm=4.  Each pair must print the same time, in the
+ * closed form and the contention evaluator.  8 GiB would need 131,072
+ * chunks, past the 65,536 a schedule may have: declined with the count. */
+Test(cli, multiphase_chunk_size)
+{
+	static const char *const sizes[] = {"1M", "100K"};
+	static const char *const same[] = {"multiphase:16,fsm=4", "multiphase:2,fsm=4"};
+	for (int i = 0; i < 2; i++) {
+		char cmd[256], a[64], b[64];
+		snprintf(cmd, sizeof cmd, "allreduce --topo ace:4x4x4 --size %s --algo multiphase:chunk=64K,fsm=4,%s --model closed,contention --format csv", sizes[i], same[i]);
+		struct run r = run_perfmodel(cmd);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		for (int m = 0; m < 2; m++) {
+			const char *model = m ? "contention" : "closed";
+			snprintf(a, sizeof a, "\"multiphase:chunk=64K,fsm=4\",%s,", model);
+			snprintf(b, sizeof b, "\"%s\",%s,", same[i], model);
+			const char *x = strstr(r.out, a), *y = strstr(r.out, b);
+			cr_assert(x && y, "%s", r.out);
+			x += strlen(a);
+			y += strlen(b);
+			cr_assert(strncmp(x, y, strcspn(y, "\n")) == 0, "%s: %.60s against %.60s", sizes[i], x, y);
+		}
+		run_free(&r);
+	}
+	struct run r = run_perfmodel("allreduce --topo ace:4x4x4 --size 8G --algo multiphase:chunk=64K --model closed");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "not applicable to 8G: chunk=64K cuts it into 131072 chunks (expected at most 65536"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("allreduce --topo ace:4x4x4 --size 1M --algo multiphase:chunk=0");
+	cr_assert_eq(r.status, 2, "%s", r.out);
 	run_free(&r);
 }
 

@@ -23,13 +23,16 @@
  * k-1 and an FSM of phase k is free, that is chunk c-F has finished
  * phase k: start(c,k) = max(end(c,k-1), end(c-F,k)).  ACE's 16 FSMs over
  * four phases are fsm=4.  Every step of the schedule holds the current
- * step of each chunk busy in each phase.  The SRAM is not a limit here:
- * with Table III's 64 KB chunks and §IV-I's partitions (phase share
- * proportional to link bandwidth x the chunk's size in it) 4 MB holds at
- * least 5 chunks in every phase of Table V's platform, more than its 4
- * FSMs a phase run (docs/model.md).  Phases 1 and 4 both drive the X
- * links, so a step where both are busy puts two messages on every X
- * link, as do F chunks in one phase.  Cost, per step g over the (phase,
+ * step of each chunk busy in each phase.  chunk=BYTES instead of K cuts
+ * each size into K = ceil(n / BYTES) chunks (Table III: 64 KB), and
+ * sram=BYTES splits ACE's SRAM over the phases as §IV-I does; a phase
+ * whose partition holds fewer than F chunks runs only that many at once
+ * (F_k in the recurrence).  Both make the instance sized: it is made,
+ * and its schedule built, for each size (at_size).  With 64 KB chunks
+ * 4 MB holds at least 5 chunks in every phase of Table V's platform, more
+ * than its 4 FSMs a phase run (docs/model.md).  Phases 1 and 4 both
+ * drive the X links, so a step where both are busy puts two messages on
+ * every X link, as do F chunks in one phase.  Cost, per step g over the (phase,
  * chunk) pairs busy in it, with m_d the message of dimension d divided by
  * K and a_d of them on each link of d:
  *   T = sum_g [alpha + max_d delta_d + max_d a_d w(m_d) f_d / b_d
@@ -63,8 +66,11 @@
 
 struct mp_state {
 	int dims[3], ndims;	/* L x V x H */
-	int chunks;		/* pipeline chunks K */
+	int chunks;		/* pipeline chunks K (at_size: from chunk_B) */
 	int fsm;		/* chunks one phase runs at once (its FSMs) */
+	int run[4];		/* chunks phase k runs at once: fsm, or fewer
+				 * where its SRAM partition holds fewer */
+	double chunk_B;		/* chunk= (0: K given) */
 	double sram_B;		/* ACE's SRAM (0: not checked) */
 };
 _Static_assert(sizeof(struct mp_state) <= PM_PRIV_BYTES, "mp_state fits pm_inst.priv");
@@ -102,12 +108,13 @@ static int phases(const int dims[3], struct phase ph[4])
 }
 
 /* start[c * np + k]: the step chunk c starts phase k; returns the steps in
- * all.  start(c,k) = max(end(c,k-1), end(c-F,k)). */
-static int pipeline(const struct phase *ph, int np, int K, int F, int *start)
+ * all.  start(c,k) = max(end(c,k-1), end(c-F_k,k)), F_k = run[k]. */
+static int pipeline(const struct phase *ph, int np, int K, const int *run, int *start)
 {
 	int total = 0;
 	for (int c = 0; c < K; c++)
 		for (int k = 0; k < np; k++) {
+			int F = run[k];
 			int a = k > 0 ? start[c * np + k - 1] + ph[k - 1].len : 0;
 			int b = c >= F ? start[(c - F) * np + k] + ph[k].len : 0;
 			start[c * np + k] = a > b ? a : b;
@@ -132,10 +139,11 @@ static int busy_chunks(const struct phase *ph, int np, int K, const int *start,
 	return c;
 }
 
-#define MP_SYNTAX "K, K,fsm=F or K,fsm=F,sram=BYTES"
+#define MP_SYNTAX "K or chunk=BYTES, then ,fsm=F and ,sram=BYTES"
+#define MP_MAX_CHUNKS 65536
 
-/* "K[,fsm=F][,sram=BYTES]". */
-static int parse_arg(const char *arg, long *k, long *f, double *sram,
+/* "K|chunk=BYTES[,fsm=F][,sram=BYTES]". */
+static int parse_arg(const char *arg, long *k, double *chunk, long *f, double *sram,
 		     struct pm_err *err)
 {
 	char buf[64], *save, *o;
@@ -146,7 +154,12 @@ static int parse_arg(const char *arg, long *k, long *f, double *sram,
 		return pm_fail(err, PM_EINPUT, "invalid multiphase argument '%s' (expected %s)", arg, MP_SYNTAX);
 	strcpy(buf, arg);
 	for (int i = 0; (o = strtok_r(i ? NULL : buf, ",", &save)); i++) {
-		if (i == 0) {
+		if (i == 0 && strncmp(o, "chunk=", 6) == 0) {
+			if (pm_parse_size(o + 6, chunk, err))
+				return PM_EINPUT;
+			if (!(*chunk >= 1))
+				return pm_fail(err, PM_EINPUT, "invalid multiphase chunk size '%s' (expected at least one byte, such as chunk=64K)", o + 6);
+		} else if (i == 0) {
 			if (pm_parse_int(o, 1, 4096, "chunk count", k, err))
 				return PM_EINPUT;
 		} else if (strncmp(o, "fsm=", 4) == 0) {
@@ -166,11 +179,11 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	struct mp_state *own = mps_of(in);
 	int wrap;
 	long k = 1, f = 1;
-	double sram = 0;
+	double sram = 0, chunk = 0;
 
 	own->ndims = pm_topo_grid(in->topo, own->dims, &wrap);
 	in->ports = 2;	/* one link each way along the dimension of the phase */
-	if (parse_arg(arg, &k, &f, &sram, err))
+	if (parse_arg(arg, &k, &chunk, &f, &sram, err))
 		return PM_EINPUT;
 	if (2.0 * in->P * (double)k > 2147483648.0)
 		return pm_fail(err, PM_EINPUT,
@@ -178,17 +191,26 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 			       k, in->P, 2.0 * in->P * (double)k);
 	own->chunks = (int)k;
 	own->fsm = (int)f;
+	for (int i = 0; i < 4; i++)
+		own->run[i] = (int)f;
+	own->chunk_B = chunk;
 	own->sram_B = sram;
-	in->sized = sram > 0;	/* whether a size fits depends on the size */
-	char fs[32] = "", ss[48] = "", z[32];
-	if (k > 1 && f > 1)
+	/* the chunk count or the chunks in flight depend on the size */
+	in->sized = chunk > 0 || sram > 0;
+	char ks[40], fs[32] = "", ss[48] = "", z[32];
+	if (chunk > 0) {
+		pm_fmt_size(chunk, z, sizeof z);
+		snprintf(ks, sizeof ks, "chunk=%s", z);
+	} else
+		snprintf(ks, sizeof ks, "%ld", k);
+	if ((k > 1 || chunk > 0) && f > 1)
 		snprintf(fs, sizeof fs, ",fsm=%ld", f);
 	if (sram > 0) {
 		pm_fmt_size(sram, z, sizeof z);
 		snprintf(ss, sizeof ss, ",sram=%s", z);
 	}
-	if (k > 1 || sram > 0)
-		snprintf(in->label, sizeof in->label, "multiphase:%ld%s%s", k, fs, ss);
+	if (k > 1 || chunk > 0 || sram > 0)
+		snprintf(in->label, sizeof in->label, "multiphase:%s%s%s", ks, fs, ss);
 	return PM_OK;
 }
 
@@ -261,7 +283,7 @@ static int build_pipelined(const struct pm_inst *in, struct pm_sched *s, int *me
 	if (!start)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	s->nchunks = 2 * q * (uint32_t)K;
-	int total = pipeline(ph, np, K, own->fsm, start), first[4] = {0, 0, 0, 0};
+	int total = pipeline(ph, np, K, own->run, start), first[4] = {0, 0, 0, 0};
 	for (int g = 0; g < total; g++)
 		for (int k = 0; k < np; k++) {
 			int end = busy_chunks(ph, np, K, start, k, g, &first[k]);
@@ -322,7 +344,7 @@ static void closed_pipelined(const struct pm_inst *in, double n,
 		if (own->dims[d] > 1)	/* bytes sent: as one chunk, unchanged by K */
 			c->sent_B += 2 * (own->dims[d] - 1) * 2 * m[d] * K;
 	}
-	int total = pipeline(ph, np, K, own->fsm, start);
+	int total = pipeline(ph, np, K, own->run, start);
 	for (int g = 0; g < total; g++) {
 		int on[3] = {0, 0, 0};
 		double red = 0, dl = 0, load = 0;
@@ -381,23 +403,26 @@ static void closed(const struct pm_inst *in, double n,
 	}
 }
 
-/* sram=S: does ACE's SRAM hold, in every phase, the chunks its FSMs run?
- * Rashidi et al. 2021 §IV-I partition it in proportion to the phase's link
- * bandwidth times the size a chunk enters the phase with, a terminal
+/* sram=S: how many chunks ACE's SRAM lets each phase run at once.
+ * Rashidi et al. 2021 §IV-I partition it in proportion to the phase's
+ * link bandwidth times the size a chunk enters the phase with, a terminal
  * partition as large as the last; a chunk of c = n/K bytes is c in X-RS,
  * c/L in Y-AR and Z-AR, enters X-AG at c/L and grows to c there.  Phase
- * k holds floor(partition_k / size held); fewer than its FSMs is refused
- * (the pipeline assumes the FSMs bind first: docs/model.md). */
-static int at_size(struct pm_inst *in, double n, struct pm_err *err)
+ * k holds floor(partition_k / size held) chunks and runs at most that
+ * many of its F at once: the pipeline slows.  A partition that holds no
+ * chunk cannot run this size. */
+static int sram_limits(struct pm_inst *in, double n, struct pm_err *err)
 {
 	static const char *const name[3][3] = {{"X-RS", "X-AR", "X-AG"},
 					       {"Y-RS", "Y-AR", "Y-AG"},
 					       {"Z-RS", "Z-AR", "Z-AG"}};
-	const struct mp_state *own = cmps_of(in);
+	struct mp_state *own = mps_of(in);
 	struct phase ph[4];
-	int np = phases(own->dims, ph), F = own->chunks > 1 ? own->fsm : 1;
+	int np = phases(own->dims, ph);
 	double c = n / own->chunks, L = own->dims[0], w[5], sum = 0;
 
+	for (int k = 0; k < 4; k++)
+		own->run[k] = own->fsm;
 	if (own->sram_B <= 0 || np == 0)
 		return PM_OK;
 	for (int k = 0; k < np; k++) {
@@ -411,18 +436,44 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 		double part = own->sram_B * w[k] / sum;
 		double held = ph[k].kind == AR ? c / L : c;
 		double cap = floor(part / held);
-		if (cap < F) {
+		if (cap < own->run[k])
+			own->run[k] = (int)cap;
+		if (cap < 1) {
 			char s[32], p[32], h[32], z[32];
 			pm_fmt_size(n, z, sizeof z);
 			pm_fmt_size(own->sram_B, s, sizeof s);
 			pm_fmt_size(part, p, sizeof p);
 			pm_fmt_size(held, h, sizeof h);
 			return pm_fail(err, PM_ENOTAPPLICABLE,
-				       "not applicable to %s: the SRAM of %s (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives %s a partition of %s that holds %.0f chunk%s of %s, fewer than the %d its FSMs run (expected more chunks K or a larger sram=)",
-				       z, s, name[ph[k].d][ph[k].kind], p, cap, cap == 1 ? "" : "s", h, F);
+				       "not applicable to %s: the SRAM of %s (split by link bandwidth x chunk size, Rashidi et al. 2021 SIV-I) gives %s a partition of %s, less than one chunk of %s (expected more or smaller chunks, or a larger sram=)",
+				       z, s, name[ph[k].d][ph[k].kind], p, h);
 		}
 	}
 	return PM_OK;
+}
+
+/* A sized instance made for n bytes: chunk=C cuts n into K = ceil(n/C)
+ * equal chunks of at most C bytes (Table III's 64 KB), then the SRAM
+ * bounds the chunks each phase runs. */
+static int at_size(struct pm_inst *in, double n, struct pm_err *err)
+{
+	struct mp_state *own = mps_of(in);
+
+	if (own->chunk_B > 0) {
+		double k = ceil(n / own->chunk_B);
+		k = k < 1 ? 1 : k;
+		if (k > MP_MAX_CHUNKS || 2.0 * in->P * k > 2147483648.0) {
+			char z[32], ch[32];
+			pm_fmt_size(n, z, sizeof z);
+			pm_fmt_size(own->chunk_B, ch, sizeof ch);
+			return pm_fail(err, PM_ENOTAPPLICABLE,
+				       "not applicable to %s: chunk=%s cuts it into %.0f chunks (expected at most %d on %d endpoints: a larger chunk=)",
+				       z, ch, k, 2.0 * in->P * MP_MAX_CHUNKS > 2147483648.0 ?
+				       (int)(1073741824.0 / in->P) : MP_MAX_CHUNKS, in->P);
+		}
+		own->chunks = (int)k;
+	}
+	return sram_limits(in, n, err);
 }
 
 /* stored: per dimension of size > 1 a reduce-scatter and an all-gather
@@ -444,8 +495,8 @@ static double xfers(const struct pm_inst *in)
 
 const struct pm_algo pm_algo_multiphase = {
 	.name = "multiphase",
-	.arg_syntax = "K[,fsm=F][,sram=BYTES]",
-	.arg_help = "K: chunks pipelined through the phases (default 1: the phases one after the other); fsm=F: chunks one phase runs at once, its FSMs (default 1; ACE's 16 FSMs over 4 phases: fsm=4); sram=BYTES: ACE's SRAM (4M in Table III), sizes whose chunks it cannot hold F at a time in every phase are refused (default: not checked)",
+	.arg_syntax = "K|chunk=BYTES[,fsm=F][,sram=BYTES]",
+	.arg_help = "K: chunks pipelined through the phases (default 1: the phases one after the other); chunk=BYTES instead: as many chunks as the size needs, ceil(n / BYTES) (Table III: 64K); fsm=F: chunks one phase runs at once, its FSMs (default 1; ACE's 16 FSMs over 4 phases: fsm=4); sram=BYTES: ACE's SRAM (Table III: 4M), split over the phases by link bandwidth x chunk size: a phase whose partition holds fewer than F chunks runs fewer at once (default: not limited). ACE as Rashidi et al. configure it: multiphase:chunk=64K,fsm=4,sram=4M",
 	.summary = "ACE's 3-D torus all-reduce: RS along X, AR along Y, AR along Z, AG along X (bidirectional rings)",
 	.flags = PM_ALGO_TORUS | PM_ALGO_NEEDS_TOPO,
 	.formula = "K = 1: sum over d: 2(k_d-1)(a + d_d + w(m_d)/b_d), m_X = n/2L, m_Y = n/2LV, m_Z = n/2LH; + gamma terms; K > 1: sum over pipeline steps of a + max d_d + max a_d w(m_d/K)/b_d",
