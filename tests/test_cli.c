@@ -502,6 +502,9 @@ Test(cli, multiphase_sram_limit)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "limit,137438"), "%s", r.out);	/* bisection to 0.01%% */
 	run_free(&r);
+	r = run_perfmodel("best --topo ace:4x4x4 --size 256M:2G:x2 --algo multiphase:4096,fsm=4,sram=4M,ring");
+	cr_assert(strstr(r.out, "# limit at 1.28G: multiphase:4096,fsm=4,sram=4M beyond it: not applicable to 1.28G: "), "%s", r.out);
+	run_free(&r);
 	/* train fits T(M) over its buckets' sizes: one the SRAM cannot hold
 	 * ends it, exit 2 (ace:4x2x2, K = 16: Y-AR gets 64 KiB x 6.25/312.5
 	 * = 1,310.72 B and holds chunks of n/64: none past 83,886 B) */

@@ -32,7 +32,8 @@ static void usage(const struct cli_opt *opts, int n)
 	       "size threshold between algorithms).  A third algorithm winning only inside\n"
 	       "such an interval is missed: sweep finer (x1.25) to see it.  A 'limit' row\n"
 	       "is where the winner stops fitting instead (multiphase's sram=: the largest\n"
-	       "size its SRAM holds), and the next one takes over.\n\n"
+	       "size its SRAM holds; or its schedule for larger sizes is too large for the\n"
+	       "contention evaluator), and the next one takes over; a comment line says why.\n\n"
 	       "Examples:\n"
 	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x2\n"
 	       "  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n"
@@ -162,6 +163,13 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	for (int a = 0; a < nalgo; a++)
 		if (!b.usable[a])
 			cli_table_meta(&tab, "left out: %s: %s", in[a].label, b.why[a]);
+	for (int c = 0; c < b.ncross; c++)
+		if (b.cross[c].limit) {
+			char z[32];
+			pm_fmt_size(b.cross[c].size_B, z, sizeof z);
+			cli_table_meta(&tab, "limit at %s: %s beyond it: %s", z,
+				       in[b.cross[c].from].label, b.cross[c].why);
+		}
 	put_rows(&tab, &b, in, pm_topo_endpoints(t));
 	rc = cli_table_write(stdout, &tab, fmt, err);
 out:

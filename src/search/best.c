@@ -13,28 +13,36 @@ struct pricer {
 	int contention;
 };
 
-static double price(const struct pricer *q, int a, double n)
+/* Algorithm a's time for n bytes; INFINITY when it cannot be priced
+ * there, with the reason in *e (a size it cannot run, or a schedule made
+ * for this size that is too large to price). */
+static double price_why(const struct pricer *q, int a, double n, struct pm_err *e)
 {
 	struct pm_inst at;
 	struct pm_sched own;
 	struct pm_cost c;
-	struct pm_err e;
 	int rc;
 
-	if (pm_algo_at_size(&q->in[a], n, &at, &e))
+	if (pm_algo_at_size(&q->in[a], n, &at, e))
 		return INFINITY;	/* cannot run this size (multiphase's SRAM) */
 	if (!q->contention) {
 		pm_algo_closed(&at, n, q->p, &c);
 		return c.time_s;
 	}
 	if (!at.sized)
-		rc = pm_algo_contention(&at, &q->s[a], n, q->p, &c, NULL, &e);
-	else if ((rc = pm_algo_schedule(&at, &own, &e)) == PM_OK) {
+		rc = pm_algo_contention(&at, &q->s[a], n, q->p, &c, NULL, e);
+	else if ((rc = pm_algo_schedule(&at, &own, e)) == PM_OK) {
 		/* a schedule made for this size */
-		rc = pm_algo_contention(&at, &own, n, q->p, &c, NULL, &e);
+		rc = pm_algo_contention(&at, &own, n, q->p, &c, NULL, e);
 		pm_sched_release(&own);
 	}
 	return rc ? INFINITY : c.time_s;
+}
+
+static double price(const struct pricer *q, int a, double n)
+{
+	struct pm_err e;
+	return price_why(q, a, n, &e);
 }
 
 /* The size between lo and hi where a and b cost the same (a wins at lo,
@@ -127,7 +135,10 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 		c->to = y->winner;
 		c->size_B = crossing(&q, x->winner, y->winner, x->size_B, y->size_B);
 		c->time_s = price(&q, c->to, c->size_B);
-		c->limit = !isfinite(price(&q, c->from, c->size_B * 1.0001));
+		struct pm_err e;
+		c->limit = !isfinite(price_why(&q, c->from, c->size_B * 1.0001, &e));
+		if (c->limit)
+			snprintf(c->why, sizeof c->why, "%s", e.msg);
 	}
 out:
 	for (int a = 0; q.s && a < n; a++)

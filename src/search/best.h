@@ -19,8 +19,11 @@ struct pm_best_point {
 struct pm_best_cross {
 	double size_B, time_s;
 	int from, to;
-	int limit;		/* 1: not a tie, the largest size `from` can run
-				 * (pm_algo_at_size: multiphase's SRAM) */
+	int limit;		/* 1: not a tie, the largest size `from` can be
+				 * priced at (pm_algo_at_size: multiphase's
+				 * SRAM; or its schedule for the next size is
+				 * too large) ... */
+	char why[600];		/* ... and why not beyond */
 };
 
 struct pm_best {
