@@ -954,3 +954,45 @@ Test(cli, machine_json_equals_csv)
 		free(b);
 	}
 }
+
+/* Rashidi et al. 2021 Fig. 5's sweep, test-sized (ace:4x2x2, 1 MiB,
+ * multiphase:16): the simulator against the contention evaluator with
+ * the endpoint in the loop.  Both charge a node's memory reads within the
+ * step (docs/model.md, The endpoint); they differ in two ways, each
+ * bounded per step:
+ * - a step bound by memory ends, in the contention evaluator, after the
+ *   reads plus its slowest link's latency (Y, 401.61 ns); in the
+ *   simulator after the reads plus the latency of the link its last-read
+ *   packet crosses, at least X's 72.29 ns: the simulator is shorter by
+ *   at most steps x 329.32 ns;
+ * - the simulator reads a packet before it leaves and the next one while
+ *   it is on the wire, so per step only the first packet of each of the 2
+ *   ports is read unoverlapped: longer by at most steps x 2 x 256 B x 2
+ *   (a reduction reads twice) / memory bandwidth.
+ * Measured: within both at every share, for the baseline and ACE. */
+Test(cli, endpoint_sim_agrees_with_contention_on_fig5_sweep)
+{
+	static const char *const ends[] = {"baseline", "ace"};
+	static const double mem[] = {25e9, 133e9, 300e9, 900e9};
+	for (int e = 0; e < 2; e++)
+		for (int i = 0; i < 4; i++) {
+			char cmd[256];
+			snprintf(cmd, sizeof cmd, "allreduce --topo ace:4x2x2 --size 1M --algo multiphase:16 --model contention,sim --endpoint %s --mem-bw %.0fB/s --format csv", ends[e], mem[i]);
+			struct run r = run_perfmodel(cmd);
+			cr_assert_eq(r.status, 0, "%s", r.err);
+			double tc = 0, ts = 0;
+			int steps = 0, s2 = 0;
+			const char *c = strstr(r.out, "multiphase:16,contention,");
+			const char *s = strstr(r.out, "multiphase:16,sim,");
+			cr_assert(c && s, "%s", r.out);
+			cr_assert_eq(sscanf(c, "multiphase:16,contention,%lf,%*[^,],%*[^,],%d", &tc, &steps), 2, "%s", c);
+			cr_assert_eq(sscanf(s, "multiphase:16,sim,%lf,%*[^,],%*[^,],%d", &ts, &s2), 2, "%s", s);
+			cr_assert_eq(steps, s2);
+			double shorter = steps * (401.61 - 72.29) * 1e-3;	/* us */
+			double longer = steps * 2 * 256 * 2 / mem[i] * 1e6;	/* us */
+			cr_assert(tc - ts <= shorter && ts - tc <= longer,
+				  "%s at %.0f GB/s: contention %.3f us, sim %.3f us (sim may be %.3f us shorter, %.3f us longer)",
+				  ends[e], mem[i] / 1e9, tc, ts, shorter, longer);
+			run_free(&r);
+		}
+}
