@@ -25,13 +25,14 @@
  * order (topology-oblivious, as NCCL places them).
  */
 #include "model/algo.h"
+#include "model/limits.h"
 #include "model/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EXACT_LIMIT 5e7
+#define EXACT_LIMIT pm_limit(5e7)	/* rank-steps run exactly (limits.h) */
 
 struct dbt_state {
 	int chunks;		/* pipeline chunks K */

@@ -49,6 +49,7 @@
  * and the multitree-msg variant all use the same construction.
  */
 #include "model/algo.h"
+#include "model/limits.h"
 #include "model/units.h"
 
 #include <math.h>
@@ -57,6 +58,10 @@
 #include <string.h>
 
 #define MT_MAX_P 4096
+/* The construction's work grows as about P^3 (P trees of P nodes, each
+ * step scanning frontiers): 4096^3 at scale 1, so the same 4096; the
+ * fuzzers' volume mode scales it (limits.h). */
+#define MT_MAX_WORK pm_limit(68719476736.0)
 /* Switch networks: the construction searches the network for every tree,
  * stage and step, about P^2 L searched links a stage.  Measured
  * (docs/validation.md, section 6): up to 512 endpoints anything answers
@@ -1054,10 +1059,10 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	const struct mt *m;
 	char opts[64] = "";
 
-	if (in->P > MT_MAX_P)
+	if (in->P > MT_MAX_P || (double)in->P * in->P * in->P > MT_MAX_WORK)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE keeps P trees of P nodes, at most %d endpoints (got %d)",
-			       MT_MAX_P, in->P);
+			       "not applicable: MULTITREE keeps P trees of P nodes, at most %.0f endpoints (got %d)",
+			       cbrt(MT_MAX_WORK) < MT_MAX_P ? floor(cbrt(MT_MAX_WORK) + 1e-9) : (double)MT_MAX_P, in->P);
 	if (too_large_switched(in->topo, in->P))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE's construction on a switch network searches the network for every tree, stage and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or where P^2 x links <= %.0e (got %d endpoints, P^2 x links = %.2g)",
