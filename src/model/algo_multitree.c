@@ -49,6 +49,7 @@
  * and the multitree-msg variant all use the same construction.
  */
 #include "model/algo.h"
+#include "model/multitree.h"
 #include "model/limits.h"
 #include "model/units.h"
 
@@ -92,69 +93,6 @@ static const struct mt_state *cmts_of(const struct pm_inst *in)
 {
 	return (const struct mt_state *)(const void *)in->priv.bytes;
 }
-
-struct front {
-	int *v;			/* tree nodes in order of addition; -1 = spent */
-	uint16_t *o;		/* o[i]: v[i]'s rank of addition (kept when spent) */
-	int n, cap, cur;
-	int first_new;		/* v[first_new..] joined in the current step */
-	int size;		/* nodes in the tree: the next rank of addition */
-	int new_rank;		/* size when the current step began */
-};
-
-/* A tree edge: (tree, child) index k = T P + c and how the child is
- * reached, a link (direct) or an offset into path (switched). */
-struct edge {
-	uint32_t k;
-	int32_t via;
-};
-
-struct mt {
-	const struct pm_topo *t;
-	int P, V, S, switched, ports, priority;
-	/* The trees' edges in construction order, step by step: step t's are
-	 * edge[estart[t] .. estart[t+1]), sorted by k.  Appended as they are
-	 * made (a row per tree indexed by child missed the cache on every
-	 * edge: 25% of the construction at 4096 endpoints), and read in this
-	 * order by the schedule. */
-	struct edge *edge;
-	size_t nedge;
-	size_t *estart;		/* 1 .. S+1 */
-	struct edge *sortbuf;	/* one step's edges, while sorting */
-	int *tcount;		/* per tree, while sorting */
-	uint16_t *rank;		/* [T][v]: v's rank of addition to tree T */
-	uint64_t *member;	/* [T][v / 64] bit v % 64: v is in tree T.  The
-				 * searches test only this: a bit per node keeps
-				 * every tree's membership in cache (measured:
-				 * 70% of the construction waited on step[]) */
-	size_t words;		/* uint64_t per tree */
-	int32_t *path;		/* switched: [len, links...] per edge */
-	size_t npath, cappath;
-	int *hops, *red;	/* per step 1..S: longest path, most children */
-	int capsteps;
-	/* construction scratch */
-	const struct pm_link *links;
-	int *nbr, *nbr_off;	/* neighbour order of every vertex */
-	int *nbr_dst;		/* nbr_dst[j] = links[nbr[j]].dst, read in line */
-	int *in, *in_off;	/* links into every vertex */
-	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
-	int *link_cnt;		/* switched: tree edges on the link this step ... */
-	int *link_slots;	/* ... and how many it carries (link_slots()) */
-	int *bfs_seen, *bfs_pred, *bfs_depth, *queue, bfs_gen;
-	int maxlen;		/* links a tree edge may span in this stage */
-	uint64_t *dead;		/* switch: searched empty under key dead[] ... */
-	int *dead_budget;	/* ... with this many hops left */
-	uint64_t dead_key;	/* (step, stage, tree) of the current search */
-	int can_send, can_recv;	/* endpoints with ports left this step */
-	uint64_t *sendable;	/* bit v: endpoint v has a port left this step */
-	int even;		/* every path between endpoints has even length
-				 * (switch networks whose links join levels) */
-	int *rl, *rl_pos;	/* rl[0 .. can_recv): endpoints that can still
-				 * receive this step; rl_pos: index in rl */
-	struct front *fr;
-	int *missing;
-	int *pathbuf;		/* one edge's links: at most V */
-};
 
 /* Free what only the construction needs; the trees (edge, estart, path,
  * hops, red) stay for the schedule builder. */
@@ -249,19 +187,9 @@ static int push(struct front *f, int v, int ranks)
 	return 0;
 }
 
-static int in_tree(const struct mt *m, int T, int v)
-{
-	return (m->member[(size_t)T * m->words + (size_t)v / 64] >> (v % 64)) & 1;
-}
-
 static void set_member(struct mt *m, int T, int v)
 {
 	m->member[(size_t)T * m->words + (size_t)v / 64] |= (uint64_t)1 << (v % 64);
-}
-
-static int count_of(const int *cnt, const int *stamp, int v, int t)
-{
-	return stamp[v] == t ? cnt[v] : 0;
 }
 
 /* A free link from p to an endpoint c that tree T lacks and that can still
@@ -273,23 +201,17 @@ static int find_direct(struct mt *m, int T, int p, int t, int *path, int *full)
 	*full = 1;
 	for (int j = m->nbr_off[p]; j < m->nbr_off[p + 1]; j++) {
 		int c = m->nbr_dst[j];
-		if (in_tree(m, T, c))
+		if (mt_in_tree(m, T, c))
 			continue;
 		*full = 0;
 		int l = m->nbr[j];
 		if (m->link_stamp[l] == t ||
-		    count_of(m->recv, m->recv_stamp, c, t) >= m->ports)
+		    mt_count_of(m->recv, m->recv_stamp, c, t) >= m->ports)
 			continue;
 		path[0] = l;
 		return c;
 	}
 	return -1;
-}
-
-/* Has switched link l no room left for another tree edge in step t? */
-static int link_full(const struct mt *m, int l, int t)
-{
-	return m->link_stamp[l] == t && m->link_cnt[l] >= m->link_slots[l];
 }
 
 /* Was switch w searched empty, in this step, stage and tree, with at
@@ -330,7 +252,7 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 			continue;	/* longer paths wait for a later stage */
 		for (int j = m->nbr_off[u]; j < m->nbr_off[u + 1]; j++) {
 			int l = m->nbr[j], w = m->nbr_dst[j];
-			if (link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
+			if (mt_link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
 				continue;
 			m->bfs_seen[w] = m->bfs_gen;
 			m->bfs_pred[w] = l;
@@ -340,8 +262,8 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 					m->queue[tail++] = w;
 				continue;
 			}
-			if (in_tree(m, T, w) ||
-			    count_of(m->recv, m->recv_stamp, w, t) >= m->ports)
+			if (mt_in_tree(m, T, w) ||
+			    mt_count_of(m->recv, m->recv_stamp, w, t) >= m->ports)
 				continue;	/* endpoints do not forward */
 			int n = 0;
 			for (int v = w; v != p; v = m->links[m->bfs_pred[v]].src)
@@ -362,7 +284,7 @@ static int parent_of(const struct mt *m, int32_t via)
 	return m->links[first].src;
 }
 
-static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
+int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		  int len)
 {
 	size_t k = (size_t)T * m->P + c;
@@ -428,7 +350,7 @@ static int attach(struct mt *m, int T, int p, int c, int t, const int *path,
  * left?  Then its rank, else -1. */
 static int candidate(const struct mt *m, int T, int p, int t, int lo)
 {
-	if (!in_tree(m, T, p) || count_of(m->sent, m->sent_stamp, p, t) >= m->ports)
+	if (!mt_in_tree(m, T, p) || mt_count_of(m->sent, m->sent_stamp, p, t) >= m->ports)
 		return -1;
 	int r = m->rank[(size_t)T * m->P + p];
 	return r >= lo && r < m->fr[T].new_rank ? r : -1;
@@ -450,7 +372,7 @@ static int enqueue_targets(struct mt *m, int T, int t)
 
 	if (m->can_recv < m->missing[T]) {
 		for (int i = 0; i < m->can_recv; i++)
-			if (!in_tree(m, T, m->rl[i]))
+			if (!mt_in_tree(m, T, m->rl[i]))
 				enqueue_target(m, m->rl[i], &tail);
 		return tail;
 	}
@@ -459,7 +381,7 @@ static int enqueue_targets(struct mt *m, int T, int t)
 			int c = (int)(w * 64) + __builtin_ctzll(lack);
 			if (c >= m->P)
 				break;
-			if (count_of(m->recv, m->recv_stamp, c, t) < m->ports)
+			if (mt_count_of(m->recv, m->recv_stamp, c, t) < m->ports)
 				enqueue_target(m, c, &tail);
 		}
 	return tail;
@@ -482,7 +404,7 @@ static int first_parent_back(struct mt *m, int T, int t, int lo)
 			continue;
 		for (int j = m->in_off[u]; j < m->in_off[u + 1]; j++) {
 			int l = m->in[j], w = m->links[l].src;
-			if (link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
+			if (mt_link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
 				continue;
 			m->bfs_seen[w] = m->bfs_gen;
 			m->bfs_depth[w] = m->bfs_depth[u] + 1;
@@ -519,7 +441,7 @@ static int index_of_rank(const struct front *f, int r)
  * tree's members AND the endpoints with a port left, lowest rank (a
  * tree of P nodes late in a step would be walked end to end: measured on
  * fattree:9,3, 27% of the turns found no node with a port). */
-static int next_sender(struct mt *m, int T, int t)
+int mt_next_sender(struct mt *m, int T, int t)
 {
 	struct front *f = &m->fr[T];
 	const uint64_t *row = m->member + (size_t)T * m->words;
@@ -528,7 +450,7 @@ static int next_sender(struct mt *m, int T, int t)
 
 	for (int walk = 0; walk < 32 && f->cur < f->first_new; walk++, f->cur++)
 		if (f->v[f->cur] >= 0 &&
-		    count_of(m->sent, m->sent_stamp, f->v[f->cur], t) < m->ports)
+		    mt_count_of(m->sent, m->sent_stamp, f->v[f->cur], t) < m->ports)
 			return f->v[f->cur];
 	if (f->cur >= f->first_new)
 		return -1;
@@ -583,12 +505,12 @@ static int add_one(struct mt *m, int T, int t)
 		 * target; when it fails, the search from the targets' side
 		 * names the parent among the later nodes */
 		for (int tries = 0; tries < MT_FORWARD_TRIES; tries++) {
-			int p = next_sender(m, T, t);
+			int p = mt_next_sender(m, T, t);
 			if (p < 0)
 				return 0;
 			int c = find_switched(m, T, p, t, path, &len);
 			if (c >= 0)
-				return attach(m, T, p, c, t, path, len) ? -1 : 1;
+				return mt_attach(m, T, p, c, t, path, len) ? -1 : 1;
 			f->cur++;	/* p cannot send in T this stage */
 		}
 		if (f->cur >= f->first_new || !jump_back(m, T, t))
@@ -602,12 +524,12 @@ static int add_one(struct mt *m, int T, int t)
 		}
 		if (f->cur >= f->first_new)
 			return 0;	/* added this step: not a parent yet */
-		if (count_of(m->sent, m->sent_stamp, p, t) < m->ports) {
+		if (mt_count_of(m->sent, m->sent_stamp, p, t) < m->ports) {
 			int full = 0;
 			int c = m->switched ? find_switched(m, T, p, t, path, &len)
 					    : find_direct(m, T, p, t, path, &full);
 			if (c >= 0)
-				return attach(m, T, p, c, t, path, len) ? -1 : 1;
+				return mt_attach(m, T, p, c, t, path, len) ? -1 : 1;
 			if (full)
 				f->v[f->cur] = -1;	/* never a parent again */
 		}

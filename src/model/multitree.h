@@ -1,0 +1,102 @@
+/* multitree.h: the MULTITREE construction's state, shared by its two
+ * ways of growing the trees: the search of the network per tree edge
+ * (algo_multitree.c, Huang et al., ISCA 2021, Algorithm 1) and the
+ * fabric construction for large switch networks (multitree_fabric.c).
+ * Internal to those two files. */
+#ifndef PM_MULTITREE_H
+#define PM_MULTITREE_H
+
+#include "model/topo.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct front {
+	int *v;			/* tree nodes in order of addition; -1 = spent */
+	uint16_t *o;		/* o[i]: v[i]'s rank of addition (kept when spent) */
+	int n, cap, cur;
+	int first_new;		/* v[first_new..] joined in the current step */
+	int size;		/* nodes in the tree: the next rank of addition */
+	int new_rank;		/* size when the current step began */
+};
+
+/* A tree edge: (tree, child) index k = T P + c and how the child is
+ * reached, a link (direct) or an offset into path (switched). */
+struct edge {
+	uint32_t k;
+	int32_t via;
+};
+
+struct mt {
+	const struct pm_topo *t;
+	int P, V, S, switched, ports, priority;
+	/* The trees' edges in construction order, step by step: step t's are
+	 * edge[estart[t] .. estart[t+1]), sorted by k.  Appended as they are
+	 * made (a row per tree indexed by child missed the cache on every
+	 * edge: 25% of the construction at 4096 endpoints), and read in this
+	 * order by the schedule. */
+	struct edge *edge;
+	size_t nedge;
+	size_t *estart;		/* 1 .. S+1 */
+	struct edge *sortbuf;	/* one step's edges, while sorting */
+	int *tcount;		/* per tree, while sorting */
+	uint16_t *rank;		/* [T][v]: v's rank of addition to tree T */
+	uint64_t *member;	/* [T][v / 64] bit v % 64: v is in tree T.  The
+				 * searches test only this: a bit per node keeps
+				 * every tree's membership in cache (measured:
+				 * 70% of the construction waited on step[]) */
+	size_t words;		/* uint64_t per tree */
+	int32_t *path;		/* switched: [len, links...] per edge */
+	size_t npath, cappath;
+	int *hops, *red;	/* per step 1..S: longest path, most children */
+	int capsteps;
+	/* construction scratch */
+	const struct pm_link *links;
+	int *nbr, *nbr_off;	/* neighbour order of every vertex */
+	int *nbr_dst;		/* nbr_dst[j] = links[nbr[j]].dst, read in line */
+	int *in, *in_off;	/* links into every vertex */
+	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
+	int *link_cnt;		/* switched: tree edges on the link this step ... */
+	int *link_slots;	/* ... and how many it carries (link_slots()) */
+	int *bfs_seen, *bfs_pred, *bfs_depth, *queue, bfs_gen;
+	int maxlen;		/* links a tree edge may span in this stage */
+	uint64_t *dead;		/* switch: searched empty under key dead[] ... */
+	int *dead_budget;	/* ... with this many hops left */
+	uint64_t dead_key;	/* (step, stage, tree) of the current search */
+	int can_send, can_recv;	/* endpoints with ports left this step */
+	uint64_t *sendable;	/* bit v: endpoint v has a port left this step */
+	int even;		/* every path between endpoints has even length
+				 * (switch networks whose links join levels) */
+	int *rl, *rl_pos;	/* rl[0 .. can_recv): endpoints that can still
+				 * receive this step; rl_pos: index in rl */
+	struct front *fr;
+	int *missing;
+	int *pathbuf;		/* one edge's links: at most V */
+};
+
+static inline int mt_in_tree(const struct mt *m, int T, int v)
+{
+	return (m->member[(size_t)T * m->words + (size_t)v / 64] >> (v % 64)) & 1;
+}
+
+static inline int mt_count_of(const int *cnt, const int *stamp, int v, int t)
+{
+	return stamp[v] == t ? cnt[v] : 0;
+}
+
+/* Has switched link l no room left for another tree edge in step t? */
+static inline int mt_link_full(const struct mt *m, int l, int t)
+{
+	return m->link_stamp[l] == t && m->link_cnt[l] >= m->link_slots[l];
+}
+
+/* algo_multitree.c */
+int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len);
+int mt_next_sender(struct mt *m, int T, int t);
+
+/* multitree_fabric.c */
+int mt_fabric_setup(struct mt *m);
+int mt_fabric_turn(struct mt *m, int T, int t);
+void mt_fabric_free(struct mt *m);
+
+#endif
