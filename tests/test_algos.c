@@ -877,7 +877,7 @@ Test(multitree, one_construction_per_network)
 {
 	struct pm_topo *t = topo_or_die("torus:4x4");
 	struct pm_inst a, b, c;
-	const char *key = "multitree:ports=4,priority=0,literal=0";
+	const char *key = "multitree:ports=4,priority=0,literal=0,fabric=0";
 	cr_assert_null(pm_topo_memo(t, key));
 	resolve_or_die("multitree", t, 0, &a);
 	void *kept = pm_topo_memo(t, key);
@@ -885,7 +885,7 @@ Test(multitree, one_construction_per_network)
 	resolve_or_die("multitree-msg", t, 0, &b);
 	cr_assert_eq(pm_topo_memo(t, key), kept);
 	resolve_or_die("multitree:ports=1", t, 0, &c);
-	cr_assert_not_null(pm_topo_memo(t, "multitree:ports=1,priority=0,literal=0"));
+	cr_assert_not_null(pm_topo_memo(t, "multitree:ports=1,priority=0,literal=0,fabric=0"));
 	cr_assert_eq(pm_topo_memo(t, key), kept);
 	cr_assert_eq(a.steps, b.steps);
 	cr_assert_gt(c.steps, a.steps);	/* one port: at least P-1 = 15 steps */

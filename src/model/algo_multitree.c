@@ -131,6 +131,9 @@ static void mt_drop_scratch(struct mt *m)
 	free(m->dead_budget);
 	free(m->sortbuf);
 	free(m->tcount);
+	free(m->recvable);
+	m->recvable = NULL;
+	mt_fabric_free(m);
 	m->sortbuf = NULL;
 	m->tcount = NULL;
 	m->member = m->sendable = NULL;
@@ -280,6 +283,8 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 
 static int parent_of(const struct mt *m, int32_t via)
 {
+	if (m->fabric)
+		return via;
 	int first = m->switched ? m->path[via + 1] : via;
 	return m->links[first].src;
 }
@@ -293,7 +298,9 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	if (m->switched)
 		m->rank[k] = (uint16_t)m->fr[T].size;
 	set_member(m, T, c);
-	if (m->switched) {
+	if (m->fabric)
+		via = p;	/* the route is the network's own (multitree_fabric.c) */
+	else if (m->switched) {
 		if (m->npath + (size_t)len + 1 > m->cappath) {
 			size_t cap = m->cappath ? 2 * m->cappath : 4096;
 			while (cap < m->npath + (size_t)len + 1)
@@ -333,12 +340,14 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		m->sendable[p / 64] &= ~((uint64_t)1 << (p % 64));
 	}
 	if (m->recv[c] == m->ports) {	/* c leaves the receivers' list */
+		m->recvable[c / 64] &= ~((uint64_t)1 << (c % 64));
 		int last = m->rl[--m->can_recv];
 		m->rl[m->rl_pos[c]] = last;
 		m->rl_pos[last] = m->rl_pos[c];
 	}
-	if (len > m->hops[t])
-		m->hops[t] = len;
+	int hops = m->fabric ? m->hop[k] : len;
+	if (hops > m->hops[t])
+		m->hops[t] = hops;
 	if (m->sent[p] > m->red[t])
 		m->red[t] = m->sent[p];
 	m->missing[T]--;
@@ -497,6 +506,8 @@ static int add_one(struct mt *m, int T, int t)
 	struct front *f = &m->fr[T];
 	int *path = m->pathbuf, len = 1;
 
+	if (m->fabric)
+		return mt_fabric_turn(m, T, t);
 	m->dead_key = (((uint64_t)t * 4096 + (uint64_t)m->maxlen) << 32) | (uint64_t)(T + 1);
 	if (m->switched) {
 		/* the first node that can send: when its search succeeds it is
@@ -530,17 +541,25 @@ static int add_one(struct mt *m, int T, int t)
 					    : find_direct(m, T, p, t, path, &full);
 			if (c >= 0)
 				return mt_attach(m, T, p, c, t, path, len) ? -1 : 1;
-			if (full)
+			if (full) {
 				f->v[f->cur] = -1;	/* never a parent again */
+				f->spent++;
+			}
 		}
 		f->cur++;
 	}
 	return 0;
 }
 
+/* Drop the spent entries (a walk of the whole tree: only when there are
+ * some; measured, it was 75% of the fabric construction on fattree:16,3). */
 static void compact(struct front *f)
 {
 	int n = 0;
+
+	if (!f->spent)
+		return;
+	f->spent = 0;
 	for (int i = 0; i < f->n; i++)
 		if (f->v[i] >= 0) {
 			if (f->o)
@@ -678,6 +697,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->words = ((size_t)P + 63) / 64;
 	m->member = calloc((size_t)P * m->words, sizeof(uint64_t));
 	m->sendable = calloc(m->words, sizeof(uint64_t));
+	m->recvable = calloc(m->words, sizeof(uint64_t));
 	if (m->switched)
 		m->rank = malloc(sizeof(uint16_t) * PP);
 	m->in_off = calloc((size_t)V + 2, sizeof(int));
@@ -712,7 +732,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
 	    !m->missing || (m->switched && !m->rank) || !m->nbr_dst || !m->in_off || !m->in ||
-	    !m->rl || !m->rl_pos || !m->sendable)
+	    !m->rl || !m->rl_pos || !m->sendable || !m->recvable)
 		return -1;
 	for (int l = 0; l < L; l++)
 		m->in_off[m->links[l].dst + 2]++;
@@ -768,13 +788,21 @@ static int sort_step(struct mt *m, int t)
 	return 0;
 }
 
+/* The construction's options (parse_opts). */
+struct mt_opts {
+	int ports, priority, literal;
+	int fabric;	/* grow the trees without searching (multitree_fabric.c) */
+};
+
 /* Run Algorithm 1.  Returns 0, or -1 out of memory / too many steps. */
-static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
-			int priority, int literal)
+static int mt_construct(struct mt *m, const struct pm_topo *t,
+			const struct mt_opts *o)
 {
 	int *order = NULL, *active = NULL, *done = NULL, rc = -1;
 
-	if (setup(m, t, ports, priority))
+	if (setup(m, t, o->ports, o->priority))
+		goto out;
+	if (o->fabric && (m->fabric = 1, mt_fabric_setup(m)))
 		goto out;
 	int P = m->P, incomplete = P > 1 ? P : 0;
 	order = malloc(sizeof(int) * (size_t)P);
@@ -784,7 +812,7 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 		goto out;
 	for (int i = 0; i < P; i++)
 		order[i] = i;
-	if (priority) {
+	if (o->priority) {
 		int *ecc = eccentricities(m);
 		if (!ecc)
 			goto out;
@@ -814,10 +842,12 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 		m->estart[tstep] = m->nedge;
 		m->can_send = m->can_recv = P;
 		for (size_t w = 0; w < m->words; w++)
-			m->sendable[w] = w + 1 < m->words || P % 64 == 0 ? ~(uint64_t)0
+			m->sendable[w] = m->recvable[w] = w + 1 < m->words || P % 64 == 0 ? ~(uint64_t)0
 				: ((uint64_t)1 << (P % 64)) - 1;
 		for (int v = 0; v < P; v++)
 			m->rl[v] = m->rl_pos[v] = v;
+		if (m->fabric)
+			mt_fabric_step(m);
 		for (int i = 0; i < P; i++)
 			if (m->missing[order[i]] > 0) {
 				active[na++] = order[i];
@@ -825,7 +855,8 @@ static int mt_construct(struct mt *m, const struct pm_topo *t, int ports,
 				m->fr[order[i]].new_rank = m->fr[order[i]].size;
 			}
 		/* stages of growing path length (one stage on a direct network) */
-		int first = m->switched && !literal ? pm_topo_min_hops(t) : pm_topo_max_hops(t);
+		int first = m->switched && !o->literal && !m->fabric ? pm_topo_min_hops(t)
+								       : pm_topo_max_hops(t);
 		/* stages of growing path length, until no endpoint can send or
 		 * none can receive: then no tree can grow this step */
 		for (m->maxlen = first; m->maxlen <= pm_topo_max_hops(t) &&
@@ -869,30 +900,32 @@ out:
 	return rc;
 }
 
-/* Options, comma separated: "ports=N", "priority", "literal". */
-static int parse_opts(struct pm_inst *in, const char *arg, int *ports,
-		      int *priority, int *literal, struct pm_err *err)
+/* Options, comma separated: "ports=N", "priority", "literal", "fabric". */
+static int parse_opts(struct pm_inst *in, const char *arg, struct mt_opts *mo,
+		      struct pm_err *err)
 {
 	char buf[128];
 
 	if (!arg)
 		return PM_OK;
 	if (strlen(arg) >= sizeof buf)
-		return pm_fail(err, PM_EINPUT, "invalid MULTITREE options '%s' (expected ports=N, priority, literal)", arg);
+		return pm_fail(err, PM_EINPUT, "invalid MULTITREE options '%s' (expected ports=N, priority, literal, fabric)", arg);
 	strcpy(buf, arg);
 	for (char *save, *o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		long v;
 		if (strcmp(o, "priority") == 0)
-			*priority = 1;
+			mo->priority = 1;
 		else if (strcmp(o, "literal") == 0)
-			*literal = 1;
+			mo->literal = 1;
+		else if (strcmp(o, "fabric") == 0)
+			mo->fabric = 1;
 		else if (strncmp(o, "ports=", 6) == 0) {
 			if (pm_parse_int(o + 6, 1, 64, "port count", &v, err))
 				return PM_EINPUT;
-			*ports = (int)v;
+			mo->ports = (int)v;
 		} else
 			return pm_fail(err, PM_EINPUT,
-				       "invalid MULTITREE option '%s' in '%s' (expected ports=N, priority or literal)",
+				       "invalid MULTITREE option '%s' in '%s' (expected ports=N, priority, literal or fabric)",
 				       o, in->label);
 	}
 	return PM_OK;
@@ -945,19 +978,18 @@ static int default_ports(const struct pm_topo *t)
 /* The trees for these options on this network: built once and kept with
  * the network (pm_topo_memo), so prepare and build, and multitree and
  * multitree-msg, share one construction.  NULL: construction failed. */
-static const struct mt *trees(const struct pm_topo *t, int ports, int priority,
-			      int literal)
+static const struct mt *trees(const struct pm_topo *t, const struct mt_opts *o)
 {
 	char key[96];
 	struct mt *m;
 
-	snprintf(key, sizeof key, "multitree:ports=%d,priority=%d,literal=%d",
-		 ports, priority, literal);
+	snprintf(key, sizeof key, "multitree:ports=%d,priority=%d,literal=%d,fabric=%d",
+		 o->ports, o->priority, o->literal, o->fabric);
 	if ((m = pm_topo_memo(t, key)))
 		return m;
 	if (!(m = malloc(sizeof *m)))
 		return NULL;
-	if (mt_construct(m, t, ports, priority, literal) ||
+	if (mt_construct(m, t, o) ||
 	    pm_topo_memo_keep(t, key, m, mt_free_kept)) {
 		mt_free_kept(m);
 		return NULL;
@@ -977,7 +1009,8 @@ static int too_large_switched(const struct pm_topo *t, int P)
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	struct mt_state *own = mts_of(in);
-	int ports = default_ports(in->topo), priority = 0, literal = 0;
+	struct mt_opts o = {.ports = default_ports(in->topo)};
+	int switched = pm_topo_vertices(in->topo) > in->P;
 	const struct mt *m;
 	char opts[64] = "";
 
@@ -985,24 +1018,35 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE keeps P trees of P nodes, at most %.0f endpoints (got %d)",
 			       cbrt(MT_MAX_WORK) < MT_MAX_P ? floor(cbrt(MT_MAX_WORK) + 1e-9) : (double)MT_MAX_P, in->P);
-	if (too_large_switched(in->topo, in->P))
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE's construction on a switch network searches the network for every tree, stage and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or where P^2 x links <= %.0e (got %d endpoints, P^2 x links = %.2g)",
-			       (double)in->P * in->P * in->P, pm_topo_nlinks(in->topo),
-			       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_WORK, in->P,
-			       (double)in->P * in->P * pm_topo_nlinks(in->topo));
-	if (parse_opts(in, arg, &ports, &priority, &literal, err))
+	if (parse_opts(in, arg, &o, err))
 		return PM_EINPUT;
+	if (o.fabric && !switched)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: the fabric construction is for switch networks (this network's endpoints are its routers; plain multitree builds the trees of Huang et al. 2021 here)");
+	if (too_large_switched(in->topo, in->P)) {
+		if (o.literal)
+			return pm_fail(err, PM_ENOTAPPLICABLE,
+				       "not applicable: MULTITREE's literal construction on a switch network searches the network for every tree and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or where P^2 x links <= %.0e (got %d endpoints, P^2 x links = %.2g)",
+				       (double)in->P * in->P * in->P, pm_topo_nlinks(in->topo),
+				       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_WORK, in->P,
+				       (double)in->P * in->P * pm_topo_nlinks(in->topo));
+		o.fabric = 1;	/* the search is out of reach: see too_large_switched */
+	}
+	double fb = o.fabric ? mt_fabric_refusal(in->topo) : 0;
+	if (fb > 0)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: MULTITREE's fabric construction keeps route tables of %.3g bytes here (expected at most %.3g, and at most 32 links out of an endpoint)",
+			       fb, MT_FABRIC_MAX_BYTES);
 	int l = first_one_way(in->topo);
 	if (l >= 0)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE runs its trees backwards in the reduce-scatter, and link %d (%d -> %d) has no link back",
 			       l, pm_topo_link(in->topo, l)->src, pm_topo_link(in->topo, l)->dst);
-	if (!(m = trees(in->topo, ports, priority, literal)))
+	if (!(m = trees(in->topo, &o)))
 		return pm_fail(err, PM_EINTERNAL,
 			       "MULTITREE construction failed on %s (out of memory, or endpoints the trees cannot reach)",
 			       pm_topo_spec(in->topo));
-	in->ports = ports;
+	in->ports = o.ports;
 	in->steps = m->S;
 	/* a node sends one chunk up each tree it is not the root of, and one
 	 * down to each of its children in every tree */
@@ -1022,9 +1066,12 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		own->sum_hops += m->hops[t];
 		own->sum_red += m->red[t];
 	}
-	if (ports != default_ports(in->topo) || priority || literal)
-		snprintf(opts, sizeof opts, ":ports=%d%s%s", ports,
-			 priority ? ",priority" : "", literal ? ",literal" : "");
+	if (o.ports != default_ports(in->topo) || o.priority || o.literal)
+		snprintf(opts, sizeof opts, ":ports=%d%s%s%s", o.ports,
+			 o.priority ? ",priority" : "", o.literal ? ",literal" : "",
+			 o.fabric ? ",fabric" : "");
+	else if (o.fabric)
+		snprintf(opts, sizeof opts, ":fabric");
 	snprintf(in->label, sizeof in->label, "%s%s", in->algo->name, opts);
 	if (strcmp(in->algo->name, "multitree-msg") == 0)
 		in->flow_override = PM_FLOW_MESSAGE;
@@ -1054,8 +1101,10 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	strcpy(s->mapping, "identity: tree T is rooted at endpoint T and carries chunk T");
 	if (P < 2)
 		return PM_OK;
-	if (!(mp = trees(in->topo, in->ports, strstr(in->label, "priority") != NULL,
-			 strstr(in->label, "literal") != NULL)))
+	const struct mt_opts o = {in->ports, strstr(in->label, "priority") != NULL,
+				  strstr(in->label, "literal") != NULL,
+				  strstr(in->label, "fabric") != NULL};
+	if (!(mp = trees(in->topo, &o)))
 		return pm_fail(err, PM_EINTERNAL, "MULTITREE construction failed");
 	const struct mt m = *mp;
 	int L = pm_topo_nlinks(in->topo);
@@ -1073,6 +1122,10 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
 			size_t k = m.edge[i].k;
 			int T = (int)(k / P), c = (int)(k % P);
+			if (m.fabric) {
+				pm_sched_add(s, m.S - t, c, m.edge[i].via, (uint32_t)T, 1, PM_REDUCE, T);
+				continue;
+			}
 			int n = edge_path(&m, m.edge[i].via, path);
 			for (int j = 0; j < n; j++)
 				back[j] = rev[path[n - 1 - j]];
@@ -1084,6 +1137,10 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
 			size_t k = m.edge[i].k;
 			int T = (int)(k / P), c = (int)(k % P);
+			if (m.fabric) {
+				pm_sched_add(s, m.S + t - 1, m.edge[i].via, c, (uint32_t)T, 1, PM_COPY, T);
+				continue;
+			}
 			int n = edge_path(&m, m.edge[i].via, path);
 			pm_sched_add_routed(s, m.S + t - 1, pm_topo_link(in->topo, path[0])->src,
 					    c, (uint32_t)T, 1, PM_COPY, T, path, n);

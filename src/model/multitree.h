@@ -18,6 +18,7 @@ struct front {
 	int first_new;		/* v[first_new..] joined in the current step */
 	int size;		/* nodes in the tree: the next rank of addition */
 	int new_rank;		/* size when the current step began */
+	int spent;		/* entries of v set to -1 since the last compact */
 };
 
 /* A tree edge: (tree, child) index k = T P + c and how the child is
@@ -72,6 +73,22 @@ struct mt {
 	struct front *fr;
 	int *missing;
 	int *pathbuf;		/* one edge's links: at most V */
+	uint64_t *recvable;	/* bit v: endpoint v can still receive this step */
+	/* fabric construction (multitree_fabric.c): per ordered endpoint
+	 * pair [p P + c], the route's first link as an index into p's links
+	 * out, its last link as an index into c's links in, and its length */
+	int fabric;
+	uint8_t *fo, *li, *hop;
+	/* ... and the endpoints by route length from p: class i holds those
+	 * cls_hops[i] links away, near[(p ncls + i) words ..] their bits */
+	int ncls, cls_hops[256];
+	uint64_t *near;
+	/* ... by end link: out[(p dout + j) words ..] the endpoints whose
+	 * route from p leaves by p's j-th link out, in[(p din + j) words ..]
+	 * those it enters by their j-th link in; inroom[j words ..] the
+	 * endpoints whose j-th link in has room this step */
+	int dout, din;
+	uint64_t *out, *in_by, *inroom;
 };
 
 static inline int mt_in_tree(const struct mt *m, int T, int v)
@@ -94,9 +111,13 @@ static inline int mt_link_full(const struct mt *m, int l, int t)
 int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len);
 int mt_next_sender(struct mt *m, int T, int t);
 
-/* multitree_fabric.c */
+/* multitree_fabric.c.  Its tables: P^2 x (3 + (route lengths + links
+ * out + links in) / 8) bytes, 60 MB at 4,096 endpoints of a fat tree. */
+#define MT_FABRIC_MAX_BYTES pm_limit(2e9)
+double mt_fabric_refusal(const struct pm_topo *t);
 int mt_fabric_setup(struct mt *m);
 int mt_fabric_turn(struct mt *m, int T, int t);
+void mt_fabric_step(struct mt *m);
 void mt_fabric_free(struct mt *m);
 
 #endif
