@@ -450,7 +450,7 @@ static int index_of_rank(const struct front *f, int r)
  * tree's members AND the endpoints with a port left, lowest rank (a
  * tree of P nodes late in a step would be walked end to end: measured on
  * fattree:9,3, 27% of the turns found no node with a port). */
-int mt_next_sender(struct mt *m, int T, int t)
+int mt_next_sender(struct mt *m, int T, int t, const uint64_t *mask)
 {
 	struct front *f = &m->fr[T];
 	const uint64_t *row = m->member + (size_t)T * m->words;
@@ -459,12 +459,14 @@ int mt_next_sender(struct mt *m, int T, int t)
 
 	for (int walk = 0; walk < 32 && f->cur < f->first_new; walk++, f->cur++)
 		if (f->v[f->cur] >= 0 &&
-		    mt_count_of(m->sent, m->sent_stamp, f->v[f->cur], t) < m->ports)
+		    mt_count_of(m->sent, m->sent_stamp, f->v[f->cur], t) < m->ports &&
+		    (!mask || (mask[f->v[f->cur] / 64] >> (f->v[f->cur] % 64) & 1)))
 			return f->v[f->cur];
 	if (f->cur >= f->first_new)
 		return -1;
 	for (size_t w = 0; w < m->words; w++)
-		for (uint64_t b = row[w] & m->sendable[w]; b; b &= b - 1) {
+		for (uint64_t b = row[w] & m->sendable[w] & (mask ? mask[w] : ~(uint64_t)0); b;
+		     b &= b - 1) {
 			int r = rank[w * 64 + (size_t)__builtin_ctzll(b)];
 			if (r >= f->o[f->cur] && r < f->new_rank && (best < 0 || r < best))
 				best = r;
@@ -516,7 +518,7 @@ static int add_one(struct mt *m, int T, int t)
 		 * target; when it fails, the search from the targets' side
 		 * names the parent among the later nodes */
 		for (int tries = 0; tries < MT_FORWARD_TRIES; tries++) {
-			int p = mt_next_sender(m, T, t);
+			int p = mt_next_sender(m, T, t, NULL);
 			if (p < 0)
 				return 0;
 			int c = find_switched(m, T, p, t, path, &len);
@@ -1032,6 +1034,12 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 				       (double)in->P * in->P * pm_topo_nlinks(in->topo));
 		o.fabric = 1;	/* the search is out of reach: see too_large_switched */
 	}
+	double fw = o.fabric ? mt_fabric_work(in->topo) : 0;
+	if (fw > MT_FABRIC_MAX_WORK)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: MULTITREE's construction on this switch network is out of reach: the search's P^2 x links = %.2g (at most %.0e), the fabric construction's P^2 x P/64 x links out x links in of an endpoint = %.2g (at most %.2g)",
+			       (double)in->P * in->P * pm_topo_nlinks(in->topo), MT_MAX_SWITCHED_WORK,
+			       fw, MT_FABRIC_MAX_WORK);
 	double fb = o.fabric ? mt_fabric_refusal(in->topo) : 0;
 	if (fb > 0)
 		return pm_fail(err, PM_ENOTAPPLICABLE,

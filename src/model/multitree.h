@@ -89,6 +89,18 @@ struct mt {
 	 * endpoints whose j-th link in has room this step */
 	int dout, din;
 	uint64_t *out, *in_by, *inroom;
+	uint16_t *out_lo, *out_hi;	/* [p dout + j]: the words of out[..] with bits */
+	uint16_t *near_lo, *near_hi;	/* [p ncls + k]: the same for near[..] */
+	/* outroom[j words ..]: endpoints whose j-th link out has room this
+	 * step; spent[(T dout + j) words ..]: members whose j-th link out
+	 * leads only to members of tree T (never a child that way again);
+	 * smask: one turn's senders worth trying */
+	uint64_t *outroom, *spent, *smask;
+	/* seen from the receiving end: src_out[(c dout + j) words ..] the
+	 * endpoints whose route to c leaves by their j-th link out,
+	 * src_in[(c din + j) words ..] those entering c by its j-th link in;
+	 * avail: one turn's receivers (din sets) */
+	uint64_t *src_out, *src_in, *avail, *reach;
 };
 
 static inline int mt_in_tree(const struct mt *m, int T, int v)
@@ -109,12 +121,16 @@ static inline int mt_link_full(const struct mt *m, int l, int t)
 
 /* algo_multitree.c */
 int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len);
-int mt_next_sender(struct mt *m, int T, int t);
+/* Move tree T's scan position to its first node that joined before step
+ * t, has a port left and (mask, when not NULL) its bit in mask set. */
+int mt_next_sender(struct mt *m, int T, int t, const uint64_t *mask);
 
 /* multitree_fabric.c.  Its tables: P^2 x (3 + (route lengths + links
  * out + links in) / 8) bytes, 60 MB at 4,096 endpoints of a fat tree. */
 #define MT_FABRIC_MAX_BYTES pm_limit(2e9)
 double mt_fabric_refusal(const struct pm_topo *t);
+#define MT_FABRIC_MAX_WORK pm_limit(1.1e9)
+double mt_fabric_work(const struct pm_topo *t);
 int mt_fabric_setup(struct mt *m);
 int mt_fabric_turn(struct mt *m, int T, int t);
 void mt_fabric_step(struct mt *m);

@@ -25,7 +25,12 @@
 #include "model/multitree.h"
 #include "model/limits.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Receivers few enough to look for senders from their side. */
+#define MT_FABRIC_FEW 64
 
 /* Index of link l among v's links out (or in). */
 static int index_in(const int *list, int n, int l)
@@ -39,6 +44,23 @@ static int index_in(const int *list, int n, int l)
 static void set_bit(uint64_t *row, size_t c)
 {
 	row[c / 64] |= (uint64_t)1 << (c % 64);
+}
+
+/* For each of n sets of W words: the first and one past the last word
+ * with a bit. */
+static void word_range(const uint64_t *sets, size_t n, size_t W, uint16_t *lo,
+		       uint16_t *hi)
+{
+	for (size_t j = 0; j < n; j++) {
+		const uint64_t *row = sets + j * W;
+		size_t a = 0, b = W;
+		while (a < W && !row[a])
+			a++;
+		while (b > a && !row[b - 1])
+			b--;
+		lo[j] = (uint16_t)a;
+		hi[j] = (uint16_t)b;
+	}
 }
 
 /* The bit sets of every endpoint: by route length (shortest first), by
@@ -60,7 +82,20 @@ static int bitsets(struct mt *m)
 	m->out = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
 	m->in_by = calloc(P * (size_t)m->din * W, sizeof(uint64_t));
 	m->inroom = calloc((size_t)m->din * W, sizeof(uint64_t));
-	if (!m->near || !m->out || !m->in_by || !m->inroom)
+	m->outroom = calloc((size_t)m->dout * W, sizeof(uint64_t));
+	m->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
+	m->smask = calloc(W, sizeof(uint64_t));
+	m->src_out = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
+	m->src_in = calloc(P * (size_t)m->din * W, sizeof(uint64_t));
+	m->avail = calloc((size_t)m->din * W, sizeof(uint64_t));
+	m->reach = calloc(W, sizeof(uint64_t));
+	m->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
+	m->near_lo = malloc(sizeof(uint16_t) * P * (size_t)m->ncls);
+	m->near_hi = malloc(sizeof(uint16_t) * P * (size_t)m->ncls);
+	m->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
+	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
+	    !m->outroom || !m->spent || !m->smask || !m->src_out || !m->src_in || !m->avail || !m->reach ||
+	    !m->near_lo || !m->near_hi)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -69,14 +104,18 @@ static int bitsets(struct mt *m)
 				set_bit(m->near + (p * (size_t)m->ncls + (size_t)of[m->hop[k]]) * W, c);
 				set_bit(m->out + (p * (size_t)m->dout + m->fo[k]) * W, c);
 				set_bit(m->in_by + (p * (size_t)m->din + m->li[k]) * W, c);
+				set_bit(m->src_out + (c * (size_t)m->dout + m->fo[k]) * W, p);
+				set_bit(m->src_in + (c * (size_t)m->din + m->li[k]) * W, p);
 			}
+	word_range(m->out, P * (size_t)m->dout, W, m->out_lo, m->out_hi);
+	word_range(m->near, P * (size_t)m->ncls, W, m->near_lo, m->near_hi);
 	return 0;
 }
 
 /* Bytes the tables take for P endpoints (mt_fabric_setup). */
 static double table_bytes(double P, int ncls, int dout, int din)
 {
-	return P * P * (3 + (ncls + dout + din) / 8.0);
+	return P * P * (3 + (ncls + 3 * dout + 2 * din) / 8.0);
 }
 
 /* The most links out of (into) an endpoint. */
@@ -100,6 +139,19 @@ static void degrees(const struct pm_topo *t, int *dout, int *din)
 	if (!cnt)
 		*din = 256;
 	free(cnt);
+}
+
+/* The construction's work: every tree edge reads up to a tree's row of
+ * P/64 words, for each pair of end links: P^2 x P/64 x links out x links
+ * in (measured, docs/validation.md section 6: fattree:16,3, 1.07e9, 11
+ * s; machine:dgx-h100:256, 5.4e8, 14 s). */
+double mt_fabric_work(const struct pm_topo *t)
+{
+	int dout, din;
+	double P = pm_topo_endpoints(t);
+
+	degrees(t, &dout, &din);
+	return P * P * ceil(P / 64) * dout * din;
 }
 
 /* Can the fabric construction run here?  0, or the bytes its tables would
@@ -162,6 +214,22 @@ void mt_fabric_free(struct mt *m)
 	free(m->out);
 	free(m->in_by);
 	free(m->inroom);
+	free(m->out_lo);
+	free(m->out_hi);
+	free(m->near_lo);
+	free(m->near_hi);
+	m->near_lo = m->near_hi = NULL;
+	free(m->outroom);
+	free(m->spent);
+	free(m->smask);
+	free(m->src_out);
+	free(m->src_in);
+	free(m->avail);
+	free(m->reach);
+	m->reach = NULL;
+	m->outroom = m->spent = m->smask = NULL;
+	m->src_out = m->src_in = m->avail = NULL;
+	m->out_lo = m->out_hi = NULL;
 	m->fo = m->li = m->hop = NULL;
 	m->near = m->out = m->in_by = m->inroom = NULL;
 }
@@ -174,6 +242,48 @@ void mt_fabric_step(struct mt *m)
 	for (int j = 0; j < m->din; j++)
 		for (size_t w = 0; w < W; w++)
 			m->inroom[(size_t)j * W + w] = m->recvable[w];
+	for (int j = 0; j < m->dout; j++)
+		for (size_t w = 0; w < W; w++)
+			m->outroom[(size_t)j * W + w] = m->sendable[w];
+}
+
+/* Clear bit c of a set. */
+static void clear_bit(uint64_t *row, size_t c)
+{
+	row[c / 64] &= ~((uint64_t)1 << (c % 64));
+}
+
+/* The senders worth trying in tree T this turn: a link out with room
+ * that does not lead only to T's members. */
+static void sender_mask(struct mt *m, int T)
+{
+	size_t W = m->words;
+
+	for (size_t w = 0; w < W; w++) {
+		uint64_t x = 0;
+		for (int j = 0; j < m->dout; j++)
+			x |= m->outroom[(size_t)j * W + w] &
+			     ~m->spent[((size_t)T * (size_t)m->dout + (size_t)j) * W + w];
+		m->smask[w] = x;
+	}
+}
+
+/* After p found no child in T: mark the links out of p that lead only to
+ * T's members (trees only grow: for good). */
+static void mark_spent(struct mt *m, int T, int p)
+{
+	size_t W = m->words;
+	const uint64_t *row = m->member + (size_t)T * W;
+
+	for (int j = 0; j < m->dout; j++) {
+		size_t r = (size_t)p * (size_t)m->dout + (size_t)j;
+		const uint64_t *o = m->out + r * W;
+		size_t w = m->out_lo[r];
+		while (w < m->out_hi[r] && !(o[w] & ~row[w]))
+			w++;
+		if (w >= m->out_hi[r])
+			set_bit(m->spent + ((size_t)T * (size_t)m->dout + (size_t)j) * W, (size_t)p);
+	}
 }
 
 /* The end links of the route p -> c: first into ends[0], last into
@@ -189,7 +299,7 @@ static int end_links(const struct mt *m, int p, int c, int *ends)
 	return ends[0] == ends[1] ? 1 : 2;
 }
 
-/* Word w of the endpoints tree T could take from p this step, at
+/* Word w of the endpoints tree T could take from p this step at
  * distance class k: lacking in T, able to receive, with room on the
  * route's first link (room: p's links out that have room) and last. */
 static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k,
@@ -205,53 +315,122 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k,
 	for (int j = 0; j < m->dout; j++)
 		if (room & ((uint32_t)1 << j))
 			first |= m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
+	if (!(b &= first))
+		return 0;
 	for (int j = 0; j < m->din; j++)
 		last |= m->in_by[(P * (size_t)m->din + (size_t)j) * W + w] &
 			m->inroom[(size_t)j * W + w];
-	return b & first & last;
+	return b & last;
+}
+
+/* The first candidate of class k in words [a, b), or -1. */
+static int first_in(const struct mt *m, const uint64_t *row, int p, int k,
+		    uint32_t room, size_t a, size_t b)
+{
+	for (size_t w = a; w < b; w++) {
+		uint64_t x = word_of(m, row, p, k, room, w);
+		if (x)
+			return (int)(w * 64) + __builtin_ctzll(x);
+	}
+	return -1;
 }
 
 /* Tree T's next child from parent p: the nearest endpoint (fewest links
  * on the route), and among equals the first after p cyclically, that T
  * lacks, that can receive, with room on the route's end links; -1 if
- * none. */
+ * none.  Only the words where p's links with room lead, and where the
+ * class has endpoints, are read (a GPU whose NIC is busy reads its
+ * node's word; a fat-tree endpoint reads one word for its leaf, four
+ * for its pod of 256). */
 static int next_child(const struct mt *m, int T, int p, int t)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, from = (size_t)(p + 1 == m->P ? 0 : p + 1);
-	size_t w0 = from / 64;
+	size_t w0 = from / 64, olo = W, ohi = 0;
 	uint32_t room = 0;
 	int nout;
 	const int *out = pm_topo_out(m->t, p, &nout);
 
 	for (int j = 0; j < nout && j < 32; j++)
-		if (!mt_link_full(m, out[j], t))
+		if (!mt_link_full(m, out[j], t)) {
+			size_t r = (size_t)p * (size_t)m->dout + (size_t)j;
 			room |= (uint32_t)1 << j;
-	if (!room)
-		return -1;
-	for (int k = 0; k < m->ncls; k++)
-		for (size_t i = 0; i <= W; i++) {
-			size_t w = (w0 + i) % W;
-			uint64_t b = word_of(m, row, p, k, room, w);
-			if (i == 0)
-				b &= ~(uint64_t)0 << (from % 64);
-			else if (i == W)
-				b &= from % 64 ? ((uint64_t)1 << (from % 64)) - 1 : 0;
-			if (b)
-				return (int)(w * 64) + __builtin_ctzll(b);
+			if (m->out_lo[r] < olo)
+				olo = m->out_lo[r];
+			if (m->out_hi[r] > ohi)
+				ohi = m->out_hi[r];
 		}
+	if (!room || olo >= ohi)
+		return -1;
+	uint64_t after = ~(uint64_t)0 << (from % 64);
+	for (int k = 0; k < m->ncls; k++) {
+		size_t r = (size_t)p * (size_t)m->ncls + (size_t)k;
+		size_t lo = m->near_lo[r] > olo ? m->near_lo[r] : olo;
+		size_t hi = m->near_hi[r] < ohi ? m->near_hi[r] : ohi;
+		int c;
+		if (lo >= hi)
+			continue;
+		/* word w0 from `from` on, the words after it, the words before
+		 * it, then word w0 below `from` */
+		uint64_t x0 = w0 >= lo && w0 < hi ? word_of(m, row, p, k, room, w0) : 0;
+		if (x0 & after)
+			return (int)(w0 * 64) + __builtin_ctzll(x0 & after);
+		if ((c = first_in(m, row, p, k, room, w0 + 1 > lo ? w0 + 1 : lo, hi)) >= 0 ||
+		    (c = first_in(m, row, p, k, room, lo, w0 < hi ? w0 : hi)) >= 0)
+			return c;
+		if (x0 & ~after)
+			return (int)(w0 * 64) + __builtin_ctzll(x0 & ~after);
+	}
 	return -1;
 }
 
-/* Does tree T lack an endpoint that can still receive? */
-static int any_target(const struct mt *m, int T)
+/* Tree T's receivers this turn, by link in: avail[j] holds the endpoints
+ * T lacks whose j-th link in has room (and a port left).  Returns how
+ * many endpoints are in any of them, counted up to MT_FABRIC_FEW + 1
+ * (then avail is incomplete and not used). */
+static int receivers(struct mt *m, int T)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
+	size_t W = m->words;
+	int n = 0;
 
-	for (size_t w = 0; w < m->words; w++)
-		if (~row[w] & m->recvable[w])
-			return 1;
-	return 0;
+	for (size_t w = 0; w < W && n <= MT_FABRIC_FEW; w++) {
+		uint64_t any = 0;
+		for (int j = 0; j < m->din; j++) {
+			uint64_t x = ~row[w] & m->recvable[w] & m->inroom[(size_t)j * W + w];
+			m->avail[(size_t)j * W + w] = x;
+			any |= x;
+		}
+		n += __builtin_popcountll(any);
+	}
+	return n;
+}
+
+/* Seen from the receivers (few of them): narrow smask to the senders
+ * that reach one of them with room on both end links.  These are exactly
+ * the senders whose next_child succeeds, so the parent found is the
+ * same; the cost is the receivers', not the senders' failures. */
+static void reachers(struct mt *m)
+{
+	size_t W = m->words;
+	uint64_t *reach = m->reach;
+
+	memset(reach, 0, sizeof(uint64_t) * W);
+	for (int j = 0; j < m->din; j++)
+		for (size_t w = 0; w < W; w++)
+			for (uint64_t b = m->avail[(size_t)j * W + w]; b; b &= b - 1) {
+				size_t c = w * 64 + (size_t)__builtin_ctzll(b);
+				const uint64_t *in = m->src_in + (c * (size_t)m->din + (size_t)j) * W;
+				const uint64_t *so = m->src_out + c * (size_t)m->dout * W;
+				for (size_t v = 0; v < W; v++) {
+					uint64_t out = 0;
+					for (int k = 0; k < m->dout; k++)
+						out |= so[(size_t)k * W + v] & m->outroom[(size_t)k * W + v];
+					reach[v] |= in[v] & out;
+				}
+			}
+	for (size_t v = 0; v < W; v++)
+		m->smask[v] &= reach[v];
 }
 
 /* Tree T's turn in step t: 1 if it added a node, 0 if it cannot this
@@ -261,16 +440,27 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 	struct front *f = &m->fr[T];
 	int ends[2];
 
-	if (!any_target(m, T)) {
+	int n = receivers(m, T);
+	if (n == 0) {
 		f->cur = f->first_new;
 		return 0;
 	}
+	/* with one link out, a sender's failure costs one test (no room) or
+	 * comes with no receiver at all: no mask needed */
+	const uint64_t *mask = NULL;
+	if (m->dout > 1 || n <= MT_FABRIC_FEW) {
+		sender_mask(m, T);
+		if (n <= MT_FABRIC_FEW)
+			reachers(m);
+		mask = m->smask;
+	}
 	for (;;) {
-		int p = mt_next_sender(m, T, t);
+		int p = mt_next_sender(m, T, t, mask);
 		if (p < 0)
 			return 0;
 		int c = next_child(m, T, p, t);
 		if (c < 0) {
+			mark_spent(m, T, p);
 			f->cur++;	/* p has no child in T this step */
 			continue;
 		}
@@ -279,8 +469,9 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 			return -1;
 		size_t k = (size_t)p * m->P + c;
 		if (mt_link_full(m, ends[1], t))
-			m->inroom[(size_t)m->li[k] * m->words + (size_t)c / 64] &=
-				~((uint64_t)1 << (c % 64));
+			clear_bit(m->inroom + (size_t)m->li[k] * m->words, (size_t)c);
+		if (mt_link_full(m, ends[0], t))
+			clear_bit(m->outroom + (size_t)m->fo[k] * m->words, (size_t)p);
 		return 1;
 	}
 }
