@@ -844,6 +844,92 @@ Test(multitree, literal_search_is_slower_on_bigraph)
 	cr_assert_eq(mt_steps("multitree:literal", "torus:8x8"), mt_steps("multitree", "torus:8x8"));
 }
 
+/* The fabric construction (multitree_fabric.c) on schedules it builds:
+ * a valid all-reduce (pm_sched_check_allreduce, the schedule checker),
+ * every endpoint sending and receiving at most `ports` transfers a step,
+ * and the step counts the port bound allows.  With one port a phase needs
+ * at least P - 1 steps (P(P-1) tree edges, at most P a step); fattree:4,2
+ * (16 endpoints), fattree:8,2 (64), bigraph:4x8 (32) and switch:5 reach it.  A GPU
+ * of machine:dgx-h100:2 has two ports (its NVSwitch link and its NIC):
+ * at least ceil(15/2) = 8 steps. */
+Test(multitree, fabric_schedules)
+{
+	struct { const char *topo; int exact, lb; } c[] = {
+		{"fattree:4,2", 15, 15}, {"fattree:8,2", 63, 63}, {"bigraph:4x8", 31, 31},
+		{"switch:5", 4, 4}, {"machine:dgx-h100:2", -1, 8}, {"fattree:3,3", -1, 26},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct pm_topo *t;
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_err err;
+		build_sched("multitree:fabric", c[i].topo, &t, &in, &s);
+		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s: %s", c[i].topo, err.msg);
+		cr_assert_geq(in.steps, c[i].lb, "%s: %d steps", c[i].topo, in.steps);
+		if (c[i].exact > 0)
+			cr_assert_eq(in.steps, c[i].exact, "%s: %d steps", c[i].topo, in.steps);
+		int *sent = calloc((size_t)in.P, sizeof(int)), *recv = calloc((size_t)in.P, sizeof(int));
+		for (int k = 0; k < 2 * in.steps; k++) {
+			memset(sent, 0, sizeof(int) * (size_t)in.P);
+			memset(recv, 0, sizeof(int) * (size_t)in.P);
+			for (size_t j = s.step_off[k]; j < s.step_off[k + 1]; j++) {
+				cr_assert_leq(++sent[s.x[j].src], in.ports, "%s step %d", c[i].topo, k);
+				cr_assert_leq(++recv[s.x[j].dst], in.ports, "%s step %d", c[i].topo, k);
+			}
+		}
+		free(sent);
+		free(recv);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
+/* By hand, switch:4, one port, every route two links (one distance
+ * class): each tree's parent is its lowest-ranked node with a port, the
+ * root first, and its child the first endpoint after the parent,
+ * cyclically, that the tree lacks and that can receive.  Step 1: 0->1,
+ * 1->2, 2->3, 3->0 (trees 0..3 in turn); step 2: tree 0 {0,1}: root 0 ->
+ * 2, tree 1: 1 -> 3, tree 2: 2 -> 0, tree 3: 3 -> 1; step 3 likewise 0->3,
+ * 1->0, 2->1, 3->2.  Every tree is a star: in the all-gather's step t
+ * root T sends chunk T to T + t mod 4. */
+Test(multitree, fabric_by_hand)
+{
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	build_sched("multitree:fabric", "switch:4", &t, &in, &s);
+	cr_assert_eq(in.steps, 3);
+	for (int step = 1; step <= 3; step++) {
+		int k = in.steps + step - 1, n = 0;
+		for (size_t j = s.step_off[k]; j < s.step_off[k + 1]; j++, n++) {
+			const struct pm_xfer *x = &s.x[j];
+			cr_assert_eq(x->src, x->flow, "step %d: tree %d sent by %d", step, x->flow, x->src);
+			cr_assert_eq(x->dst, (x->flow + step) % 4, "step %d: tree %d -> %d", step, x->flow, x->dst);
+		}
+		cr_assert_eq(n, 4);
+	}
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* The fabric construction is for switch networks; past both
+ * constructions' reach MULTITREE is declined before any work, with the
+ * two estimates (machine:dgx-h100:512: 4,096 GPUs of 2 links each,
+ * 4096^2 x 64 x 2 x 2 = 4.3e9 > 1.1e9). */
+Test(multitree, fabric_limits)
+{
+	struct pm_topo *t = topo_or_die("torus:4x4");
+	struct pm_inst in;
+	struct pm_err err;
+	cr_assert_eq(pm_algo_resolve("multitree:fabric", t, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "for switch networks"), "%s", err.msg);
+	pm_topo_free(t);
+	t = topo_or_die("machine:dgx-h100:512");
+	cr_assert_eq(pm_algo_resolve("multitree", t, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "= 4.3e+09 (at most 1.1e+09)"), "%s", err.msg);
+	pm_topo_free(t);
+}
+
 /* One port per node makes a node send and receive one chunk per step:
  * at least P-1 steps per phase even on a torus. */
 Test(multitree, ports_option)
