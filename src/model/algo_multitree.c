@@ -35,9 +35,9 @@
  *        (direct networks: h_t = 1, so 2S(alpha + delta + w(n/P) beta) + ...).
  *        S >= max(diameter, ceil((P-1)/ports)) on a direct network.
  * Restrictions: at most 4096 endpoints (P trees of P nodes are kept), and
- * 512 on switch networks, where the construction's cost grows as about
- * P^3 (refused before any work; fattree:32,2, 1024 endpoints, takes 4 s,
- * machine:dgx-h100:128 134 s with 6.25 P steps).  On switch networks a
+ * on switch networks up to P^2 x links = 6e9, where the construction's
+ * cost grows as about P^3 (refused before any work; the `fabric` option
+ * builds trees without the search, multitree_fabric.c).  On switch networks a
  * tree's next parent is found from the targets' side (add_one).  A search that came back
  * empty marks the switches it expanded, with the hops they had left, for
  * the rest of its step, stage and tree; later searches do not expand
@@ -1025,20 +1025,16 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	if (o.fabric && !switched)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: the fabric construction is for switch networks (this network's endpoints are its routers; plain multitree builds the trees of Huang et al. 2021 here)");
-	if (too_large_switched(in->topo, in->P)) {
-		if (o.literal)
-			return pm_fail(err, PM_ENOTAPPLICABLE,
-				       "not applicable: MULTITREE's literal construction on a switch network searches the network for every tree and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or where P^2 x links <= %.0e (got %d endpoints, P^2 x links = %.2g)",
-				       (double)in->P * in->P * in->P, pm_topo_nlinks(in->topo),
-				       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_WORK, in->P,
-				       (double)in->P * in->P * pm_topo_nlinks(in->topo));
-		o.fabric = 1;	/* the search is out of reach: see too_large_switched */
-	}
+	if (!o.fabric && too_large_switched(in->topo, in->P))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: MULTITREE's construction on a switch network searches the network for every tree, stage and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or where P^2 x links <= %.0e (got %d endpoints, P^2 x links = %.2g); multitree:fabric builds trees without the search",
+			       (double)in->P * in->P * in->P, pm_topo_nlinks(in->topo),
+			       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_WORK, in->P,
+			       (double)in->P * in->P * pm_topo_nlinks(in->topo));
 	double fw = o.fabric ? mt_fabric_work(in->topo) : 0;
 	if (fw > MT_FABRIC_MAX_WORK)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE's construction on this switch network is out of reach: the search's P^2 x links = %.2g (at most %.0e), the fabric construction's P^2 x P/64 x links out x links in of an endpoint = %.2g (at most %.2g)",
-			       (double)in->P * in->P * pm_topo_nlinks(in->topo), MT_MAX_SWITCHED_WORK,
+			       "not applicable: MULTITREE's fabric construction reads P^2 x P/64 words x links out x links in of an endpoint = %.2g here (expected at most %.2g)",
 			       fw, MT_FABRIC_MAX_WORK);
 	double fb = o.fabric ? mt_fabric_refusal(in->topo) : 0;
 	if (fb > 0)
@@ -1184,8 +1180,8 @@ const struct pm_algo pm_algo_multitree = {
 	.phases = PM_PHASES_RS_AG,
 	.name = "multitree",
 	.summary = "one topology-aware spanning tree per node, built top down in lockstep (Huang et al. 2021)",
-	.arg_syntax = "ports=N,priority,literal",
-	.arg_help = "ports: messages a node sends/receives per step (default: the most links out of an endpoint: all of a torus node's, 1 into a fat tree or BiGraph, 2 for a GPU of the machine networks); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages",
+	.arg_syntax = "ports=N,priority,literal,fabric",
+	.arg_help = "ports: messages a node sends/receives per step (default: the most links out of an endpoint: all of a torus node's, 1 into a fat tree or BiGraph, 2 for a GPU of the machine networks); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages; fabric: switch networks, trees built without searching the links between switches (they take the network's routes; the contention evaluator prices what they share): 4,096 endpoints in seconds where the search is declined, as good on switches and DGX-like clusters, up to 8x slower where static routes collide (BiGraph, fat trees of odd radix; docs/validation.md)",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.formula = "2S(a + w(n/P) b) + 2 d sum_t h_t + (n/P) g sum_t r_t, S, h_t, r_t from the construction",
 	.reference = "Huang et al., ISCA 2021 (Huang et al. 2021) Algorithm 1, SIII-C3",
@@ -1199,7 +1195,7 @@ const struct pm_algo pm_algo_multitree_msg = {
 	.phases = PM_PHASES_RS_AG,
 	.name = "multitree-msg",
 	.summary = "MULTITREE with message-based flow control: one head flit per message (Huang et al. 2021 SIV-B)",
-	.arg_syntax = "ports=N,priority,literal",
+	.arg_syntax = "ports=N,priority,literal,fabric",
 	.arg_help = "as multitree",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.formula = "as multitree with w(m) = m + flit",
