@@ -19,7 +19,12 @@ static const char *const simulate[] = {"allreduce", "--topo", "@", "--size", "4K
 				       NULL};
 static const char *const show[] = {"schedule", "--topo", "@", "--algo", "multitree",
 				   "--view", "transfers", NULL};
-static const char *const *const cmds[] = {describe, price, simulate, show, NULL};
+/* MULTITREE's fabric construction reads route tables of every endpoint
+ * pair: any network a file can describe */
+static const char *const fabric[] = {"allreduce", "--topo", "@", "--size", "64K",
+				     "--algo", "multitree:fabric,multitree-msg:fabric",
+				     "--model", "both", NULL};
+static const char *const *const cmds[] = {describe, price, simulate, show, fabric, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
