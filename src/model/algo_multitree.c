@@ -345,7 +345,7 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		m->rl[m->rl_pos[c]] = last;
 		m->rl_pos[last] = m->rl_pos[c];
 	}
-	int hops = m->fabric ? m->hop[k] : len;
+	int hops = m->fabric ? m->edge_hops : len;
 	if (hops > m->hops[t])
 		m->hops[t] = hops;
 	if (m->sent[p] > m->red[t])

@@ -101,6 +101,7 @@ struct mt {
 	 * src_in[(c din + j) words ..] those entering c by its j-th link in;
 	 * avail: one turn's receivers (din sets) */
 	uint64_t *src_out, *src_in, *avail, *reach;
+	int edge_hops;		/* the links of the edge being attached */
 };
 
 static inline int mt_in_tree(const struct mt *m, int T, int v)

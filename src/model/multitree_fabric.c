@@ -286,17 +286,26 @@ static void mark_spent(struct mt *m, int T, int p)
 	}
 }
 
-/* The end links of the route p -> c: first into ends[0], last into
- * ends[1]; returns how many distinct (1 when the route is one link). */
-static int end_links(const struct mt *m, int p, int c, int *ends)
+/* Does bit c of set row say yes? */
+static int has_bit(const uint64_t *row, int c)
 {
-	size_t k = (size_t)p * m->P + c;
-	int nout;
-	const int *out = pm_topo_out(m->t, p, &nout);
+	return (int)(row[c / 64] >> (c % 64) & 1);
+}
 
-	ends[0] = out[m->fo[k]];
-	ends[1] = m->in[m->in_off[c] + m->li[k]];
-	return ends[0] == ends[1] ? 1 : 2;
+/* The end links of the route p -> c as indices into p's links out (*a)
+ * and c's links in (*b), read from the bit sets the scan just read (the
+ * P x P tables would be a cache miss an edge). */
+static void end_index(const struct mt *m, int p, int c, int *a, int *b)
+{
+	size_t W = m->words, P = (size_t)p;
+
+	*a = *b = 0;
+	for (int j = 0; j < m->dout; j++)
+		if (has_bit(m->out + (P * (size_t)m->dout + (size_t)j) * W, c))
+			*a = j;
+	for (int j = 0; j < m->din; j++)
+		if (has_bit(m->in_by + (P * (size_t)m->din + (size_t)j) * W, c))
+			*b = j;
 }
 
 /* Word w of the endpoints tree T could take from p this step at
@@ -342,7 +351,7 @@ static int first_in(const struct mt *m, const uint64_t *row, int p, int k,
  * class has endpoints, are read (a GPU whose NIC is busy reads its
  * node's word; a fat-tree endpoint reads one word for its leaf, four
  * for its pod of 256). */
-static int next_child(const struct mt *m, int T, int p, int t)
+static int next_child(const struct mt *m, int T, int p, int t, int *cls)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, from = (size_t)(p + 1 == m->P ? 0 : p + 1);
@@ -374,12 +383,12 @@ static int next_child(const struct mt *m, int T, int p, int t)
 		 * it, then word w0 below `from` */
 		uint64_t x0 = w0 >= lo && w0 < hi ? word_of(m, row, p, k, room, w0) : 0;
 		if (x0 & after)
-			return (int)(w0 * 64) + __builtin_ctzll(x0 & after);
+			return *cls = k, (int)(w0 * 64) + __builtin_ctzll(x0 & after);
 		if ((c = first_in(m, row, p, k, room, w0 + 1 > lo ? w0 + 1 : lo, hi)) >= 0 ||
 		    (c = first_in(m, row, p, k, room, lo, w0 < hi ? w0 : hi)) >= 0)
-			return c;
+			return *cls = k, c;
 		if (x0 & ~after)
-			return (int)(w0 * 64) + __builtin_ctzll(x0 & ~after);
+			return *cls = k, (int)(w0 * 64) + __builtin_ctzll(x0 & ~after);
 	}
 	return -1;
 }
@@ -458,20 +467,23 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 		int p = mt_next_sender(m, T, t, mask);
 		if (p < 0)
 			return 0;
-		int c = next_child(m, T, p, t);
+		int cls, c = next_child(m, T, p, t, &cls);
 		if (c < 0) {
 			mark_spent(m, T, p);
 			f->cur++;	/* p has no child in T this step */
 			continue;
 		}
-		int n = end_links(m, p, c, ends);
-		if (mt_attach(m, T, p, c, t, ends, n))
+		int a, b, nout;
+		end_index(m, p, c, &a, &b);
+		ends[0] = pm_topo_out(m->t, p, &nout)[a];
+		ends[1] = m->in[m->in_off[c] + b];
+		m->edge_hops = m->cls_hops[cls];
+		if (mt_attach(m, T, p, c, t, ends, ends[0] == ends[1] ? 1 : 2))
 			return -1;
-		size_t k = (size_t)p * m->P + c;
 		if (mt_link_full(m, ends[1], t))
-			clear_bit(m->inroom + (size_t)m->li[k] * m->words, (size_t)c);
+			clear_bit(m->inroom + (size_t)b * m->words, (size_t)c);
 		if (mt_link_full(m, ends[0], t))
-			clear_bit(m->outroom + (size_t)m->fo[k] * m->words, (size_t)p);
+			clear_bit(m->outroom + (size_t)a * m->words, (size_t)p);
 		return 1;
 	}
 }
