@@ -927,6 +927,14 @@ Test(multitree, fabric_limits)
 	cr_assert_eq(pm_algo_resolve("multitree:fabric", t, 0, &in, &err), PM_ENOTAPPLICABLE);
 	cr_assert(strstr(err.msg, "= 4.3e+09 here (expected at most 1.1e+09)"), "%s", err.msg);
 	pm_topo_free(t);
+	/* two endpoints through 600 switches: a route of 601 links does not
+	 * fit the tables' byte of length */
+	char chain[4096];
+	snprintf(chain, sizeof chain, "file:%s/tests/data/switch_chain.csv", getenv("PM_SRCDIR"));
+	t = topo_or_die(chain);
+	cr_assert_eq(pm_algo_resolve("multitree:fabric", t, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "routes of at most 254 links"), "%s", err.msg);
+	pm_topo_free(t);
 }
 
 /* One port per node makes a node send and receive one chunk per step:

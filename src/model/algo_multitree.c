@@ -1039,7 +1039,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	double fb = o.fabric ? mt_fabric_refusal(in->topo) : 0;
 	if (fb > 0)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE's fabric construction keeps route tables of %.3g bytes here (expected at most %.3g, and at most 32 links out of an endpoint)",
+			       "not applicable: MULTITREE's fabric construction keeps route tables of %.3g bytes here (expected at most %.3g, at most 32 links out of an endpoint and routes of at most 254 links)",
 			       fb, MT_FABRIC_MAX_BYTES);
 	int l = first_one_way(in->topo);
 	if (l >= 0)

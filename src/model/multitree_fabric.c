@@ -155,8 +155,8 @@ double mt_fabric_work(const struct pm_topo *t)
 }
 
 /* Can the fabric construction run here?  0, or the bytes its tables would
- * need when past MT_FABRIC_MAX_BYTES or an endpoint has more than 32
- * links out or 255 in. */
+ * need when past MT_FABRIC_MAX_BYTES, an endpoint has more than 32 links
+ * out or 255 in, or a route more than 254 links (its length is a byte). */
 double mt_fabric_refusal(const struct pm_topo *t)
 {
 	int dout, din;
@@ -164,7 +164,7 @@ double mt_fabric_refusal(const struct pm_topo *t)
 
 	degrees(t, &dout, &din);
 	double b = table_bytes(P, pm_topo_max_hops(t), dout, din);
-	return dout > 32 || din > 255 || b > MT_FABRIC_MAX_BYTES ? b : 0;
+	return dout > 32 || din > 255 || pm_topo_max_hops(t) > 254 || b > MT_FABRIC_MAX_BYTES ? b : 0;
 }
 
 /* The route tables.  0, or -1: out of memory or an endpoint the network
