@@ -14,14 +14,15 @@
  * built, every edge follows the network's own route (the one every other
  * algorithm's transfers take), and the contention evaluator then prices
  * whatever the routes share, step by step, as for any schedule.  A
- * tree's next child is the first endpoint after the parent, in endpoint
- * order and cyclically, that the tree lacks, that can still receive and
- * whose route from the parent finds room on both end links; endpoints of
- * one node, leaf or unit are numbered together on every built-in switch
- * network, so "after the parent" is "nearest first" there.
- * Cost: P^2 routes once (three bytes a pair), then per tree edge a scan of
- * the tree's missing endpoints in words of 64.  docs/model.md compares it
- * with the searching construction where both run. */
+ * tree's next child is the nearest endpoint (fewest links on the route),
+ * and among equals the first after the parent in endpoint order,
+ * cyclically, that the tree lacks, that can still receive and whose route
+ * from the parent finds room on both end links.
+ * Cost: P^2 routes once (three bytes a pair, and bit sets), then per tree
+ * edge a scan of the tree's missing endpoints in words of 64.
+ * docs/model.md describes it; docs/validation.md (section 6) compares it
+ * with the searching construction where both run, and says where it
+ * loses (static routes that collide: BiGraph, fattree:9,3). */
 #include "model/multitree.h"
 #include "model/limits.h"
 
