@@ -290,7 +290,7 @@ static int parent_of(const struct mt *m, int32_t via)
 }
 
 int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
-		  int len)
+	      int len, int hops)
 {
 	size_t k = (size_t)T * m->P + c;
 	int32_t via = path[0];
@@ -345,7 +345,6 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		m->rl[m->rl_pos[c]] = last;
 		m->rl_pos[last] = m->rl_pos[c];
 	}
-	int hops = m->fabric ? m->edge_hops : len;
 	if (hops > m->hops[t])
 		m->hops[t] = hops;
 	if (m->sent[p] > m->red[t])
@@ -523,7 +522,7 @@ static int add_one(struct mt *m, int T, int t)
 				return 0;
 			int c = find_switched(m, T, p, t, path, &len);
 			if (c >= 0)
-				return mt_attach(m, T, p, c, t, path, len) ? -1 : 1;
+				return mt_attach(m, T, p, c, t, path, len, len) ? -1 : 1;
 			f->cur++;	/* p cannot send in T this stage */
 		}
 		if (f->cur >= f->first_new || !jump_back(m, T, t))
@@ -542,7 +541,7 @@ static int add_one(struct mt *m, int T, int t)
 			int c = m->switched ? find_switched(m, T, p, t, path, &len)
 					    : find_direct(m, T, p, t, path, &full);
 			if (c >= 0)
-				return mt_attach(m, T, p, c, t, path, len) ? -1 : 1;
+				return mt_attach(m, T, p, c, t, path, len, len) ? -1 : 1;
 			if (full) {
 				f->v[f->cur] = -1;	/* never a parent again */
 				f->spent++;

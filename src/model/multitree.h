@@ -74,13 +74,10 @@ struct mt {
 	int *missing;
 	int *pathbuf;		/* one edge's links: at most V */
 	uint64_t *recvable;	/* bit v: endpoint v can still receive this step */
-	/* fabric construction (multitree_fabric.c): per ordered endpoint
-	 * pair [p P + c], the route's first link as an index into p's links
-	 * out, its last link as an index into c's links in, and its length */
+	/* fabric construction (multitree_fabric.c): the endpoints by route
+	 * length from p: class i holds those cls_hops[i] links away,
+	 * near[(p ncls + i) words ..] their bits */
 	int fabric;
-	uint8_t *fo, *li, *hop;
-	/* ... and the endpoints by route length from p: class i holds those
-	 * cls_hops[i] links away, near[(p ncls + i) words ..] their bits */
 	int ncls, cls_hops[256];
 	uint64_t *near;
 	/* ... by end link: out[(p dout + j) words ..] the endpoints whose
@@ -101,7 +98,6 @@ struct mt {
 	 * src_in[(c din + j) words ..] those entering c by its j-th link in;
 	 * avail: one turn's receivers (din sets) */
 	uint64_t *src_out, *src_in, *avail, *reach;
-	int edge_hops;		/* the links of the edge being attached */
 };
 
 static inline int mt_in_tree(const struct mt *m, int T, int v)
@@ -121,7 +117,11 @@ static inline int mt_link_full(const struct mt *m, int l, int t)
 }
 
 /* algo_multitree.c */
-int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len);
+/* Add edge p -> c to tree T in step t: path[0 .. len) are the links it
+ * uses up (stored as its route on a searched switch network), hops the
+ * links it crosses. */
+int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len,
+	      int hops);
 /* Move tree T's scan position to its first node that joined before step
  * t, has a port left and (mask, when not NULL) its bit in mask set. */
 int mt_next_sender(struct mt *m, int T, int t, const uint64_t *mask);

@@ -64,15 +64,23 @@ static void word_range(const uint64_t *sets, size_t n, size_t W, uint16_t *lo,
 	}
 }
 
+/* The route tables, per ordered endpoint pair [p P + c]: the route's
+ * first link as an index into p's links out, its last link as an index
+ * into c's links in, and its length.  Scratch of mt_fabric_setup: the
+ * construction reads only the bit sets made from them. */
+struct routes {
+	uint8_t *fo, *li, *hop;
+};
+
 /* The bit sets of every endpoint: by route length (shortest first), by
  * first link and by last link.  -1: out of memory. */
-static int bitsets(struct mt *m)
+static int bitsets(struct mt *m, const struct routes *r)
 {
 	size_t P = (size_t)m->P, W = m->words;
 	int of[256] = {0};
 
 	for (size_t k = 0; k < P * P; k++)
-		of[m->hop[k]] = 1;
+		of[r->hop[k]] = 1;
 	m->ncls = 0;
 	for (int h = 1; h < 256; h++)
 		if (of[h]) {
@@ -102,11 +110,11 @@ static int bitsets(struct mt *m)
 		for (size_t c = 0; c < P; c++)
 			if (c != p) {
 				size_t k = p * P + c;
-				set_bit(m->near + (p * (size_t)m->ncls + (size_t)of[m->hop[k]]) * W, c);
-				set_bit(m->out + (p * (size_t)m->dout + m->fo[k]) * W, c);
-				set_bit(m->in_by + (p * (size_t)m->din + m->li[k]) * W, c);
-				set_bit(m->src_out + (c * (size_t)m->dout + m->fo[k]) * W, p);
-				set_bit(m->src_in + (c * (size_t)m->din + m->li[k]) * W, p);
+				set_bit(m->near + (p * (size_t)m->ncls + (size_t)of[r->hop[k]]) * W, c);
+				set_bit(m->out + (p * (size_t)m->dout + r->fo[k]) * W, c);
+				set_bit(m->in_by + (p * (size_t)m->din + r->li[k]) * W, c);
+				set_bit(m->src_out + (c * (size_t)m->dout + r->fo[k]) * W, p);
+				set_bit(m->src_in + (c * (size_t)m->din + r->li[k]) * W, p);
 			}
 	word_range(m->out, P * (size_t)m->dout, W, m->out_lo, m->out_hi);
 	word_range(m->near, P * (size_t)m->ncls, W, m->near_lo, m->near_hi);
@@ -168,26 +176,18 @@ double mt_fabric_refusal(const struct pm_topo *t)
 	return dout > 32 || din > 255 || pm_topo_max_hops(t) > 254 || b > MT_FABRIC_MAX_BYTES ? b : 0;
 }
 
-/* The route tables.  0, or -1: out of memory or an endpoint the network
- * does not reach. */
-int mt_fabric_setup(struct mt *m)
+/* Fill the route tables.  -1: an endpoint the network does not reach. */
+static int fill_routes(struct mt *m, struct routes *r)
 {
 	size_t P = (size_t)m->P;
 
-	degrees(m->t, &m->dout, &m->din);
-	if (mt_fabric_refusal(m->t))
-		return -1;
-	m->fo = malloc(P * P);
-	m->li = malloc(P * P);
-	m->hop = malloc(P * P);
-	if (!m->fo || !m->li || !m->hop)
-		return -1;
 	for (size_t p = 0; p < P; p++) {
 		int nout;
 		const int *out = pm_topo_out(m->t, (int)p, &nout);
 		for (size_t c = 0; c < P; c++) {
+			size_t k = p * P + c;
 			if (c == p) {
-				m->fo[p * P + c] = m->li[p * P + c] = m->hop[p * P + c] = 0;
+				r->fo[k] = r->li[k] = r->hop[k] = 0;
 				continue;
 			}
 			int n = pm_topo_route(m->t, (int)p, (int)c, m->pathbuf);
@@ -198,19 +198,33 @@ int mt_fabric_setup(struct mt *m)
 					 m->pathbuf[n - 1]);
 			if (a < 0 || b < 0)
 				return -1;
-			m->fo[p * P + c] = (uint8_t)a;
-			m->li[p * P + c] = (uint8_t)b;
-			m->hop[p * P + c] = (uint8_t)n;
+			r->fo[k] = (uint8_t)a;
+			r->li[k] = (uint8_t)b;
+			r->hop[k] = (uint8_t)n;
 		}
 	}
-	return bitsets(m);
+	return 0;
+}
+
+/* The bit sets, from the routes.  0, or -1: out of memory or an endpoint
+ * the network does not reach. */
+int mt_fabric_setup(struct mt *m)
+{
+	size_t P = (size_t)m->P;
+	struct routes r = {malloc(P * P), malloc(P * P), malloc(P * P)};
+	int rc = -1;
+
+	degrees(m->t, &m->dout, &m->din);
+	if (!mt_fabric_refusal(m->t) && r.fo && r.li && r.hop && !fill_routes(m, &r))
+		rc = bitsets(m, &r);
+	free(r.fo);
+	free(r.li);
+	free(r.hop);
+	return rc;
 }
 
 void mt_fabric_free(struct mt *m)
 {
-	free(m->fo);
-	free(m->li);
-	free(m->hop);
 	free(m->near);
 	free(m->out);
 	free(m->in_by);
@@ -231,7 +245,6 @@ void mt_fabric_free(struct mt *m)
 	m->outroom = m->spent = m->smask = NULL;
 	m->src_out = m->src_in = m->avail = NULL;
 	m->out_lo = m->out_hi = NULL;
-	m->fo = m->li = m->hop = NULL;
 	m->near = m->out = m->in_by = m->inroom = NULL;
 }
 
@@ -478,8 +491,7 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 		end_index(m, p, c, &a, &b);
 		ends[0] = pm_topo_out(m->t, p, &nout)[a];
 		ends[1] = m->in[m->in_off[c] + b];
-		m->edge_hops = m->cls_hops[cls];
-		if (mt_attach(m, T, p, c, t, ends, ends[0] == ends[1] ? 1 : 2))
+		if (mt_attach(m, T, p, c, t, ends, ends[0] == ends[1] ? 1 : 2, m->cls_hops[cls]))
 			return -1;
 		if (mt_link_full(m, ends[1], t))
 			clear_bit(m->inroom + (size_t)b * m->words, (size_t)c);
