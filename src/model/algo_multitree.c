@@ -449,18 +449,19 @@ static int index_of_rank(const struct front *f, int r)
  * tree's members AND the endpoints with a port left, lowest rank (a
  * tree of P nodes late in a step would be walked end to end: measured on
  * fattree:9,3, 27% of the turns found no node with a port). */
-int mt_next_sender(struct mt *m, int T, int t, const uint64_t *mask)
+
+int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 {
 	struct front *f = &m->fr[T];
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	const uint16_t *rank = m->rank + (size_t)T * m->P;
 	int best = -1;
 
-	for (int walk = 0; walk < 32 && f->cur < f->first_new; walk++, f->cur++)
-		if (f->v[f->cur] >= 0 &&
-		    mt_count_of(m->sent, m->sent_stamp, f->v[f->cur], t) < m->ports &&
-		    (!mask || (mask[f->v[f->cur] / 64] >> (f->v[f->cur] % 64) & 1)))
-			return f->v[f->cur];
+	for (int walk = 0; walk < MT_WALK && f->cur < f->first_new; walk++, f->cur++) {
+		int v = f->v[f->cur];
+		if (v >= 0 && ((m->sendable[v / 64] & (mask ? mask[v / 64] : ~(uint64_t)0)) >> (v % 64) & 1))
+			return v;
+	}
 	if (f->cur >= f->first_new)
 		return -1;
 	for (size_t w = 0; w < m->words; w++)
@@ -517,7 +518,7 @@ static int add_one(struct mt *m, int T, int t)
 		 * target; when it fails, the search from the targets' side
 		 * names the parent among the later nodes */
 		for (int tries = 0; tries < MT_FORWARD_TRIES; tries++) {
-			int p = mt_next_sender(m, T, t, NULL);
+			int p = mt_next_sender(m, T, NULL);
 			if (p < 0)
 				return 0;
 			int c = find_switched(m, T, p, t, path, &len);
@@ -1033,7 +1034,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	double fw = o.fabric ? mt_fabric_work(in->topo) : 0;
 	if (fw > MT_FABRIC_MAX_WORK)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE's fabric construction reads P^2 x P/64 words x links out x links in of an endpoint = %.2g here (expected at most %.2g)",
+			       "not applicable: MULTITREE's fabric construction reads P^2 x (P/64 words x (links out + links in) + links out x links in) of an endpoint = %.2g here (expected at most %.2g)",
 			       fw, MT_FABRIC_MAX_WORK);
 	double fb = o.fabric ? mt_fabric_refusal(in->topo) : 0;
 	if (fb > 0)

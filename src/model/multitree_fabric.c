@@ -30,8 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Receivers few enough to look for senders from their side. */
-#define MT_FABRIC_FEW 64
+/* Sender groups (endpoints alike in which words of endpoints their
+ * routes reach by a pair of end links): at most this many per pair, this
+ * many in all.  Past them a pair's senders all count as able. */
+#define MT_FABRIC_GROUPS 64
+#define MT_FABRIC_POOL 256
 
 /* Index of link l among v's links out (or in). */
 static int index_in(const int *list, int n, int l)
@@ -72,6 +75,71 @@ struct routes {
 	uint8_t *fo, *li, *hop;
 };
 
+/* Group pair q's senders by their pairw row, in the pool from *used on:
+ * the number of groups, or -1 when they are more than MT_FABRIC_GROUPS,
+ * overflow the pool, or span more than 2 W words in all (able_senders
+ * would then cost more than the masks it saves). */
+static int group_pair(struct mt *m, size_t q, int *used)
+{
+	size_t P = (size_t)m->P, W = m->words, sw = m->sw, pairs = (size_t)m->dout * (size_t)m->din;
+	int first = *used, n = 0;
+	size_t span = 0;
+
+	for (size_t p = 0; p < P; p++) {
+		const uint64_t *row = m->pairw + (p * pairs + q) * sw;
+		size_t i = 0;
+		while (i < sw && !row[i])
+			i++;
+		if (i == sw)
+			continue;	/* no route of p takes this pair */
+		int g = first;
+		while (g < first + n && memcmp(m->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw))
+			g++;
+		if (g == first + n) {
+			if (n == MT_FABRIC_GROUPS || g == MT_FABRIC_POOL)
+				return -1;
+			memcpy(m->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw);
+			n++;
+		}
+		set_bit(m->grp_set + (size_t)g * W, p);
+	}
+	word_range(m->grp_set + (size_t)first * W, (size_t)n, W, m->grp_lo + first, m->grp_hi + first);
+	for (int g = first; g < first + n; g++)
+		span += (size_t)(m->grp_hi[g] - m->grp_lo[g]);
+	if (span > 2 * W)
+		return -1;
+	*used = first + n;
+	return n;
+}
+
+/* The sender groups of every end-link pair (see struct mt).  -1: out of
+ * memory. */
+static int group_senders(struct mt *m)
+{
+	size_t W = m->words, sw = m->sw, pairs = (size_t)m->dout * (size_t)m->din;
+	int used = 0;
+
+	m->grp_first = malloc(sizeof(int) * pairs);
+	m->grp_n = malloc(sizeof(int) * pairs);
+	m->grp_row = calloc((size_t)MT_FABRIC_POOL * sw, sizeof(uint64_t));
+	m->grp_set = calloc((size_t)MT_FABRIC_POOL * W, sizeof(uint64_t));
+	m->grp_lo = malloc(sizeof(uint16_t) * MT_FABRIC_POOL);
+	m->grp_hi = malloc(sizeof(uint16_t) * MT_FABRIC_POOL);
+	if (!m->grp_first || !m->grp_n || !m->grp_row || !m->grp_set || !m->grp_lo || !m->grp_hi)
+		return -1;
+	for (size_t q = 0; q < pairs; q++) {
+		int first = used;
+		m->grp_first[q] = first;
+		m->grp_n[q] = group_pair(m, q, &used);
+		if (m->grp_n[q] < 0) {	/* give its part of the pool back */
+			memset(m->grp_row + (size_t)first * sw, 0, sizeof(uint64_t) * sw * (size_t)(MT_FABRIC_POOL - first));
+			memset(m->grp_set + (size_t)first * W, 0, sizeof(uint64_t) * W * (size_t)(MT_FABRIC_POOL - first));
+			used = first;
+		}
+	}
+	return 0;
+}
+
 /* The bit sets of every endpoint: by route length (shortest first), by
  * first link and by last link.  -1: out of memory. */
 static int bitsets(struct mt *m, const struct routes *r)
@@ -94,17 +162,17 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->outroom = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
 	m->smask = calloc(W, sizeof(uint64_t));
-	m->src_out = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
-	m->src_in = calloc(P * (size_t)m->din * W, sizeof(uint64_t));
 	m->avail = calloc((size_t)m->din * W, sizeof(uint64_t));
-	m->reach = calloc(W, sizeof(uint64_t));
+	m->able = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
-	m->near_lo = malloc(sizeof(uint16_t) * P * (size_t)m->ncls);
-	m->near_hi = malloc(sizeof(uint16_t) * P * (size_t)m->ncls);
 	m->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
+	m->sw = (W + 63) / 64;
+	m->nearw = calloc(P * (size_t)m->ncls * m->sw, sizeof(uint64_t));
+	m->pairw = calloc(P * (size_t)m->dout * (size_t)m->din * m->sw, sizeof(uint64_t));
+	m->availw = calloc((size_t)m->din * m->sw, sizeof(uint64_t));
+	m->rw = calloc(m->sw, sizeof(uint64_t));
 	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
-	    !m->outroom || !m->spent || !m->smask || !m->src_out || !m->src_in || !m->avail || !m->reach ||
-	    !m->near_lo || !m->near_hi)
+	    !m->outroom || !m->spent || !m->smask || !m->avail || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -113,18 +181,21 @@ static int bitsets(struct mt *m, const struct routes *r)
 				set_bit(m->near + (p * (size_t)m->ncls + (size_t)of[r->hop[k]]) * W, c);
 				set_bit(m->out + (p * (size_t)m->dout + r->fo[k]) * W, c);
 				set_bit(m->in_by + (p * (size_t)m->din + r->li[k]) * W, c);
-				set_bit(m->src_out + (c * (size_t)m->dout + r->fo[k]) * W, p);
-				set_bit(m->src_in + (c * (size_t)m->din + r->li[k]) * W, p);
+				set_bit(m->nearw + (p * (size_t)m->ncls + (size_t)of[r->hop[k]]) * m->sw, c / 64);
+				set_bit(m->pairw + ((p * (size_t)m->dout + r->fo[k]) * (size_t)m->din + r->li[k]) * m->sw,
+					c / 64);
 			}
 	word_range(m->out, P * (size_t)m->dout, W, m->out_lo, m->out_hi);
-	word_range(m->near, P * (size_t)m->ncls, W, m->near_lo, m->near_hi);
-	return 0;
+	return group_senders(m);
 }
 
-/* Bytes the tables take for P endpoints (mt_fabric_setup). */
+/* Bytes the tables take for P endpoints (mt_fabric_setup): the route
+ * tables and bit sets, P^2 x (3 + (ncls + 3 dout + 2 din) / 8), and the
+ * word masks, P x (ncls + dout din) x ceil(P / 4096) x 8. */
 static double table_bytes(double P, int ncls, int dout, int din)
 {
-	return P * P * (3 + (ncls + 3 * dout + 2 * din) / 8.0);
+	return P * P * (3 + (ncls + 3 * dout + 2 * din) / 8.0) +
+	       P * (ncls + (double)dout * din) * ceil(P / 4096) * 8;
 }
 
 /* The most links out of (into) an endpoint. */
@@ -150,17 +221,20 @@ static void degrees(const struct pm_topo *t, int *dout, int *din)
 	free(cnt);
 }
 
-/* The construction's work: every tree edge reads up to a tree's row of
- * P/64 words, for each pair of end links: P^2 x P/64 x links out x links
- * in (measured, docs/validation.md section 6: fattree:16,3, 1.07e9, 11
- * s; machine:dgx-h100:256, 5.4e8, 14 s). */
+/* The construction's work: every turn of a tree reads its missing
+ * endpoints and its senders' masks, P/64 words per link in and per link
+ * out, and tests each pair of end links once; turns are about P^2
+ * (P - 1 edges a tree, and one turn a tree and step that ends it):
+ * P^2 x (P/64 x (links out + links in) + links out x links in).
+ * Measured, docs/validation.md section 6: fattree:16,3, 2.2e9, 12 s;
+ * machine:dgx-h100:256, 5.5e8, 5.5 s; machine:dgx-h100:512, 4.4e9. */
 double mt_fabric_work(const struct pm_topo *t)
 {
 	int dout, din;
 	double P = pm_topo_endpoints(t);
 
 	degrees(t, &dout, &din);
-	return P * P * ceil(P / 64) * dout * din;
+	return P * P * (ceil(P / 64) * (dout + din) + (double)dout * din);
 }
 
 /* Can the fabric construction run here?  0, or the bytes its tables would
@@ -231,19 +305,26 @@ void mt_fabric_free(struct mt *m)
 	free(m->inroom);
 	free(m->out_lo);
 	free(m->out_hi);
-	free(m->near_lo);
-	free(m->near_hi);
-	m->near_lo = m->near_hi = NULL;
+	free(m->nearw);
+	free(m->pairw);
+	free(m->availw);
+	free(m->rw);
+	m->nearw = m->pairw = m->availw = m->rw = NULL;
 	free(m->outroom);
 	free(m->spent);
 	free(m->smask);
-	free(m->src_out);
-	free(m->src_in);
 	free(m->avail);
-	free(m->reach);
-	m->reach = NULL;
-	m->outroom = m->spent = m->smask = NULL;
-	m->src_out = m->src_in = m->avail = NULL;
+	free(m->able);
+	free(m->grp_row);
+	free(m->grp_set);
+	free(m->grp_first);
+	free(m->grp_n);
+	free(m->grp_lo);
+	free(m->grp_hi);
+	m->grp_row = m->grp_set = m->able = NULL;
+	m->grp_first = m->grp_n = NULL;
+	m->grp_lo = m->grp_hi = NULL;
+	m->outroom = m->spent = m->smask = m->avail = NULL;
 	m->out_lo = m->out_hi = NULL;
 	m->near = m->out = m->in_by = m->inroom = NULL;
 }
@@ -267,16 +348,48 @@ static void clear_bit(uint64_t *row, size_t c)
 	row[c / 64] &= ~((uint64_t)1 << (c % 64));
 }
 
+/* able[a]: the senders whose link out a reaches a word that holds a
+ * receiver entering by the route's last link (by their groups, a few
+ * word-mask tests per group). */
+static void able_senders(struct mt *m)
+{
+	size_t W = m->words, sw = m->sw;
+
+	memset(m->able, 0, sizeof(uint64_t) * W * (size_t)m->dout);
+	for (int a = 0; a < m->dout; a++) {
+		uint64_t *able = m->able + (size_t)a * W;
+		for (int b = 0; b < m->din; b++) {
+			size_t q = (size_t)a * (size_t)m->din + (size_t)b;
+			const uint64_t *aw = m->availw + (size_t)b * sw;
+			if (m->grp_n[q] < 0) {
+				memset(able, 0xff, sizeof(uint64_t) * W);
+				break;
+			}
+			for (int g = m->grp_first[q]; g < m->grp_first[q] + m->grp_n[q]; g++) {
+				const uint64_t *row = m->grp_row + (size_t)g * sw, *set = m->grp_set + (size_t)g * W;
+				uint64_t hit = 0;
+				for (size_t i = 0; i < sw; i++)
+					hit |= row[i] & aw[i];
+				if (hit)
+					for (size_t w = m->grp_lo[g]; w < m->grp_hi[g]; w++)
+						able[w] |= set[w];
+			}
+		}
+	}
+}
+
 /* The senders worth trying in tree T this turn: a link out with room
- * that does not lead only to T's members. */
+ * that reaches a receiver's word (able) and does not lead only to T's
+ * members. */
 static void sender_mask(struct mt *m, int T)
 {
 	size_t W = m->words;
 
+	able_senders(m);
 	for (size_t w = 0; w < W; w++) {
 		uint64_t x = 0;
 		for (int j = 0; j < m->dout; j++)
-			x |= m->outroom[(size_t)j * W + w] &
+			x |= m->outroom[(size_t)j * W + w] & m->able[(size_t)j * W + w] &
 			     ~m->spent[((size_t)T * (size_t)m->dout + (size_t)j) * W + w];
 		m->smask[w] = x;
 	}
@@ -322,15 +435,13 @@ static void end_index(const struct mt *m, int p, int c, int *a, int *b)
 			*b = j;
 }
 
-/* Word w of the endpoints tree T could take from p this step at
- * distance class k: lacking in T, able to receive, with room on the
- * route's first link (room: p's links out that have room) and last. */
-static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k,
-			uint32_t room, size_t w)
+/* Word w of the endpoints p could give a child of class k this turn:
+ * receivers (avail, by link in) whose route from p leaves by a link of
+ * p's with room and enters by a link of theirs with room. */
+static uint64_t word_of(const struct mt *m, int p, int k, uint32_t room, size_t w)
 {
 	size_t W = m->words, P = (size_t)p;
-	uint64_t b = ~row[w] & m->recvable[w] &
-		     m->near[(P * (size_t)m->ncls + (size_t)k) * W + w];
+	uint64_t b = m->near[(P * (size_t)m->ncls + (size_t)k) * W + w];
 	uint64_t first = 0, last = 0;
 
 	if (!b)
@@ -342,64 +453,89 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k,
 		return 0;
 	for (int j = 0; j < m->din; j++)
 		last |= m->in_by[(P * (size_t)m->din + (size_t)j) * W + w] &
-			m->inroom[(size_t)j * W + w];
+			m->avail[(size_t)j * W + w];
 	return b & last;
 }
 
-/* The first candidate of class k in words [a, b), or -1. */
-static int first_in(const struct mt *m, const uint64_t *row, int p, int k,
-		    uint32_t room, size_t a, size_t b)
+/* The first word in [a, b) whose bit is set in both masks x and y, or
+ * -1. */
+static long first_word(const uint64_t *x, const uint64_t *y, size_t a, size_t b)
 {
-	for (size_t w = a; w < b; w++) {
-		uint64_t x = word_of(m, row, p, k, room, w);
+	while (a < b) {
+		uint64_t v = (x[a / 64] & y[a / 64]) >> (a % 64);
+		if (v) {
+			size_t w = a + (size_t)__builtin_ctzll(v);
+			return w < b ? (long)w : -1;
+		}
+		a = (a / 64 + 1) * 64;
+	}
+	return -1;
+}
+
+/* The first candidate of class k in the words [a, b) that nw (class k's
+ * words) and rw (the words with a receiver) share, or -1. */
+static int first_in(const struct mt *m, int p, int k, uint32_t room, const uint64_t *nw,
+		    size_t a, size_t b)
+{
+	for (long w; (w = first_word(nw, m->rw, a, b)) >= 0; a = (size_t)w + 1) {
+		uint64_t x = word_of(m, p, k, room, (size_t)w);
 		if (x)
 			return (int)(w * 64) + __builtin_ctzll(x);
 	}
 	return -1;
 }
 
+/* rw: the words holding a receiver that p's links with room (room) reach
+ * over a route entering it by a link with room.  0 if there are none. */
+static int receiver_words(struct mt *m, int p, uint32_t room)
+{
+	size_t sw = m->sw;
+	uint64_t any = 0;
+
+	memset(m->rw, 0, sizeof(uint64_t) * sw);
+	for (int a = 0; a < m->dout; a++) {
+		if (!(room & ((uint32_t)1 << a)))
+			continue;
+		const uint64_t *pw = m->pairw + ((size_t)p * (size_t)m->dout + (size_t)a) * (size_t)m->din * sw;
+		for (int b = 0; b < m->din; b++)
+			for (size_t i = 0; i < sw; i++) {
+				m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i];
+				any |= m->rw[i];
+			}
+	}
+	return any != 0;
+}
+
 /* Tree T's next child from parent p: the nearest endpoint (fewest links
  * on the route), and among equals the first after p cyclically, that T
  * lacks, that can receive, with room on the route's end links; -1 if
- * none.  Only the words where p's links with room lead, and where the
- * class has endpoints, are read (a GPU whose NIC is busy reads its
- * node's word; a fat-tree endpoint reads one word for its leaf, four
- * for its pod of 256). */
-static int next_child(const struct mt *m, int T, int p, int t, int *cls)
+ * none.  Only the words that hold such a receiver for p (receiver_words)
+ * and endpoints of the class are read: a sender with no receiver in
+ * reach costs a few word-mask operations, not a scan of the tree. */
+static int next_child(struct mt *m, int p, int t, int *cls)
 {
-	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, from = (size_t)(p + 1 == m->P ? 0 : p + 1);
-	size_t w0 = from / 64, olo = W, ohi = 0;
+	size_t w0 = from / 64;
 	uint32_t room = 0;
 	int nout;
 	const int *out = pm_topo_out(m->t, p, &nout);
 
 	for (int j = 0; j < nout && j < 32; j++)
-		if (!mt_link_full(m, out[j], t)) {
-			size_t r = (size_t)p * (size_t)m->dout + (size_t)j;
+		if (!mt_link_full(m, out[j], t))
 			room |= (uint32_t)1 << j;
-			if (m->out_lo[r] < olo)
-				olo = m->out_lo[r];
-			if (m->out_hi[r] > ohi)
-				ohi = m->out_hi[r];
-		}
-	if (!room || olo >= ohi)
+	if (!room || !receiver_words(m, p, room))
 		return -1;
 	uint64_t after = ~(uint64_t)0 << (from % 64);
 	for (int k = 0; k < m->ncls; k++) {
-		size_t r = (size_t)p * (size_t)m->ncls + (size_t)k;
-		size_t lo = m->near_lo[r] > olo ? m->near_lo[r] : olo;
-		size_t hi = m->near_hi[r] < ohi ? m->near_hi[r] : ohi;
+		const uint64_t *nw = m->nearw + ((size_t)p * (size_t)m->ncls + (size_t)k) * m->sw;
 		int c;
-		if (lo >= hi)
-			continue;
 		/* word w0 from `from` on, the words after it, the words before
 		 * it, then word w0 below `from` */
-		uint64_t x0 = w0 >= lo && w0 < hi ? word_of(m, row, p, k, room, w0) : 0;
+		uint64_t x0 = first_word(nw, m->rw, w0, w0 + 1) >= 0 ? word_of(m, p, k, room, w0) : 0;
 		if (x0 & after)
 			return *cls = k, (int)(w0 * 64) + __builtin_ctzll(x0 & after);
-		if ((c = first_in(m, row, p, k, room, w0 + 1 > lo ? w0 + 1 : lo, hi)) >= 0 ||
-		    (c = first_in(m, row, p, k, room, lo, w0 < hi ? w0 : hi)) >= 0)
+		if ((c = first_in(m, p, k, room, nw, w0 + 1, W)) >= 0 ||
+		    (c = first_in(m, p, k, room, nw, 0, w0)) >= 0)
 			return *cls = k, c;
 		if (x0 & ~after)
 			return *cls = k, (int)(w0 * 64) + __builtin_ctzll(x0 & ~after);
@@ -408,52 +544,27 @@ static int next_child(const struct mt *m, int T, int p, int t, int *cls)
 }
 
 /* Tree T's receivers this turn, by link in: avail[j] holds the endpoints
- * T lacks whose j-th link in has room (and a port left).  Returns how
- * many endpoints are in any of them, counted up to MT_FABRIC_FEW + 1
- * (then avail is incomplete and not used). */
+ * T lacks whose j-th link in has room (and a port left), availw[j] its
+ * words.  Returns how many words hold a receiver. */
 static int receivers(struct mt *m, int T)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
-	size_t W = m->words;
+	size_t W = m->words, sw = m->sw;
 	int n = 0;
 
-	for (size_t w = 0; w < W && n <= MT_FABRIC_FEW; w++) {
-		uint64_t any = 0;
+	memset(m->availw, 0, sizeof(uint64_t) * sw * (size_t)m->din);
+	for (size_t w = 0; w < W; w++) {
+		uint64_t any = 0, lack = ~row[w] & m->recvable[w];
 		for (int j = 0; j < m->din; j++) {
-			uint64_t x = ~row[w] & m->recvable[w] & m->inroom[(size_t)j * W + w];
+			uint64_t x = lack & m->inroom[(size_t)j * W + w];
 			m->avail[(size_t)j * W + w] = x;
+			if (x)
+				m->availw[(size_t)j * sw + w / 64] |= (uint64_t)1 << (w % 64);
 			any |= x;
 		}
-		n += __builtin_popcountll(any);
+		n += any != 0;
 	}
 	return n;
-}
-
-/* Seen from the receivers (few of them): narrow smask to the senders
- * that reach one of them with room on both end links.  These are exactly
- * the senders whose next_child succeeds, so the parent found is the
- * same; the cost is the receivers', not the senders' failures. */
-static void reachers(struct mt *m)
-{
-	size_t W = m->words;
-	uint64_t *reach = m->reach;
-
-	memset(reach, 0, sizeof(uint64_t) * W);
-	for (int j = 0; j < m->din; j++)
-		for (size_t w = 0; w < W; w++)
-			for (uint64_t b = m->avail[(size_t)j * W + w]; b; b &= b - 1) {
-				size_t c = w * 64 + (size_t)__builtin_ctzll(b);
-				const uint64_t *in = m->src_in + (c * (size_t)m->din + (size_t)j) * W;
-				const uint64_t *so = m->src_out + c * (size_t)m->dout * W;
-				for (size_t v = 0; v < W; v++) {
-					uint64_t out = 0;
-					for (int k = 0; k < m->dout; k++)
-						out |= so[(size_t)k * W + v] & m->outroom[(size_t)k * W + v];
-					reach[v] |= in[v] & out;
-				}
-			}
-	for (size_t v = 0; v < W; v++)
-		m->smask[v] &= reach[v];
 }
 
 /* Tree T's turn in step t: 1 if it added a node, 0 if it cannot this
@@ -468,20 +579,12 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 		f->cur = f->first_new;
 		return 0;
 	}
-	/* with one link out, a sender's failure costs one test (no room) or
-	 * comes with no receiver at all: no mask needed */
-	const uint64_t *mask = NULL;
-	if (m->dout > 1 || n <= MT_FABRIC_FEW) {
-		sender_mask(m, T);
-		if (n <= MT_FABRIC_FEW)
-			reachers(m);
-		mask = m->smask;
-	}
+	sender_mask(m, T);
 	for (;;) {
-		int p = mt_next_sender(m, T, t, mask);
+		int p = mt_next_sender(m, T, m->smask);
 		if (p < 0)
 			return 0;
-		int cls, c = next_child(m, T, p, t, &cls);
+		int cls, c = next_child(m, p, t, &cls);
 		if (c < 0) {
 			mark_spent(m, T, p);
 			f->cur++;	/* p has no child in T this step */
