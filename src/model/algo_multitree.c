@@ -428,10 +428,15 @@ static int first_parent_back(struct mt *m, int T, int t, int lo)
 	return best;
 }
 
-/* Index in f->v[f->cur .. f->first_new) of the node of rank r. */
+/* Index in f->v[f->cur .. f->first_new) of the node of rank r: r itself
+ * while no entry was ever dropped (the fabric construction drops none),
+ * else a binary search of the ranks. */
 static int index_of_rank(const struct front *f, int r)
 {
 	int lo = f->cur, hi = f->first_new - 1;
+
+	if (f->n == f->size)
+		return r;
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 		if (f->o[mid] < r)
