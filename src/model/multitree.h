@@ -90,7 +90,8 @@ struct mt {
 	/* Word masks (bit w: word w of a set has a bit), sw uint64_t each:
 	 * nearw[p ncls + k] of near[..]; pairw[(p dout + a) din + b] of the
 	 * endpoints whose route from p leaves by a and enters by b; availw[b]
-	 * of avail[b] (this turn); rw: one sender's words with a receiver */
+	 * of the tree's receivers by link in b (this turn); rw: one sender's
+	 * words with a receiver */
 	size_t sw;
 	uint64_t *nearw, *pairw, *availw, *rw;
 	/* outroom[j words ..]: endpoints whose j-th link out has room this
@@ -98,14 +99,13 @@ struct mt {
 	 * leads only to members of tree T (never a child that way again);
 	 * smask: one turn's senders worth trying */
 	uint64_t *outroom, *spent, *smask;
-	/* avail: one turn's receivers (din sets).  Senders grouped, per end
-	 * link pair q = a din + b, by their pairw row: pair q's groups are
-	 * grp_first[q] .. + grp_n[q] (-1: too many, its senders count as
-	 * able), group g's row at grp_row[g sw ..], its senders at
-	 * grp_set[g words ..] in words grp_lo[g] .. grp_hi[g]; able[a
-	 * words ..]: the senders whose link out a reaches a receiver's word
-	 * this turn */
-	uint64_t *avail, *grp_row, *grp_set, *able;
+	/* Senders grouped, per end link pair q = a din + b, by their pairw
+	 * row: pair q's groups are grp_first[q] .. + grp_n[q] (-1: too many,
+	 * its senders count as able), group g's row at grp_row[g sw ..], its
+	 * senders at grp_set[g words ..] in words grp_lo[g] .. grp_hi[g];
+	 * able[a words ..]: the senders whose link out a reaches a
+	 * receiver's word this turn */
+	uint64_t *grp_row, *grp_set, *able;
 	int *grp_first, *grp_n;
 	uint16_t *grp_lo, *grp_hi;
 };

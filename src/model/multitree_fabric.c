@@ -162,7 +162,6 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->outroom = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
 	m->smask = calloc(W, sizeof(uint64_t));
-	m->avail = calloc((size_t)m->din * W, sizeof(uint64_t));
 	m->able = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
 	m->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
@@ -172,7 +171,7 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->availw = calloc((size_t)m->din * m->sw, sizeof(uint64_t));
 	m->rw = calloc(m->sw, sizeof(uint64_t));
 	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
-	    !m->outroom || !m->spent || !m->smask || !m->avail || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw)
+	    !m->outroom || !m->spent || !m->smask || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -313,7 +312,6 @@ void mt_fabric_free(struct mt *m)
 	free(m->outroom);
 	free(m->spent);
 	free(m->smask);
-	free(m->avail);
 	free(m->able);
 	free(m->grp_row);
 	free(m->grp_set);
@@ -324,7 +322,7 @@ void mt_fabric_free(struct mt *m)
 	m->grp_row = m->grp_set = m->able = NULL;
 	m->grp_first = m->grp_n = NULL;
 	m->grp_lo = m->grp_hi = NULL;
-	m->outroom = m->spent = m->smask = m->avail = NULL;
+	m->outroom = m->spent = m->smask = NULL;
 	m->out_lo = m->out_hi = NULL;
 	m->near = m->out = m->in_by = m->inroom = NULL;
 }
@@ -435,10 +433,12 @@ static void end_index(const struct mt *m, int p, int c, int *a, int *b)
 			*b = j;
 }
 
-/* Word w of the endpoints p could give a child of class k this turn:
- * receivers (avail, by link in) whose route from p leaves by a link of
- * p's with room and enters by a link of theirs with room. */
-static uint64_t word_of(const struct mt *m, int p, int k, uint32_t room, size_t w)
+/* Word w of the endpoints p could give a child of class k this turn in
+ * the tree whose members are row: endpoints it lacks that can receive,
+ * whose route from p leaves by a link of p's with room and enters by a
+ * link of theirs with room. */
+static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, uint32_t room,
+		       size_t w)
 {
 	size_t W = m->words, P = (size_t)p;
 	uint64_t b = m->near[(P * (size_t)m->ncls + (size_t)k) * W + w];
@@ -453,8 +453,8 @@ static uint64_t word_of(const struct mt *m, int p, int k, uint32_t room, size_t 
 		return 0;
 	for (int j = 0; j < m->din; j++)
 		last |= m->in_by[(P * (size_t)m->din + (size_t)j) * W + w] &
-			m->avail[(size_t)j * W + w];
-	return b & last;
+			m->inroom[(size_t)j * W + w];
+	return b & last & ~row[w] & m->recvable[w];
 }
 
 /* The first word in [a, b) whose bit is set in both masks x and y, or
@@ -474,11 +474,12 @@ static long first_word(const uint64_t *x, const uint64_t *y, size_t a, size_t b)
 
 /* The first candidate of class k in the words [a, b) that nw (class k's
  * words) and rw (the words with a receiver) share, or -1. */
-static int first_in(const struct mt *m, int p, int k, uint32_t room, const uint64_t *nw,
+static int first_in(const struct mt *m, const uint64_t *row, int p, int k, uint32_t room,
+		    const uint64_t *nw,
 		    size_t a, size_t b)
 {
 	for (long w; (w = first_word(nw, m->rw, a, b)) >= 0; a = (size_t)w + 1) {
-		uint64_t x = word_of(m, p, k, room, (size_t)w);
+		uint64_t x = word_of(m, row, p, k, room, (size_t)w);
 		if (x)
 			return (int)(w * 64) + __builtin_ctzll(x);
 	}
@@ -512,8 +513,9 @@ static int receiver_words(struct mt *m, int p, uint32_t room)
  * none.  Only the words that hold such a receiver for p (receiver_words)
  * and endpoints of the class are read: a sender with no receiver in
  * reach costs a few word-mask operations, not a scan of the tree. */
-static int next_child(struct mt *m, int p, int t, int *cls)
+static int next_child(struct mt *m, int T, int p, int t, int *cls)
 {
+	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, from = (size_t)(p + 1 == m->P ? 0 : p + 1);
 	size_t w0 = from / 64;
 	uint32_t room = 0;
@@ -531,11 +533,11 @@ static int next_child(struct mt *m, int p, int t, int *cls)
 		int c;
 		/* word w0 from `from` on, the words after it, the words before
 		 * it, then word w0 below `from` */
-		uint64_t x0 = first_word(nw, m->rw, w0, w0 + 1) >= 0 ? word_of(m, p, k, room, w0) : 0;
+		uint64_t x0 = first_word(nw, m->rw, w0, w0 + 1) >= 0 ? word_of(m, row, p, k, room, w0) : 0;
 		if (x0 & after)
 			return *cls = k, (int)(w0 * 64) + __builtin_ctzll(x0 & after);
-		if ((c = first_in(m, p, k, room, nw, w0 + 1, W)) >= 0 ||
-		    (c = first_in(m, p, k, room, nw, 0, w0)) >= 0)
+		if ((c = first_in(m, row, p, k, room, nw, w0 + 1, W)) >= 0 ||
+		    (c = first_in(m, row, p, k, room, nw, 0, w0)) >= 0)
 			return *cls = k, c;
 		if (x0 & ~after)
 			return *cls = k, (int)(w0 * 64) + __builtin_ctzll(x0 & ~after);
@@ -543,9 +545,10 @@ static int next_child(struct mt *m, int p, int t, int *cls)
 	return -1;
 }
 
-/* Tree T's receivers this turn, by link in: avail[j] holds the endpoints
- * T lacks whose j-th link in has room (and a port left), availw[j] its
- * words.  Returns how many words hold a receiver. */
+/* Tree T's receivers this turn, by link in: availw[j] marks the words
+ * holding an endpoint T lacks whose j-th link in has room (and a port
+ * left); word_of reads the endpoints themselves.  Returns how many words
+ * hold a receiver. */
 static int receivers(struct mt *m, int T)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
@@ -557,9 +560,7 @@ static int receivers(struct mt *m, int T)
 		uint64_t any = 0, lack = ~row[w] & m->recvable[w];
 		for (int j = 0; j < m->din; j++) {
 			uint64_t x = lack & m->inroom[(size_t)j * W + w];
-			m->avail[(size_t)j * W + w] = x;
-			if (x)
-				m->availw[(size_t)j * sw + w / 64] |= (uint64_t)1 << (w % 64);
+			m->availw[(size_t)j * sw + w / 64] |= (uint64_t)(x != 0) << (w % 64);
 			any |= x;
 		}
 		n += any != 0;
@@ -584,7 +585,7 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 		int p = mt_next_sender(m, T, m->smask);
 		if (p < 0)
 			return 0;
-		int cls, c = next_child(m, p, t, &cls);
+		int cls, c = next_child(m, T, p, t, &cls);
 		if (c < 0) {
 			mark_spent(m, T, p);
 			f->cur++;	/* p has no child in T this step */
