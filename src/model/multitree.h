@@ -99,6 +99,7 @@ struct mt {
 	 * leads only to members of tree T (never a child that way again);
 	 * smask: one turn's senders worth trying */
 	uint64_t *outroom, *spent, *smask;
+	uint8_t *spent_any;	/* [T dout + j]: spent[..] has a bit */
 	/* Senders grouped, per end link pair q = a din + b, by their pairw
 	 * row: pair q's groups are grp_first[q] .. + grp_n[q] (-1: too many,
 	 * its senders count as able), group g's row at grp_row[g sw ..], its

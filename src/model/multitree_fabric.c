@@ -170,8 +170,9 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->pairw = calloc(P * (size_t)m->dout * (size_t)m->din * m->sw, sizeof(uint64_t));
 	m->availw = calloc((size_t)m->din * m->sw, sizeof(uint64_t));
 	m->rw = calloc(m->sw, sizeof(uint64_t));
+	m->spent_any = calloc(P * (size_t)m->dout, 1);
 	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
-	    !m->outroom || !m->spent || !m->smask || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw)
+	    !m->outroom || !m->spent || !m->smask || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -311,6 +312,8 @@ void mt_fabric_free(struct mt *m)
 	m->nearw = m->pairw = m->availw = m->rw = NULL;
 	free(m->outroom);
 	free(m->spent);
+	free(m->spent_any);
+	m->spent_any = NULL;
 	free(m->smask);
 	free(m->able);
 	free(m->grp_row);
@@ -384,12 +387,17 @@ static void sender_mask(struct mt *m, int T)
 	size_t W = m->words;
 
 	able_senders(m);
-	for (size_t w = 0; w < W; w++) {
-		uint64_t x = 0;
-		for (int j = 0; j < m->dout; j++)
-			x |= m->outroom[(size_t)j * W + w] & m->able[(size_t)j * W + w] &
-			     ~m->spent[((size_t)T * (size_t)m->dout + (size_t)j) * W + w];
-		m->smask[w] = x;
+	memset(m->smask, 0, sizeof(uint64_t) * W);
+	for (int j = 0; j < m->dout; j++) {
+		size_t r = (size_t)T * (size_t)m->dout + (size_t)j;
+		const uint64_t *room = m->outroom + (size_t)j * W, *able = m->able + (size_t)j * W;
+		const uint64_t *sp = m->spent + r * W;
+		if (m->spent_any[r])
+			for (size_t w = 0; w < W; w++)
+				m->smask[w] |= room[w] & able[w] & ~sp[w];
+		else	/* a set with no bit is not read (it misses the cache) */
+			for (size_t w = 0; w < W; w++)
+				m->smask[w] |= room[w] & able[w];
 	}
 }
 
@@ -406,8 +414,11 @@ static void mark_spent(struct mt *m, int T, int p)
 		size_t w = m->out_lo[r];
 		while (w < m->out_hi[r] && !(o[w] & ~row[w]))
 			w++;
-		if (w >= m->out_hi[r])
-			set_bit(m->spent + ((size_t)T * (size_t)m->dout + (size_t)j) * W, (size_t)p);
+		if (w >= m->out_hi[r]) {
+			size_t k = (size_t)T * (size_t)m->dout + (size_t)j;
+			set_bit(m->spent + k * W, (size_t)p);
+			m->spent_any[k] = 1;
+		}
 	}
 }
 
