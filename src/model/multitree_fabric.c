@@ -18,8 +18,10 @@
  * and among equals the first after the parent in endpoint order,
  * cyclically, that the tree lacks, that can still receive and whose route
  * from the parent finds room on both end links.
- * Cost: P^2 routes once (three bytes a pair, and bit sets), then per tree
- * edge a scan of the tree's missing endpoints in words of 64.
+ * Cost: P^2 routes once (three bytes a pair, and bit sets), then per turn
+ * of a tree a pass over its row of members in words of 64; senders are
+ * grouped by the words their routes reach, so a turn tries only senders
+ * that reach a word holding a receiver, and reads only such words.
  * docs/model.md describes it; docs/validation.md (section 6) compares it
  * with the searching construction where both run, and says where it
  * loses (static routes that collide: BiGraph, fattree:9,3). */
@@ -486,8 +488,7 @@ static long first_word(const uint64_t *x, const uint64_t *y, size_t a, size_t b)
 /* The first candidate of class k in the words [a, b) that nw (class k's
  * words) and rw (the words with a receiver) share, or -1. */
 static int first_in(const struct mt *m, const uint64_t *row, int p, int k, uint32_t room,
-		    const uint64_t *nw,
-		    size_t a, size_t b)
+		    const uint64_t *nw, size_t a, size_t b)
 {
 	for (long w; (w = first_word(nw, m->rw, a, b)) >= 0; a = (size_t)w + 1) {
 		uint64_t x = word_of(m, row, p, k, room, (size_t)w);
