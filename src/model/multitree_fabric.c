@@ -370,8 +370,8 @@ static void able_senders(struct mt *m)
 			}
 			for (int g = m->grp_first[q]; g < m->grp_first[q] + m->grp_n[q]; g++) {
 				const uint64_t *row = m->grp_row + (size_t)g * sw, *set = m->grp_set + (size_t)g * W;
-				uint64_t hit = 0;
-				for (size_t i = 0; i < sw; i++)
+				uint64_t hit = row[0] & aw[0];
+				for (size_t i = 1; i < sw; i++)
 					hit |= row[i] & aw[i];
 				if (hit)
 					for (size_t w = m->grp_lo[g]; w < m->grp_hi[g]; w++)
@@ -559,23 +559,24 @@ static int next_child(struct mt *m, int T, int p, int t, int *cls)
 
 /* Tree T's receivers this turn, by link in: availw[j] marks the words
  * holding an endpoint T lacks whose j-th link in has room (and a port
- * left); word_of reads the endpoints themselves.  Returns how many words
- * hold a receiver. */
+ * left); word_of reads the endpoints themselves.  Returns 1 if there is
+ * any. */
 static int receivers(struct mt *m, int T)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, sw = m->sw;
 	int n = 0;
 
-	memset(m->availw, 0, sizeof(uint64_t) * sw * (size_t)m->din);
-	for (size_t w = 0; w < W; w++) {
-		uint64_t any = 0, lack = ~row[w] & m->recvable[w];
-		for (int j = 0; j < m->din; j++) {
-			uint64_t x = lack & m->inroom[(size_t)j * W + w];
-			m->availw[(size_t)j * sw + w / 64] |= (uint64_t)(x != 0) << (w % 64);
-			any |= x;
+	for (int j = 0; j < m->din; j++) {
+		const uint64_t *room = m->inroom + (size_t)j * W;
+		uint64_t *aw = m->availw + (size_t)j * sw;
+		for (size_t i = 0; i < sw; i++) {
+			uint64_t bits = 0;
+			for (size_t w = i * 64; w < W && w < i * 64 + 64; w++)
+				bits |= (uint64_t)((~row[w] & m->recvable[w] & room[w]) != 0) << (w % 64);
+			aw[i] = bits;
+			n |= bits != 0;
 		}
-		n += any != 0;
 	}
 	return n;
 }
