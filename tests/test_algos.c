@@ -913,6 +913,31 @@ Test(multitree, fabric_by_hand)
 	pm_topo_free(t);
 }
 
+/* Where the fabric construction loses, by hand: tests/data/three_rails.csv
+ * puts 64 endpoints on three switches r0, r1, r2, each endpoint listing
+ * r0 first.  Routing takes the link listed first among equal next hops,
+ * so every route p -> c is p -> r0 -> c: an endpoint receives over its
+ * one link from r0, one tree edge a step, and a phase needs P - 1 = 63
+ * steps.  The searching construction spreads the edges over the three
+ * rails: 3 ports, 63 children to receive a phase, ceil(63 / 3) = 21
+ * steps, and it reaches that bound. */
+Test(multitree, fabric_static_routes_three_rails)
+{
+	char rails[4096];
+	snprintf(rails, sizeof rails, "file:%s/tests/data/three_rails.csv", getenv("PM_SRCDIR"));
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+	build_sched("multitree:fabric", rails, &t, &in, &s);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(in.ports, 3);
+	cr_assert_eq(in.steps, 63);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+	cr_assert_eq(mt_steps("multitree", rails), 21);
+}
+
 /* The fabric construction is for switch networks; past its reach it is
  * declined before any work, with the estimate. */
 Test(multitree, fabric_limits)
