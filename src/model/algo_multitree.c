@@ -454,7 +454,6 @@ static int index_of_rank(const struct front *f, int r)
  * tree's members AND the endpoints with a port left, lowest rank (a
  * tree of P nodes late in a step would be walked end to end: measured on
  * fattree:9,3, 27% of the turns found no node with a port). */
-
 int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 {
 	struct front *f = &m->fr[T];

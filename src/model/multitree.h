@@ -143,8 +143,8 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len
 #define MT_WALK 8
 int mt_next_sender(struct mt *m, int T, const uint64_t *mask);
 
-/* multitree_fabric.c.  Its tables: P^2 x (3 + (route lengths + links
- * out + links in) / 8) bytes, 60 MB at 4,096 endpoints of a fat tree. */
+/* multitree_fabric.c.  Its tables: P^2 x (3 + (route lengths + 2 links
+ * out + links in) / 8) bytes, 63 MB at 4,096 endpoints of a fat tree. */
 #define MT_FABRIC_MAX_BYTES pm_limit(2e9)
 double mt_fabric_refusal(const struct pm_topo *t);
 #define MT_FABRIC_MAX_WORK pm_limit(5e9)

@@ -192,11 +192,12 @@ static int bitsets(struct mt *m, const struct routes *r)
 }
 
 /* Bytes the tables take for P endpoints (mt_fabric_setup): the route
- * tables and bit sets, P^2 x (3 + (ncls + 3 dout + 2 din) / 8), and the
- * word masks, P x (ncls + dout din) x ceil(P / 4096) x 8. */
+ * tables (3 bytes a pair) and the bit sets near, out, in_by and spent,
+ * P^2 x (3 + (ncls + 2 dout + din) / 8), and the word masks, P x (ncls +
+ * dout din) x ceil(P / 4096) x 8. */
 static double table_bytes(double P, int ncls, int dout, int din)
 {
-	return P * P * (3 + (ncls + 3 * dout + 2 * din) / 8.0) +
+	return P * P * (3 + (ncls + 2 * dout + din) / 8.0) +
 	       P * (ncls + (double)dout * din) * ceil(P / 4096) * 8;
 }
 
@@ -511,11 +512,11 @@ static int receiver_words(struct mt *m, int p, uint32_t room)
 			continue;
 		const uint64_t *pw = m->pairw + ((size_t)p * (size_t)m->dout + (size_t)a) * (size_t)m->din * sw;
 		for (int b = 0; b < m->din; b++)
-			for (size_t i = 0; i < sw; i++) {
+			for (size_t i = 0; i < sw; i++)
 				m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i];
-				any |= m->rw[i];
-			}
 	}
+	for (size_t i = 0; i < sw; i++)
+		any |= m->rw[i];
 	return any != 0;
 }
 
@@ -565,7 +566,7 @@ static int receivers(struct mt *m, int T)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, sw = m->sw;
-	int n = 0;
+	int any = 0;
 
 	for (int j = 0; j < m->din; j++) {
 		const uint64_t *room = m->inroom + (size_t)j * W;
@@ -575,10 +576,10 @@ static int receivers(struct mt *m, int T)
 			for (size_t w = i * 64; w < W && w < i * 64 + 64; w++)
 				bits |= (uint64_t)((~row[w] & m->recvable[w] & room[w]) != 0) << (w % 64);
 			aw[i] = bits;
-			n |= bits != 0;
+			any |= bits != 0;
 		}
 	}
-	return n;
+	return any;
 }
 
 /* Tree T's turn in step t: 1 if it added a node, 0 if it cannot this
@@ -588,8 +589,7 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 	struct front *f = &m->fr[T];
 	int ends[2];
 
-	int n = receivers(m, T);
-	if (n == 0) {
+	if (!receivers(m, T)) {
 		f->cur = f->first_new;
 		return 0;
 	}
