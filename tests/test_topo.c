@@ -2,6 +2,7 @@
  * counts and diameters are derived by hand in each comment; routes are
  * checked link by link and against independent distance formulas. */
 #include "helpers.h"
+#include "model/edgecolor.h"
 
 #include <unistd.h>
 
@@ -175,6 +176,149 @@ Test(topo, fattree_dmodk)
 	cr_assert_eq(l1[2], l2[2], "down paths differ");
 	cr_assert_eq(l1[3], l2[3]);
 	pm_topo_free(t);
+}
+
+/* A small deterministic generator for the property tests below. */
+static unsigned lcg(unsigned *x)
+{
+	*x = *x * 1103515245u + 12345u;
+	return (*x >> 16) & 0x7fff;
+}
+
+static void shuffle(int *a, int n, unsigned *x)
+{
+	for (int i = 0; i < n; i++)
+		a[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(lcg(x) % (unsigned)(i + 1)), y = a[i];
+		a[i] = a[j];
+		a[j] = y;
+	}
+}
+
+/* König (1916): a bipartite multigraph whose vertices have at most D
+ * edges is properly D-edge-colourable.  The union of D random perfect
+ * matchings on 12 + 12 vertices (parallel edges allowed) has every degree
+ * exactly D; it must come out with D colours, none twice at a vertex,
+ * and one edge more at a vertex (degree D + 1) must be refused. */
+Test(topo, edge_colouring_koenig)
+{
+	enum { N = 12, D = 5, E = N * D };
+	int u[E + 1], v[E + 1], pref[E + 1], col[E + 1], perm[N];
+	unsigned x = 7;
+	struct pm_ecolor g;
+
+	for (int d = 0; d < D; d++) {
+		shuffle(perm, N, &x);
+		for (int i = 0; i < N; i++) {
+			u[d * N + i] = i;
+			v[d * N + i] = perm[i];
+		}
+	}
+	for (int e = 0; e < E; e++)
+		pref[e] = (int)(lcg(&x) % D);
+	cr_assert_eq(pm_ecolor_init(&g, N, N, D), 0);
+	for (int round = 0; round < 2; round++) {	/* the tables come back empty */
+		cr_assert_eq(pm_ecolor_run(&g, E, u, v, round ? pref : NULL, col), 0);
+		for (int a = 0; a < E; a++) {
+			cr_assert(col[a] >= 0 && col[a] < D);
+			for (int b = a + 1; b < E; b++)
+				cr_assert(col[a] != col[b] || (u[a] != u[b] && v[a] != v[b]),
+					  "edges %d and %d share a vertex and colour %d", a, b, col[a]);
+		}
+	}
+	/* an edge alone takes its preferred colour */
+	cr_assert_eq(pm_ecolor_run(&g, 1, u, v, pref, col), 0);
+	cr_assert_eq(col[0], pref[0]);
+	u[E] = 0;
+	v[E] = 0;
+	cr_assert_eq(pm_ecolor_run(&g, E + 1, u, v, NULL, col), -1);
+	pm_ecolor_free(&g);
+}
+
+/* fattree:4,2 by hand: leaf i holds endpoints 4i .. 4i+3 and its up port j
+ * leads to top switch j; D-mod-K climbs by port dst % 4.  0 -> 4 and 1 -> 8
+ * both climb leaf 0's port 0, so their own routes share that link; sent
+ * at once, the first keeps its route and the second takes the first port
+ * free at both leaves, 1: 4 links each, none shared.  0 -> 4 and 1 -> 9
+ * climb ports 0 and 1: their own routes, nothing to move. */
+Test(topo, fattree_route_set_by_hand)
+{
+	struct pm_topo *t = topo_or_die("fattree:4,2");
+	int H = pm_topo_max_hops(t), src[2] = {0, 1}, dst[2] = {4, 8}, len[2], own[8];
+	int *links = malloc(sizeof(int) * 2 * (size_t)H);
+
+	cr_assert_eq(pm_topo_route_set(t, 2, src, dst, links, len), 1);
+	cr_assert_eq(len[0], 4);
+	cr_assert_eq(len[1], 4);
+	cr_assert_eq(pm_topo_route(t, 0, 4, own), 4);
+	cr_assert_arr_eq(links, own, sizeof(int) * 4);
+	const struct pm_link *up = pm_topo_link(t, links[H + 1]);
+	cr_assert_eq(up->dst, pm_topo_link(t, own[1])->dst + 1, "1 -> 8 climbs port 1");
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++)
+			cr_assert_neq(links[a], links[H + b]);
+	dst[1] = 9;
+	cr_assert_eq(pm_topo_route_set(t, 2, src, dst, links, len), 0);
+	cr_assert_eq(pm_topo_route(t, 1, 9, own), 4);
+	cr_assert_arr_eq(links + H, own, sizeof(int) * 4);
+	/* a network without a set router gives its own routes */
+	struct pm_topo *b = topo_or_die("bigraph:4x8");
+	cr_assert_eq(pm_topo_route_set(b, 2, src, dst, NULL, len), 0);
+	pm_topo_free(b);
+	free(links);
+	pm_topo_free(t);
+}
+
+/* A K-ary L-tree is rearrangeably non-blocking (Benes 1965): any
+ * permutation of its endpoints can be routed with no link carrying two
+ * transfers.  Random permutations on four fat trees, odd and even K,
+ * two to four levels: every route a chain of links from its source to
+ * its destination, as long as the network's own, and no link used
+ * twice. */
+Test(topo, fattree_route_set_permutations)
+{
+	const char *specs[] = {"fattree:3,3", "fattree:6,3", "fattree:5,2", "fattree:3,4"};
+	unsigned x = 11;
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct pm_topo *t = topo_or_die(specs[k]);
+		int P = pm_topo_endpoints(t), H = pm_topo_max_hops(t), L = pm_topo_nlinks(t);
+		int *src = malloc(sizeof(int) * (size_t)P), *dst = malloc(sizeof(int) * (size_t)P);
+		int *len = malloc(sizeof(int) * (size_t)P), *links = malloc(sizeof(int) * (size_t)(P * H));
+		int *used = calloc((size_t)L, sizeof(int)), own[64], n = 0, moved = 0;
+		for (int round = 0; round < 3; round++) {
+			shuffle(dst, P, &x);
+			n = 0;
+			for (int i = 0; i < P; i++)
+				if (dst[i] != i) {
+					src[n] = i;
+					dst[n++] = dst[i];
+				}
+			int rc = pm_topo_route_set(t, n, src, dst, links, len);
+			cr_assert(rc == 0 || rc == 1);
+			memset(used, 0, sizeof(int) * (size_t)L);
+			for (int i = 0; i < n; i++) {
+				const int *l = links + (size_t)i * (size_t)H;
+				cr_assert_eq(len[i], pm_topo_route(t, src[i], dst[i], own), "%s", specs[k]);
+				int at = src[i];
+				for (int j = 0; j < len[i]; j++) {
+					cr_assert_eq(pm_topo_link(t, l[j])->src, at, "%s: route %d breaks", specs[k], i);
+					at = pm_topo_link(t, l[j])->dst;
+					cr_assert_eq(used[l[j]]++, 0, "%s: link %d carries two", specs[k], l[j]);
+				}
+				cr_assert_eq(at, dst[i]);
+				moved |= memcmp(l, own, sizeof(int) * (size_t)len[i]) != 0;
+			}
+			cr_assert_eq(rc, moved, "%s: the answer says whether a route moved", specs[k]);
+			moved = 0;
+		}
+		free(src);
+		free(dst);
+		free(len);
+		free(links);
+		free(used);
+		pm_topo_free(t);
+	}
 }
 
 /* Ring order: a permutation; neighbours one link apart where a

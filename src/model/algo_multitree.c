@@ -1098,6 +1098,98 @@ static int edge_path(const struct mt *m, int32_t via, int *path)
 	return p[0];
 }
 
+/* One construction step's edges and the routes the network gives them
+ * sent at once (pm_topo_route_set): route i at links[i H ..] (links NULL:
+ * none).  Returns pm_topo_route_set's answer: 1 if some route is not the
+ * network's own, 0 if none, -1 out of memory. */
+struct step_routes {
+	int *src, *dst, *len, *links, n;
+};
+
+static int step_routes(const struct pm_topo *topo, const struct mt *m, int t,
+		       struct step_routes *r, int *links)
+{
+	r->n = 0;
+	for (size_t i = m->estart[t]; i < m->estart[t + 1]; i++, r->n++) {
+		r->src[r->n] = m->edge[i].via;
+		r->dst[r->n] = (int)(m->edge[i].k % (size_t)m->P);
+	}
+	return pm_topo_route_set(topo, r->n, r->src, r->dst, links, r->len);
+}
+
+/* Does the network route some step's edges apart from its own routes
+ * (they would collide)?  1 yes, 0 no, -1 out of memory. */
+static int fabric_rerouted(const struct pm_topo *topo, const struct mt *m,
+			   struct step_routes *r)
+{
+	for (int t = 1; t <= m->S; t++) {
+		int rc = step_routes(topo, m, t, r, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The fabric construction's schedule: each step's edges take the
+ * network's own routes, unless the network routes a step's transfers
+ * apart where its own routes would collide (fat trees, pm_topo_route_set):
+ * then every transfer carries its route (pm_sched asks all or none), the
+ * reduce-scatter's the reverse of the all-gather's.  -1 out of memory. */
+static int fabric_build(const struct pm_topo *topo, const struct mt *m, const int *rev,
+			struct pm_sched *s)
+{
+	size_t most = 1;
+	struct step_routes r = {0};
+	int rc = -1, H = pm_topo_max_hops(topo), *back = malloc(sizeof(int) * ((size_t)H + 1));
+
+	for (int t = 1; t <= m->S; t++)
+		if (m->estart[t + 1] - m->estart[t] > most)
+			most = m->estart[t + 1] - m->estart[t];
+	r = (struct step_routes){malloc(sizeof(int) * most), malloc(sizeof(int) * most),
+				 malloc(sizeof(int) * most), malloc(sizeof(int) * most * (size_t)H), 0};
+	if (!back || !r.src || !r.dst || !r.len || !r.links)
+		goto out;
+	int routed = fabric_rerouted(topo, m, &r);
+	if (routed < 0)
+		goto out;
+	for (int t = m->S; t >= 1; t--) {	/* reduce-scatter, step t at S - t */
+		if (routed && step_routes(topo, m, t, &r, r.links) < 0)
+			goto out;
+		for (size_t i = m->estart[t], e = 0; i < m->estart[t + 1]; i++, e++) {
+			int T = (int)(m->edge[i].k / (size_t)m->P), c = (int)(m->edge[i].k % (size_t)m->P);
+			if (!routed) {
+				pm_sched_add(s, m->S - t, c, m->edge[i].via, (uint32_t)T, 1, PM_REDUCE, T);
+				continue;
+			}
+			const int *l = r.links + e * (size_t)H;
+			for (int j = 0; j < r.len[e]; j++)
+				back[j] = rev[l[r.len[e] - 1 - j]];
+			pm_sched_add_routed(s, m->S - t, c, m->edge[i].via, (uint32_t)T, 1, PM_REDUCE, T,
+					    back, r.len[e]);
+		}
+	}
+	for (int t = 1; t <= m->S; t++) {	/* all-gather, step t at S + t - 1 */
+		if (routed && step_routes(topo, m, t, &r, r.links) < 0)
+			goto out;
+		for (size_t i = m->estart[t], e = 0; i < m->estart[t + 1]; i++, e++) {
+			int T = (int)(m->edge[i].k / (size_t)m->P), c = (int)(m->edge[i].k % (size_t)m->P);
+			if (routed)
+				pm_sched_add_routed(s, m->S + t - 1, m->edge[i].via, c, (uint32_t)T, 1, PM_COPY,
+						    T, r.links + e * (size_t)H, r.len[e]);
+			else
+				pm_sched_add(s, m->S + t - 1, m->edge[i].via, c, (uint32_t)T, 1, PM_COPY, T);
+		}
+	}
+	rc = 0;
+out:
+	free(back);
+	free(r.src);
+	free(r.dst);
+	free(r.len);
+	free(r.links);
+	return rc;
+}
+
 static int build(const struct pm_inst *in, struct pm_sched *s,
 		 struct pm_err *err)
 {
@@ -1125,15 +1217,16 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	}
 	for (int l = 0; l < L; l++)
 		rev[l] = reverse_link(in->topo, l);
+	if (m.fabric) {
+		if (fabric_build(in->topo, &m, rev, s))
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
 	/* reduce-scatter: construction step t reversed, at step S - t */
 	for (int t = m.S; t >= 1; t--)
 		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
 			size_t k = m.edge[i].k;
 			int T = (int)(k / P), c = (int)(k % P);
-			if (m.fabric) {
-				pm_sched_add(s, m.S - t, c, m.edge[i].via, (uint32_t)T, 1, PM_REDUCE, T);
-				continue;
-			}
 			int n = edge_path(&m, m.edge[i].via, path);
 			for (int j = 0; j < n; j++)
 				back[j] = rev[path[n - 1 - j]];
@@ -1145,10 +1238,6 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
 			size_t k = m.edge[i].k;
 			int T = (int)(k / P), c = (int)(k % P);
-			if (m.fabric) {
-				pm_sched_add(s, m.S + t - 1, m.edge[i].via, c, (uint32_t)T, 1, PM_COPY, T);
-				continue;
-			}
 			int n = edge_path(&m, m.edge[i].via, path);
 			pm_sched_add_routed(s, m.S + t - 1, pm_topo_link(in->topo, path[0])->src,
 					    c, (uint32_t)T, 1, PM_COPY, T, path, n);

@@ -226,6 +226,18 @@ int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links)
 	return t->kind->route(t, src, dst, links);
 }
 
+int pm_topo_route_set(const struct pm_topo *t, int n, const int *src,
+		      const int *dst, int *links, int *len)
+{
+	size_t H = (size_t)t->max_hops;
+
+	if (t->kind->route_set)
+		return t->kind->route_set(t, n, src, dst, links, len);
+	for (int i = 0; links && i < n; i++)
+		len[i] = pm_topo_route(t, src[i], dst[i], links + (size_t)i * H);
+	return 0;
+}
+
 int pm_topo_neighbors(const struct pm_topo *t, int v, int *links)
 {
 	int n;

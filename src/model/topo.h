@@ -63,6 +63,10 @@ struct pm_topo_kind {
 	int (*build)(struct pm_topo *t, const char *args,
 		     const struct pm_link_defaults *ld, struct pm_err *err);
 	int (*route)(const struct pm_topo *t, int src, int dst, int *links);
+	/* Routes for transfers sent at once (pm_topo_route_set, same
+	 * contract); NULL: the kind's own route for each. */
+	int (*route_set)(const struct pm_topo *t, int n, const int *src,
+			 const int *dst, int *links, int *len);
 	void (*ring_order)(const struct pm_topo *t, int *order);
 	/* Out-links of vertex v in the order tree builders try neighbours
 	 * (NULL: link id order); returns their number. */
@@ -104,6 +108,18 @@ int pm_topo_min_hops(const struct pm_topo *t);
 /* Write the link ids from endpoint src to endpoint dst; return their
  * number (0 when src == dst). */
 int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links);
+
+/* Routes for n transfers sent at once (src[i] -> dst[i], src[i] !=
+ * dst[i]): route i's links at links[i * pm_topo_max_hops(t) ..], their
+ * number len[i].  A network that can carry any such set with no two
+ * transfers on one link, if no endpoint sends or receives more than its
+ * links allow, chooses such routes, keeping its own route for a transfer
+ * wherever that is free (fat trees, which are rearrangeably non-blocking:
+ * topo_fattree.c); every other network gives its own route for each.
+ * links NULL: only the answer.  1 if some route is not the network's own
+ * (pm_topo_route), 0 if none, -1 out of memory. */
+int pm_topo_route_set(const struct pm_topo *t, int n, const int *src,
+		      const int *dst, int *links, int *len);
 
 /* Out-links of v in the kind's neighbour order (torus and mesh: the
  * highest dimension first, - before +, as Huang et al. 2021 SIII-C tries Y before

@@ -12,6 +12,7 @@
  * (destination-mod-K), then the unique way down.
  */
 #include "model/topo_impl.h"
+#include "model/edgecolor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,10 @@ bad:
 		       t->spec);
 }
 
-static int route(const struct pm_topo *t, int src, int dst, int *links)
+/* The up/down route from src to dst taking up port up[lv] at level lv
+ * (1 .. the lowest common level - 1), or the destination's digit there
+ * when up is NULL (D-mod-K). */
+static int route_by(const struct pm_topo *t, int src, int dst, const int *up, int *links)
 {
 	int k = t->fk, top = 1, hops = 0;
 
@@ -99,7 +103,7 @@ static int route(const struct pm_topo *t, int src, int dst, int *links)
 	links[hops++] = pm_port_link(t, src, 0);
 	long w = src / k;
 	for (int lv = 1; lv < top; lv++) {
-		int j = digit(dst, lv - 1, k);
+		int j = up ? up[lv] : digit(dst, lv - 1, k);
 		links[hops++] = pm_port_link(t, sw_id(t, lv, w), k + j);
 		w = set_digit(w, lv - 1, k, j);
 	}
@@ -111,6 +115,113 @@ static int route(const struct pm_topo *t, int src, int dst, int *links)
 	}
 	links[hops++] = pm_port_link(t, sw_id(t, 1, w), dst % k);
 	return hops;
+}
+
+static int route(const struct pm_topo *t, int src, int dst, int *links)
+{
+	return route_by(t, src, dst, NULL, links);
+}
+
+/* Scratch of route_set: per transfer its lowest common level, the level-lv
+ * switches of its way up and down, the up port per level; per level the
+ * transfers that climb past it as a bipartite multigraph. */
+struct rs {
+	int *top, *wu, *wd, *up, *idx, *eu, *ev, *pref, *col, *deg;
+	int moved;	/* some up port is not the destination's digit */
+};
+
+/* Up ports at level lv for the transfers that climb past it: an edge
+ * colouring of the graph joining the level-lv switch each leaves upward
+ * (left) to the one it comes down to (right), colour = up port: no two
+ * share a link up or down.  The destination's digit (the network's own
+ * route) where it is free.  More transfers at a switch than its K ports
+ * (endpoints sending several at once) take colours past K, folded onto
+ * the ports: they share links, as they must. */
+static int colour_level(const struct pm_topo *t, int n, const int *dst, int lv,
+			struct pm_ecolor *g, struct rs *r)
+{
+	int k = t->fk, L = t->fl, m = 0, most = k;
+
+	for (int i = 0; i < n; i++)
+		if (r->top[i] > lv) {
+			r->idx[m] = i;
+			r->eu[m] = r->wu[i];
+			r->ev[m] = r->wd[i];
+			r->pref[m] = digit(dst[i], lv - 1, k);
+			if (++r->deg[2 * r->wu[i]] > most)
+				most = r->deg[2 * r->wu[i]];
+			if (++r->deg[2 * r->wd[i] + 1] > most)
+				most = r->deg[2 * r->wd[i] + 1];
+			m++;
+		}
+	for (int j = 0; j < m; j++)
+		r->deg[2 * r->eu[j]] = r->deg[2 * r->ev[j] + 1] = 0;
+	if (most > g->ncol) {
+		int nsw = g->nl;
+		pm_ecolor_free(g);
+		if (pm_ecolor_init(g, nsw, nsw, most))
+			return -1;
+	}
+	if (pm_ecolor_run(g, m, r->eu, r->ev, r->pref, r->col))
+		return -1;
+	for (int j = 0; j < m; j++) {
+		int i = r->idx[j], c = r->col[j] % k;
+		r->moved |= c != r->pref[j];
+		r->up[(size_t)i * (size_t)L + (size_t)lv] = c;
+		r->wu[i] = (int)set_digit(r->wu[i], lv - 1, k, c);
+		r->wd[i] = (int)set_digit(r->wd[i], lv - 1, k, c);
+	}
+	return 0;
+}
+
+/* Routes for transfers sent at once (pm_topo_route_set).  A K-ary L-tree
+ * is a Clos network folded and nested: the K up ports of a leaf lead into
+ * K disjoint (L-1)-level trees whose endpoints are the leaves, so a set
+ * of transfers whose leaves each send and receive at most K is routed
+ * level by level, an edge colouring a level (edgecolor.h), with no link
+ * carrying two (Benes 1965, rearrangeable networks).  1 if some route
+ * is not D-mod-K's, 0 if none, -1 out of memory. */
+static int route_set(const struct pm_topo *t, int n, const int *src, const int *dst,
+		     int *links, int *len)
+{
+	int k = t->fk, L = t->fl, H = t->max_hops, nsw = (int)ipow(k, L - 1), rc = -1;
+	size_t N = n > 0 ? (size_t)n : 1;
+	struct rs r = {malloc(sizeof(int) * N), malloc(sizeof(int) * N), malloc(sizeof(int) * N),
+		       malloc(sizeof(int) * N * (size_t)L), malloc(sizeof(int) * N), malloc(sizeof(int) * N),
+		       malloc(sizeof(int) * N), malloc(sizeof(int) * N), malloc(sizeof(int) * N),
+		       calloc(2 * (size_t)nsw, sizeof(int)), 0};
+	struct pm_ecolor g = {0};
+
+	if (!r.top || !r.wu || !r.wd || !r.up || !r.idx || !r.eu || !r.ev || !r.pref || !r.col || !r.deg ||
+	    pm_ecolor_init(&g, nsw, nsw, k))
+		goto out;
+	for (int i = 0; i < n; i++) {
+		int top = 1;
+		while (src[i] / ipow(k, top) != dst[i] / ipow(k, top))
+			top++;
+		r.top[i] = top;
+		r.wu[i] = src[i] / k;
+		r.wd[i] = dst[i] / k;
+	}
+	for (int lv = 1; lv < L; lv++)
+		if (colour_level(t, n, dst, lv, &g, &r))
+			goto out;
+	for (int i = 0; links && i < n; i++)
+		len[i] = route_by(t, src[i], dst[i], r.up + (size_t)i * (size_t)L, links + (size_t)i * (size_t)H);
+	rc = r.moved;
+out:
+	pm_ecolor_free(&g);
+	free(r.top);
+	free(r.wu);
+	free(r.wd);
+	free(r.up);
+	free(r.idx);
+	free(r.eu);
+	free(r.ev);
+	free(r.pref);
+	free(r.col);
+	free(r.deg);
+	return rc;
 }
 
 static void describe(const struct pm_topo *t, struct pm_topo_info *info)
@@ -127,5 +238,6 @@ const struct pm_topo_kind pm_topo_fattree_kind = {
 	.summary = "K-ary L-level fat tree, K^L endpoints, full bisection",
 	.build = build,
 	.route = route,
+	.route_set = route_set,
 	.describe = describe,
 };
