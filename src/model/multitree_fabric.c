@@ -13,7 +13,9 @@
  * switches: the fabric is taken as non-blocking while the trees are
  * built, every edge follows the network's own route (the one every other
  * algorithm's transfers take), and the contention evaluator then prices
- * whatever the routes share, step by step, as for any schedule.  A
+ * whatever the routes share, step by step, as for any schedule (on a
+ * fat tree, which is rearrangeably non-blocking, the schedule routes
+ * each step's edges apart: algo_multitree.c, pm_topo_route_set).  A
  * tree's next child is the nearest endpoint (fewest links on the route),
  * and among equals the first after the parent in endpoint order,
  * cyclically, that the tree lacks, that can still receive and whose route
@@ -24,7 +26,7 @@
  * that reach a word holding a receiver, and reads only such words.
  * docs/model.md describes it; docs/validation.md (section 6) compares it
  * with the searching construction where both run, and says where it
- * loses (static routes that collide: BiGraph, fattree:9,3). */
+ * loses (edges that collide on BiGraph's single links between layers). */
 #include "model/multitree.h"
 #include "model/limits.h"
 
