@@ -970,6 +970,39 @@ Test(multitree, fabric_fat_trees_do_not_contend)
 	}
 }
 
+/* multitree-msg prices MULTITREE's schedule with message flow control,
+ * so the command hands multitree's built schedule to it
+ * (pm_algo_same_schedule).  The claim checked where it is made: built
+ * separately, the two schedules are transfer for transfer the same; a
+ * different argument, another algorithm or network does not match. */
+Test(multitree, msg_shares_the_schedule)
+{
+	struct pm_topo *t = topo_or_die("torus:4x4"), *u = topo_or_die("torus:4x4");
+	struct pm_inst a, b, c, d, e;
+	struct pm_sched sa, sb;
+	struct pm_err err;
+	resolve_or_die("multitree", t, 0, &a);
+	resolve_or_die("multitree-msg", t, 0, &b);
+	resolve_or_die("multitree-msg:ports=1", t, 0, &c);
+	resolve_or_die("ring", t, 0, &d);
+	resolve_or_die("multitree", u, 0, &e);
+	cr_assert(pm_algo_same_schedule(&a, &b));
+	cr_assert(pm_algo_same_schedule(&b, &a));
+	cr_assert_not(pm_algo_same_schedule(&a, &c));
+	cr_assert_not(pm_algo_same_schedule(&a, &d));
+	cr_assert_not(pm_algo_same_schedule(&a, &e));
+	cr_assert_eq(pm_algo_schedule(&a, &sa, &err), PM_OK);
+	cr_assert_eq(pm_algo_schedule(&b, &sb, &err), PM_OK);
+	cr_assert_eq(sa.nx, sb.nx);
+	cr_assert_eq(sa.nstored, sb.nstored);
+	cr_assert_arr_eq(sa.x, sb.x, sizeof(struct pm_xfer) * sa.nx);
+	cr_assert_arr_eq(sa.step_off, sb.step_off, sizeof(size_t) * ((size_t)sa.nstored + 1));
+	pm_sched_release(&sa);
+	pm_sched_release(&sb);
+	pm_topo_free(t);
+	pm_topo_free(u);
+}
+
 /* The fabric construction is for switch networks; past its reach it is
  * declined before any work, with the estimate. */
 Test(multitree, fabric_limits)

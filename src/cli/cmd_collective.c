@@ -457,10 +457,12 @@ static void drop_sched(struct job *j)
 
 /* One algorithm at every size: its schedule is built, priced and freed
  * before the next algorithm's is built, so one schedule is in memory at a
- * time (a 4096-endpoint MULTITREE schedule alone is about 1 GB).  A sized
- * instance (multiphase with chunk= or sram=) is made for each size and
- * its schedule built for that size. */
-static int price_job(struct job *j, const double *sizes, int nsizes,
+ * time (a 4096-endpoint MULTITREE schedule alone is about 1 GB), unless
+ * the next algorithm builds the same schedule (pm_algo_same_schedule:
+ * multitree then multitree-msg): then it is handed to it (next) instead
+ * of built again.  A sized instance (multiphase with chunk= or sram=) is
+ * made for each size and its schedule built for that size. */
+static int price_job(struct job *j, struct job *next, const double *sizes, int nsizes,
 		     const struct pm_topo *t, const struct pm_params *p,
 		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
 		     struct pm_err *err)
@@ -476,7 +478,7 @@ static int price_job(struct job *j, const double *sizes, int nsizes,
 	int scheds = j->status == PM_OK && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]);
 	int sized = j->status == PM_OK && j->in.sized;
 	struct pm_inst base = j->in;
-	if (scheds && !sized && (rc = build_sched(j, err)))
+	if (scheds && !sized && !j->have_sched && (rc = build_sched(j, err)))
 		return rc;
 	for (int s = 0; s < nsizes && !rc; s++) {
 		struct pm_err fe;	/* a size the algorithm cannot run */
@@ -491,6 +493,12 @@ static int price_job(struct job *j, const double *sizes, int nsizes,
 	}
 	j->in = base;
 	j->first[nsizes] = j->rows.nrows;
+	if (!rc && j->have_sched && next && next->status == PM_OK &&
+	    pm_algo_same_schedule(&j->in, &next->in)) {
+		next->sched = j->sched;	/* handed over, not copied */
+		next->have_sched = 1;
+		j->have_sched = 0;
+	}
 	drop_sched(j);
 	return rc;
 }
@@ -556,7 +564,8 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 	cli_progress_start(&pr);
 	for (int i = 0; i < njobs && !rc; i++) {
 		cli_progress_step(&pr, jobs[i].in.label, i, njobs);
-		rc = price_job(&jobs[i], sizes, nsizes, t, p, on, so, flags, err);
+		rc = price_job(&jobs[i], i + 1 < njobs ? &jobs[i + 1] : NULL, sizes, nsizes, t, p, on,
+			       so, flags, err);
 	}
 	cli_progress_end(&pr);
 	for (int s = 0; s < nsizes && !rc; s++)

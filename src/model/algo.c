@@ -319,3 +319,19 @@ int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
 	struct pm_params q = pm_inst_params(in, p);
 	return pm_eval_contention(in->topo, s, n, &q, c, steps, err);
 }
+
+static const char *arg_of(const char *label)
+{
+	const char *c = strchr(label, ':');
+	return c ? c + 1 : "";
+}
+
+int pm_algo_same_schedule(const struct pm_inst *a, const struct pm_inst *b)
+{
+	const struct pm_algo *x = a->algo->schedule_of ? a->algo->schedule_of : a->algo;
+	const struct pm_algo *y = b->algo->schedule_of ? b->algo->schedule_of : b->algo;
+
+	return x == y && a->topo == b->topo && a->P == b->P && a->coll == b->coll &&
+	       a->ports == b->ports && !a->sized && !b->sized &&
+	       strcmp(arg_of(a->label), arg_of(b->label)) == 0;
+}

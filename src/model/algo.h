@@ -92,6 +92,11 @@ struct pm_algo {
 	 * same instance when applied again for the same n.
 	 * PM_ENOTAPPLICABLE with the reason when it cannot run n bytes. */
 	int (*at_size)(struct pm_inst *in, double n, struct pm_err *err);
+	/* Optional: the algorithm whose schedule this one builds for the
+	 * same argument (a variant that only prices it differently, as
+	 * multitree-msg's message flow control), so one built schedule
+	 * serves both (pm_algo_same_schedule). */
+	const struct pm_algo *schedule_of;
 };
 
 const struct pm_algo *const *pm_algos(int *n);
@@ -111,6 +116,11 @@ int pm_algo_does(const struct pm_algo *a, enum pm_coll c);
  * pm_sched_check); an all-gather or broadcast is checked on the data the
  * algorithm's first phase leaves. */
 int pm_algo_check(const struct pm_inst *in, struct pm_err *err);
+
+/* Do a and b build the same schedule: one algorithm or a variant of it
+ * (schedule_of), the same argument, network, collective and ports, and
+ * neither sized?  Then a schedule built for one serves the other. */
+int pm_algo_same_schedule(const struct pm_inst *a, const struct pm_inst *b);
 
 /* Build the schedule: init, the algorithm's builder, finish. */
 int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,

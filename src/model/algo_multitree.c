@@ -1297,4 +1297,5 @@ const struct pm_algo pm_algo_multitree_msg = {
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,
+	.schedule_of = &pm_algo_multitree,
 };
