@@ -228,6 +228,44 @@ Test(rnet, barrier_nop_and_dataflow_by_hand)
 	pm_topo_free(t);
 }
 
+/* The network interface buffer (--ni-buffer, rnet_send), dataflow, on
+ * ring:8, ranks 0, 1, 2 on endpoints 0, 1, 7, 256-byte units:
+ *   step 0  x0: rank 0 -> 1, 16 units (16 packets)
+ *           w:  rank 0 -> 2, 1 unit   (so rank 0 has two ports)
+ *           z:  rank 1 -> 0, 1 unit (unit 16)
+ *   step 1  y:  rank 0 -> 2, unit 16 (forwards what z brought)
+ * z reaches rank 0 at 173 ns.  Without a buffer, port 0 sends x0's
+ * packets until 272 ns and port 1 is free since w left (17 ns): y takes
+ * port 1 at 173 and arrives at 346; the run ends with x0's last packet,
+ * 173 + 15 x 17 = 428 ns.  With a buffer of 16 packets both ports count
+ * as free when y is ready (x0 was handed over after 16 cycles, w after
+ * 1), and y takes the lowest-numbered one, port 0, behind x0's packets:
+ * it leaves at 272 and arrives at 272 + 173 = 445 ns, the run's end.
+ * This is how the MULTITREE artifact's interfaces stack messages on a
+ * low-numbered port (docs/validation.md section 8). */
+Test(rnet, interface_buffer_stacks_on_the_lowest_port)
+{
+	struct pm_topo *t = topo_with("ring:8", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_router_cfg cfg;
+	struct pm_sched s;
+	struct pm_err err;
+
+	cr_assert_eq(pm_sched_init(&s, 3, 18, &err), PM_OK);
+	s.map[2] = 7;
+	pm_sched_add(&s, 0, 0, 1, 0, 16, PM_COPY, 0);
+	pm_sched_add(&s, 0, 0, 2, 17, 1, PM_COPY, 0);
+	pm_sched_add(&s, 0, 1, 0, 16, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 0, 2, 16, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	pm_router_cfg_default(&cfg);
+	assert_rel(run_routers(t, &s, 18 * 256, &p, 1, &cfg), 428e-9, 1e-9);
+	cfg.ni_buffer = 16;
+	assert_rel(run_routers(t, &s, 18 * 256, &p, 1, &cfg), 445e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* --trace: the file is JSON a parser reads back (jansson), with one
  * transfer event per transfer of the schedule, one step event per step
  * in lockstep, and link events whose durations add up to the busy time

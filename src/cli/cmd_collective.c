@@ -216,7 +216,7 @@ static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_c
 
 /* The packet simulator's options as given on the command line. */
 struct sim_args {
-	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep, *trace, *reduce;
+	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep, *trace, *reduce, *nib;
 };
 
 static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
@@ -227,6 +227,7 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	o[n++] = (struct cli_opt){"vcs", "N", "routers network: virtual channels per input port (default 4; on rings and tori half of them after the dateline)", &a->vcs, NULL};
 	o[n++] = (struct cli_opt){"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318, or more where a link's bandwidth x credit round trip needs more)", &a->vc_flits, NULL};
 	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
+	o[n++] = (struct cli_opt){"ni-buffer", "N", "routers network: packets an endpoint's network interface holds per port ahead of the wire (default 0: a port takes its next message when the last packet of the one before has left); with N, a port counts as free once at most N of its packets wait, and the next message, on the lowest-numbered free port, queues behind them, as in the MULTITREE artifact (58: its 32-message buffer and BookSim's injection queues; docs/simulator.md)", &a->nib, NULL};
 	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
 	o[n++] = (struct cli_opt){"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL};
 	o[n++] = (struct cli_opt){"reduce-at", "R", "--model sim|dataflow with --gamma: serial (default: a rank reduces one arrived message at a time) or parallel (messages from several senders reduced at once, each at gamma per byte)", &a->reduce, NULL};
@@ -264,6 +265,12 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 		return PM_EINPUT;
 	if (a->pipe)
 		o->router.pipe_cycles = (double)v;
+	if (a->nib && pm_parse_int(a->nib, 0, 1 << 20, "network interface buffer in packets", &v, err))
+		return PM_EINPUT;
+	if (a->nib)
+		o->router.ni_buffer = (int)v;
+	if (a->nib && !o->routers)
+		return pm_fail(err, PM_EINPUT, "--ni-buffer %s needs --sim-net routers (the links network has no network interfaces)", a->nib);
 	if (a->arb && strcmp(a->arb, "schedule") && strcmp(a->arb, "fcfs"))
 		return pm_fail(err, PM_EINPUT, "invalid --arbitration '%s' (expected schedule or fcfs)", a->arb);
 	o->router.fcfs = a->arb && !strcmp(a->arb, "fcfs");
@@ -341,6 +348,8 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 		       c->clock_Hz / 1e9, c->vcs, c->vc_flits,
 		       c->vc_auto ? " (or the credit round trip where longer)" : "", c->pipe_cycles, c->credit_cycles,
 		       c->inj_cycles, c->fcfs ? "arrival (fcfs)" : "schedule step");
+	if (c->ni_buffer > 0)
+		cli_table_meta(tab, "network interfaces: %d packets per port ahead of the wire; a port is free once at most that many wait", c->ni_buffer);
 	if (o->nop)
 		cli_table_meta(tab, "sim rows: NOP lockstep (per-rank step counters; a step a rank does not send in lasts its largest message's serialization)");
 }

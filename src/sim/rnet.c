@@ -57,6 +57,10 @@ struct reqs {
 
 struct nport {
 	uint32_t cur, sent, npk;	/* transfer being sent, packets sent, of */
+	uint32_t qhead, qtail;	/* ni_buffer: transfers queued behind cur */
+	uint32_t pend;		/* ni_buffer: the last transfer, not yet left */
+	double backlog;		/* ni_buffer: packets not yet on the wire */
+	double free_at;		/* ni_buffer: when the last transfer left */
 	double left_B;		/* payload bytes not yet packetised */
 	double read_per_B;	/* memory bytes read per payload byte sent */
 	double mem_at;		/* the next packet's reads are done then; <0: not asked */
@@ -83,6 +87,7 @@ struct rnet {
 	struct reqs *rq;	/* per output: who asks for it */
 	struct nport *np;	/* per injection channel */
 	uint32_t *left, *step;	/* per transfer: packets not delivered; step */
+	uint32_t *qnext;	/* ni_buffer: per transfer, the next queued */
 	double *last_t;
 	double *xread;		/* per transfer: bytes its sender reads from memory */
 	struct pkt *pk;
@@ -119,6 +124,7 @@ void pm_router_cfg_default(struct pm_router_cfg *c)
 	c->credit_cycles = 1;
 	c->inj_cycles = 1;
 	c->fcfs = 0;
+	c->ni_buffer = 0;
 }
 
 /* Earlier time first, then lower key (FIFO among equal times).  Times
@@ -585,6 +591,8 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 
 /* ---- injection ---- */
 
+static void begin(struct rnet *n, int e, int port, uint32_t x, double t);
+
 /* Injection channel ch (endpoint e, port k) sends its next packet. */
 static void inject(struct rnet *n, uint32_t o, double now)
 {
@@ -641,27 +649,49 @@ static void inject(struct rnet *n, uint32_t o, double now)
 		np->mem_at = -1;
 	}
 	enqueue(n, i, ch, vc, now + n->lat[ch], (flits - 1) * n->flit / n->bw[ch]);
+	if (n->c.ni_buffer > 0 && --np->backlog <= n->c.ni_buffer && np->pend != NONE) {
+		uint32_t x = np->pend;	/* its last packet is in the buffer */
+		np->pend = NONE;
+		np->free_at = now + ser;
+		if (n->h.left)
+			n->h.left(n->h.ctx, x, now + ser);
+	}
 	if (np->sent < np->npk) {
 		wake(n, o, now + ser);
 		return;
 	}
 	uint32_t x = np->cur;
 	np->cur = NONE;
-	(void)e;
+	if (n->c.ni_buffer > 0) {
+		if (np->qhead != NONE) {	/* the next transfer in the buffer */
+			uint32_t y = np->qhead;
+			np->qhead = n->qnext[y];
+			if (np->qhead == NONE)
+				np->qtail = NONE;
+			begin(n, e, c % n->ports, y, now + ser);
+		}
+		return;
+	}
 	if (n->h.left)
 		n->h.left(n->h.ctx, x, now + ser);
+}
+
+/* Packets transfer x is cut into. */
+static uint32_t packets_of(const struct rnet *n, uint32_t x)
+{
+	double k = ceil(n->unit * n->s->x[x].cnt / n->payload - 1e-9);
+	return k < 1 ? 1 : (uint32_t)k;
 }
 
 static void begin(struct rnet *n, int e, int port, uint32_t x, double t)
 {
 	struct nport *np = &n->np[e * n->ports + port];
 	double m = n->unit * n->s->x[x].cnt;
-	double k = ceil(m / n->payload - 1e-9);
 
 	np->cur = x;
 	np->sent = 0;
 	np->mem_at = -1;
-	np->npk = k < 1 ? 1 : (uint32_t)k;
+	np->npk = packets_of(n, x);
 	np->left_B = m;
 	np->read_per_B = m > 0 ? n->xread[x] / m : 0;
 	n->left[x] = np->npk;
@@ -678,6 +708,48 @@ void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double 
 	}
 }
 
+/* ni_buffer: x goes to the channel of endpoint e free first (its last
+ * transfer has left), the lowest-numbered among those free at t, and
+ * queues behind what that channel still holds; it has left once the
+ * channel holds at most ni_buffer packets, its packets entering the
+ * buffer one a cycle. */
+static void buffer(struct rnet *n, int e, uint32_t x, double t)
+{
+	int k = -1;
+	double at = INFINITY;
+
+	for (int j = 0; j < n->ports; j++) {
+		const struct nport *q = &n->np[e * n->ports + j];
+		double f = q->pend != NONE ? INFINITY : q->free_at > t ? q->free_at : t;
+		if (f < at) {
+			at = f;
+			k = j;
+		}
+	}
+	if (k < 0) {
+		n->failed = 1;	/* the driver keeps every rank within its ports */
+		return;
+	}
+	struct nport *np = &n->np[e * n->ports + k];
+	uint32_t m = packets_of(n, x);
+	np->backlog += m;
+	np->pend = x;
+	np->free_at = INFINITY;
+	n->qnext[x] = NONE;
+	if (np->cur == NONE)
+		begin(n, e, k, x, at);
+	else if (np->qtail == NONE)
+		np->qhead = np->qtail = x;
+	else
+		np->qtail = n->qnext[np->qtail] = x;
+	if (np->backlog <= n->c.ni_buffer) {
+		np->pend = NONE;
+		np->free_at = at + m / n->c.clock_Hz;
+		if (n->h.left)
+			n->h.left(n->h.ctx, x, np->free_at);
+	}
+}
+
 void rnet_send(struct rnet *n, uint32_t x, double t)
 {
 	int e = n->s->map[n->s->x[x].src];
@@ -686,6 +758,10 @@ void rnet_send(struct rnet *n, uint32_t x, double t)
 		if (n->h.left)
 			n->h.left(n->h.ctx, x, t);
 		push(n, t, x);
+		return;
+	}
+	if (n->c.ni_buffer > 0) {
+		buffer(n, e, x, t);
 		return;
 	}
 	for (int k = 0; k < n->ports; k++)
@@ -755,6 +831,7 @@ void rnet_free(struct rnet *n)
 	free(n->rq);
 	free(n->np);
 	free(n->left);
+	free(n->qnext);
 	free(n->step);
 	free(n->last_t);
 	free(n->xread);
@@ -909,13 +986,14 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 
 	n->np = malloc(sizeof *n->np * (size_t)n->E * n->ports);
 	n->left = calloc(s->nx + 1, sizeof(uint32_t));
+	n->qnext = c->ni_buffer > 0 ? malloc(sizeof(uint32_t) * (s->nx + 1)) : NULL;
 	n->step = malloc(sizeof(uint32_t) * (s->nx + 1));
 	n->last_t = calloc(s->nx + 1, sizeof(double));
 	n->xread = calloc(s->nx + 1, sizeof(double));
 	n->mem_free = calloc((size_t)n->E + 1, sizeof(double));
 	n->mem_bw = p->endpoint != PM_END_IDEAL ? p->mem_bw_Bps : 0;
 	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np ||
-	    !n->left || !n->step || !n->last_t || !n->xread || !n->mem_free || build_channels(n)) {
+	    !n->left || (c->ni_buffer > 0 && !n->qnext) || !n->step || !n->last_t || !n->xread || !n->mem_free || build_channels(n)) {
 		rnet_free(n);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}
@@ -925,7 +1003,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	}
 	n->running = NONE;
 	for (int k = 0; k < n->E * n->ports; k++)
-		n->np[k] = (struct nport){.cur = NONE};
+		n->np[k] = (struct nport){.cur = NONE, .qhead = NONE, .qtail = NONE, .pend = NONE};
 	for (int k = 0; k < s->nsteps; k++)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
 			n->step[i] = (uint32_t)k;

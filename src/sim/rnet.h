@@ -61,6 +61,8 @@ struct pm_router_cfg {
 	double credit_cycles;	/* credit processing, added to the link latency */
 	double inj_cycles;	/* latency of injection and ejection channels */
 	int fcfs;		/* 1: arbitrate by arrival; 0: by schedule step */
+	int ni_buffer;		/* packets a port holds ahead of its wire (see
+				 * rnet_send); 0: none */
 };
 void pm_router_cfg_default(struct pm_router_cfg *c);
 
@@ -104,8 +106,13 @@ void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double 
 /* Record every link's busy intervals in tr. */
 void rnet_trace(struct rnet *n, struct pm_trace *tr);
 /* Packets of transfer x start at t on a free injection channel of its
- * source; the caller keeps each rank within its ports (rnet_run fails
- * otherwise). */
+ * source, the lowest-numbered; the caller keeps each rank within its
+ * ports (rnet_run fails otherwise).  A channel is free when its last
+ * transfer has left (the `left` hook).  With ni_buffer B > 0 it is a
+ * network interface as the MULTITREE artifact's (a message buffer fed
+ * one packet a cycle, drained to the wire): a transfer has left, and its
+ * channel is free for the next, once at most B of the channel's packets
+ * wait for the wire; the next transfer then queues behind them. */
 void rnet_send(struct rnet *n, uint32_t x, double t);
 /* Run until no event is left; PM_EINTERNAL when memory ran out. */
 int rnet_run(struct rnet *n);
