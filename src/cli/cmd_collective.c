@@ -351,7 +351,9 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 	if (c->ni_buffer > 0)
 		cli_table_meta(tab, "network interfaces: %d packets per port ahead of the wire; a port is free once at most that many wait", c->ni_buffer);
 	if (o->nop)
-		cli_table_meta(tab, "sim rows: NOP lockstep (per-rank step counters; a step a rank does not send in lasts its largest message's serialization)");
+		cli_table_meta(tab, "sim rows: NOP lockstep (per-rank step counters; a step a rank does not send in lasts %s)",
+			       o->routers && c->ni_buffer > 0 ? "the hand-over of its largest message to the interface"
+							      : "its largest message's serialization");
 }
 
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
