@@ -468,11 +468,14 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 	}
 	if (f->cur >= f->first_new)
 		return -1;
+	/* the scan position's rank: itself while no entry was ever dropped
+	 * (index_of_rank), which spares a read the cache rarely holds */
+	int from = f->n == f->size ? f->cur : f->o[f->cur];
 	for (size_t w = 0; w < m->words; w++)
 		for (uint64_t b = row[w] & m->sendable[w] & (mask ? mask[w] : ~(uint64_t)0); b;
 		     b &= b - 1) {
 			int r = rank[w * 64 + (size_t)__builtin_ctzll(b)];
-			if (r >= f->o[f->cur] && r < f->new_rank && (best < 0 || r < best))
+			if (r >= from && r < f->new_rank && (best < 0 || r < best))
 				best = r;
 		}
 	if (best < 0) {
