@@ -459,7 +459,7 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 	struct front *f = &m->fr[T];
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	const uint16_t *rank = m->rank + (size_t)T * m->P;
-	int best = -1;
+	int best = -1, best_v = -1;
 
 	for (int walk = 0; walk < MT_WALK && f->cur < f->first_new; walk++, f->cur++) {
 		int v = f->v[f->cur];
@@ -474,16 +474,20 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 	for (size_t w = 0; w < m->words; w++)
 		for (uint64_t b = row[w] & m->sendable[w] & (mask ? mask[w] : ~(uint64_t)0); b;
 		     b &= b - 1) {
-			int r = rank[w * 64 + (size_t)__builtin_ctzll(b)];
-			if (r >= from && r < f->new_rank && (best < 0 || r < best))
+			int v = (int)(w * 64) + __builtin_ctzll(b), r = rank[v];
+			if (r >= from && r < f->new_rank && (best < 0 || r < best)) {
 				best = r;
+				best_v = v;
+			}
 		}
 	if (best < 0) {
 		f->cur = f->first_new;
 		return -1;
 	}
 	f->cur = index_of_rank(f, best);
-	return f->v[f->cur];
+	/* the node of rank best is best_v, unless dropped entries (-1) moved
+	 * it in the list: then the list says */
+	return f->n == f->size ? best_v : f->v[f->cur];
 }
 
 /* Move tree T's scan position to the parent the search from the
