@@ -970,6 +970,26 @@ Test(multitree, fabric_fat_trees_do_not_contend)
 	}
 }
 
+/* The fabric schedule splits into its two phases like every all-reduce
+ * of reduce-scatter + all-gather: each phase alone, replayed by the
+ * schedule checker (pm_algo_check), does its collective, unrouted
+ * (fattree:4,2, switch:8) and routed by the step router (fattree:6,3). */
+Test(multitree, fabric_phases_are_collectives)
+{
+	const char *specs[] = {"fattree:4,2", "fattree:6,3", "switch:8"};
+	enum pm_coll cs[] = {PM_COLL_REDUCESCATTER, PM_COLL_ALLGATHER};
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+		for (size_t k = 0; k < 2; k++) {
+			struct pm_topo *t = topo_or_die(specs[i]);
+			struct pm_inst in;
+			struct pm_err err;
+			cr_assert_eq(pm_algo_resolve_coll(cs[k], "multitree:fabric", t, 0, &in, &err), PM_OK,
+				     "%s: %s", specs[i], err.msg);
+			cr_assert_eq(pm_algo_check(&in, &err), PM_OK, "%s: %s", specs[i], err.msg);
+			pm_topo_free(t);
+		}
+}
+
 /* multitree-msg prices MULTITREE's schedule with message flow control,
  * so the command hands multitree's built schedule to it
  * (pm_algo_same_schedule).  The claim checked where it is made: built

@@ -1105,6 +1105,27 @@ static int edge_path(const struct mt *m, int32_t via, int *path)
 	return p[0];
 }
 
+/* Tree T's edge p -> c, at schedule step `step`: the reduce-scatter
+ * (PM_REDUCE) runs it backwards over the reversed links (rev[]; back is
+ * scratch of n links), the all-gather forwards.  links NULL: the
+ * network's own route. */
+static void add_edge(struct pm_sched *s, int step, enum pm_op op, int p, int c, int T,
+		     const int *links, int n, const int *rev, int *back)
+{
+	int from = op == PM_REDUCE ? c : p, to = op == PM_REDUCE ? p : c;
+
+	if (!links) {
+		pm_sched_add(s, step, from, to, (uint32_t)T, 1, op, T);
+		return;
+	}
+	if (op == PM_REDUCE) {
+		for (int j = 0; j < n; j++)
+			back[j] = rev[links[n - 1 - j]];
+		links = back;
+	}
+	pm_sched_add_routed(s, step, from, to, (uint32_t)T, 1, op, T, links, n);
+}
+
 /* One construction step's edges and the routes the network gives them
  * sent at once (pm_topo_route_set): route i at links[i H ..] (links NULL:
  * none).  Returns pm_topo_route_set's answer: 1 if some route is not the
@@ -1140,56 +1161,37 @@ static int fabric_rerouted(const struct pm_topo *topo, const struct mt *m,
 /* The fabric construction's schedule: each step's edges take the
  * network's own routes, unless the network routes a step's transfers
  * apart where its own routes would collide (fat trees, pm_topo_route_set):
- * then every transfer carries its route (pm_sched asks all or none), the
- * reduce-scatter's the reverse of the all-gather's.  -1 out of memory. */
+ * then every transfer carries its route (pm_sched asks all or none).  -1
+ * out of memory. */
 static int fabric_build(const struct pm_topo *topo, const struct mt *m, const int *rev,
-			struct pm_sched *s)
+			int *back, struct pm_sched *s)
 {
-	size_t most = 1;
+	size_t most = 1, H = (size_t)pm_topo_max_hops(topo);
 	struct step_routes r = {0};
-	int rc = -1, H = pm_topo_max_hops(topo), *back = malloc(sizeof(int) * ((size_t)H + 1));
+	int rc = -1;
 
 	for (int t = 1; t <= m->S; t++)
 		if (m->estart[t + 1] - m->estart[t] > most)
 			most = m->estart[t + 1] - m->estart[t];
 	r = (struct step_routes){malloc(sizeof(int) * most), malloc(sizeof(int) * most),
-				 malloc(sizeof(int) * most), malloc(sizeof(int) * most * (size_t)H), 0};
-	if (!back || !r.src || !r.dst || !r.len || !r.links)
+				 malloc(sizeof(int) * most), malloc(sizeof(int) * most * H), 0};
+	if (!r.src || !r.dst || !r.len || !r.links)
 		goto out;
 	int routed = fabric_rerouted(topo, m, &r);
 	if (routed < 0)
 		goto out;
-	for (int t = m->S; t >= 1; t--) {	/* reduce-scatter, step t at S - t */
-		if (routed && step_routes(topo, m, t, &r, r.links) < 0)
-			goto out;
-		for (size_t i = m->estart[t], e = 0; i < m->estart[t + 1]; i++, e++) {
-			int T = (int)(m->edge[i].k / (size_t)m->P), c = (int)(m->edge[i].k % (size_t)m->P);
-			if (!routed) {
-				pm_sched_add(s, m->S - t, c, m->edge[i].via, (uint32_t)T, 1, PM_REDUCE, T);
-				continue;
-			}
-			const int *l = r.links + e * (size_t)H;
-			for (int j = 0; j < r.len[e]; j++)
-				back[j] = rev[l[r.len[e] - 1 - j]];
-			pm_sched_add_routed(s, m->S - t, c, m->edge[i].via, (uint32_t)T, 1, PM_REDUCE, T,
-					    back, r.len[e]);
+	for (int phase = 0; phase < 2; phase++)	/* reduce-scatter, then all-gather */
+		for (int k = 1; k <= m->S; k++) {
+			int t = phase ? k : m->S + 1 - k, step = phase ? m->S + t - 1 : m->S - t;
+			if (routed && step_routes(topo, m, t, &r, r.links) < 0)
+				goto out;
+			for (size_t i = m->estart[t], e = 0; i < m->estart[t + 1]; i++, e++)
+				add_edge(s, step, phase ? PM_COPY : PM_REDUCE, m->edge[i].via,
+					 (int)(m->edge[i].k % (size_t)m->P), (int)(m->edge[i].k / (size_t)m->P),
+					 routed ? r.links + e * H : NULL, routed ? r.len[e] : 0, rev, back);
 		}
-	}
-	for (int t = 1; t <= m->S; t++) {	/* all-gather, step t at S + t - 1 */
-		if (routed && step_routes(topo, m, t, &r, r.links) < 0)
-			goto out;
-		for (size_t i = m->estart[t], e = 0; i < m->estart[t + 1]; i++, e++) {
-			int T = (int)(m->edge[i].k / (size_t)m->P), c = (int)(m->edge[i].k % (size_t)m->P);
-			if (routed)
-				pm_sched_add_routed(s, m->S + t - 1, m->edge[i].via, c, (uint32_t)T, 1, PM_COPY,
-						    T, r.links + e * (size_t)H, r.len[e]);
-			else
-				pm_sched_add(s, m->S + t - 1, m->edge[i].via, c, (uint32_t)T, 1, PM_COPY, T);
-		}
-	}
 	rc = 0;
 out:
-	free(back);
 	free(r.src);
 	free(r.dst);
 	free(r.len);
@@ -1224,30 +1226,21 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	}
 	for (int l = 0; l < L; l++)
 		rev[l] = reverse_link(in->topo, l);
-	if (m.fabric) {
-		if (fabric_build(in->topo, &m, rev, s))
-			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+	if (m.fabric && fabric_build(in->topo, &m, rev, back, s)) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
-	/* reduce-scatter: construction step t reversed, at step S - t */
-	for (int t = m.S; t >= 1; t--)
-		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
-			size_t k = m.edge[i].k;
-			int T = (int)(k / P), c = (int)(k % P);
-			int n = edge_path(&m, m.edge[i].via, path);
-			for (int j = 0; j < n; j++)
-				back[j] = rev[path[n - 1 - j]];
-			pm_sched_add_routed(s, m.S - t, c, pm_topo_link(in->topo, path[0])->src,
-					    (uint32_t)T, 1, PM_REDUCE, T, back, n);
-		}
-	/* all-gather: the trees top down, step t at step S + t - 1 */
-	for (int t = 1; t <= m.S; t++)
-		for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
-			size_t k = m.edge[i].k;
-			int T = (int)(k / P), c = (int)(k % P);
-			int n = edge_path(&m, m.edge[i].via, path);
-			pm_sched_add_routed(s, m.S + t - 1, pm_topo_link(in->topo, path[0])->src,
-					    c, (uint32_t)T, 1, PM_COPY, T, path, n);
+	/* reduce-scatter: construction step t reversed, at step S - t; then
+	 * the all-gather: the trees top down, step t at step S + t - 1 */
+	for (int phase = 0; !m.fabric && phase < 2; phase++)
+		for (int k = 1; k <= m.S; k++) {
+			int t = phase ? k : m.S + 1 - k, step = phase ? m.S + t - 1 : m.S - t;
+			for (size_t i = m.estart[t]; i < m.estart[t + 1]; i++) {
+				int n = edge_path(&m, m.edge[i].via, path);
+				add_edge(s, step, phase ? PM_COPY : PM_REDUCE, pm_topo_link(in->topo, path[0])->src,
+					 (int)(m.edge[i].k % (size_t)P), (int)(m.edge[i].k / (size_t)P), path, n,
+					 rev, back);
+			}
 		}
 	s->second_phase = m.S;
 out:
