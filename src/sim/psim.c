@@ -594,23 +594,6 @@ static int plan_reads(struct sim *m)
 	return PM_OK;
 }
 
-/* With a network interface buffer of B packets (rnet.h), how long an
- * m-byte message takes to be handed to it: its first B packets one a
- * cycle, the rest as packets leave at the link bandwidth (the MULTITREE
- * artifact's step estimate, 17 cycles a packet past the first 58). */
-static double handover_s(const struct sim *m, const struct pm_router_cfg *c, double bytes)
-{
-	double pay = m->p->payload_B > 0 ? m->p->payload_B : 256;
-	double flit = m->p->flit_B > 0 ? m->p->flit_B : 16;
-	double k = ceil(bytes / pay - 1e-9), B = c->ni_buffer;
-	double pkt = ceil((pay + (m->p->flow == PM_FLOW_NONE ? 0 : flit)) / flit - 1e-9) * flit /
-		     m->p->link_bw_Bps;
-
-	if (k < 1)
-		k = 1;
-	return (k > B ? (k - B) * pkt : 0) + (k < B ? k : B) / c->clock_Hz;
-}
-
 /* NOP lockstep: each rank's transfers by step, the steps' estimated
  * lengths (the serialization of the step's largest message at the link
  * bandwidth, as Huang et al. 2021 SIV-A estimate it from its flits) and
@@ -635,7 +618,7 @@ static int nop_setup(struct sim *m, const struct pm_sim_opts *o)
 	for (int k = 0; k < s->nsteps; k++)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 			double t = o->routers && o->router.ni_buffer > 0
-				? handover_s(m, &o->router, m->unit * s->x[i].cnt)
+				? rnet_handover_s(m->p, &o->router, m->unit * s->x[i].cnt)
 				: pm_wire_bytes(m->p, m->unit * s->x[i].cnt) / m->p->link_bw_Bps;
 			m->xstep[i] = (uint32_t)k;
 			m->tstep[k] = t > m->tstep[k] ? t : m->tstep[k];

@@ -591,6 +591,27 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 
 /* ---- injection ---- */
 
+/* A packet's payload and flit size, bytes (the flow control's, else
+ * Table III's 256 and 16). */
+static void packet_shape(const struct pm_params *p, double *payload, double *flit)
+{
+	*payload = p->payload_B > 0 ? p->payload_B : 256;
+	*flit = p->flit_B > 0 ? p->flit_B : 16;
+}
+
+double rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c, double bytes)
+{
+	double pay, flit;
+
+	packet_shape(p, &pay, &flit);
+	double k = ceil(bytes / pay - 1e-9), B = c->ni_buffer;
+	double pkt = ceil((pay + (p->flow == PM_FLOW_NONE ? 0 : flit)) / flit - 1e-9) * flit / p->link_bw_Bps;
+
+	if (k < 1)
+		k = 1;
+	return (k > B ? (k - B) * pkt : 0) + (k < B ? k : B) / c->clock_Hz;
+}
+
 static void begin(struct rnet *n, int e, int port, uint32_t x, double t);
 
 /* Injection channel ch (endpoint e, port k) sends its next packet. */
@@ -955,8 +976,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->roff = roff;
 	n->route = route;
 	n->unit = unit;
-	n->flit = p->flit_B > 0 ? p->flit_B : 16;
-	n->payload = p->payload_B > 0 ? p->payload_B : 256;
+	packet_shape(p, &n->payload, &n->flit);
 	n->pipe = c->pipe_cycles / c->clock_Hz;
 	n->credit = c->credit_cycles / c->clock_Hz;
 	n->inj_lat = c->inj_cycles / c->clock_Hz;

@@ -114,6 +114,11 @@ void rnet_trace(struct rnet *n, struct pm_trace *tr);
  * channel is free for the next, once at most B of the channel's packets
  * wait for the wire; the next transfer then queues behind them. */
 void rnet_send(struct rnet *n, uint32_t x, double t);
+/* With ni_buffer B > 0: how long a message of `bytes` takes to be handed
+ * to a port's interface, its first B packets one a cycle, the rest as
+ * packets leave at the link bandwidth (the MULTITREE artifact's NOP step
+ * estimate, 17 cycles a packet past the first 58). */
+double rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c, double bytes);
 /* Run until no event is left; PM_EINTERNAL when memory ran out. */
 int rnet_run(struct rnet *n);
 void rnet_stats(const struct rnet *n, struct rnet_stats *st);
