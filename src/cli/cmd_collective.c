@@ -216,7 +216,7 @@ static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_c
 
 /* The packet simulator's options as given on the command line. */
 struct sim_args {
-	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *lockstep, *trace, *reduce, *nib;
+	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *alloc, *lockstep, *trace, *reduce, *nib;
 };
 
 static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
@@ -229,6 +229,7 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
 	o[n++] = (struct cli_opt){"ni-buffer", "N", "routers network: packets an endpoint's network interface holds per port ahead of the wire (default 0: a port takes its next message when the last packet of the one before has left); with N, a port counts as free once at most N of its packets wait, and the next message takes the port free first (the lowest-numbered among those free) and queues behind them, as in the MULTITREE artifact (52: its 32-message buffer, BookSim's 16-message input buffer and the 4 packets of its 80-flit injection queue; docs/simulator.md)", &a->nib, NULL};
 	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
+	o[n++] = (struct cli_opt){"allocator", "S", "routers network: priority (default: the --arbitration rule picks among every input asking for an output) or islip (round robin over the input channels, as BookSim2's iSLIP allocators, which ignore priorities between inputs; the --arbitration rule picks only among one input's packets: the MULTITREE artifact's runs, docs/simulator.md)", &a->alloc, NULL};
 	o[n++] = (struct cli_opt){"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL};
 	o[n++] = (struct cli_opt){"reduce-at", "R", "--model sim|dataflow with --gamma: serial (default: a rank reduces one arrived message at a time) or parallel (messages from several senders reduced at once, each at gamma per byte)", &a->reduce, NULL};
 	o[n++] = (struct cli_opt){"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere) or nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE network interface)", &a->lockstep, NULL};
@@ -274,6 +275,11 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	if (a->arb && strcmp(a->arb, "schedule") && strcmp(a->arb, "fcfs"))
 		return pm_fail(err, PM_EINPUT, "invalid --arbitration '%s' (expected schedule or fcfs)", a->arb);
 	o->router.fcfs = a->arb && !strcmp(a->arb, "fcfs");
+	if (a->alloc && strcmp(a->alloc, "priority") && strcmp(a->alloc, "islip"))
+		return pm_fail(err, PM_EINPUT, "invalid --allocator '%s' (expected priority or islip)", a->alloc);
+	o->router.islip = a->alloc && !strcmp(a->alloc, "islip");
+	if (o->router.islip && !o->routers)
+		return pm_fail(err, PM_EINPUT, "--allocator islip needs --sim-net routers (the links network has no routers)");
 	if (a->lockstep && strcmp(a->lockstep, "barrier") && strcmp(a->lockstep, "nop"))
 		return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier or nop)", a->lockstep);
 	o->nop = a->lockstep && !strcmp(a->lockstep, "nop");
@@ -344,10 +350,11 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 			       o->max_segments);
 		return;
 	}
-	cli_table_meta(tab, "packet simulator: routers at %.4g GHz, %d VCs x %.0f flits%s, virtual cut-through, %.0f-cycle pipeline, credits after link latency + %.0f cycle, %.0f-cycle injection/ejection, arbitration by %s",
+	cli_table_meta(tab, "packet simulator: routers at %.4g GHz, %d VCs x %.0f flits%s, virtual cut-through, %.0f-cycle pipeline, credits after link latency + %.0f cycle, %.0f-cycle injection/ejection, arbitration by %s%s",
 		       c->clock_Hz / 1e9, c->vcs, c->vc_flits,
 		       c->vc_auto ? " (or the credit round trip where longer)" : "", c->pipe_cycles, c->credit_cycles,
-		       c->inj_cycles, c->fcfs ? "arrival (fcfs)" : "schedule step");
+		       c->inj_cycles, c->fcfs ? "arrival (fcfs)" : "schedule step",
+		       c->islip ? " among one input's packets, round robin over inputs (islip)" : "");
 	if (c->ni_buffer > 0)
 		cli_table_meta(tab, "network interfaces: %d packets per port ahead of the wire; a port is free once at most that many wait", c->ni_buffer);
 	if (o->nop)

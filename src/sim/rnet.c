@@ -84,6 +84,8 @@ struct rnet {
 	int *ldim, *ldate;	/* per link: grid dimension, wrap-around */
 	struct vcq *q;		/* (channel < L + E*ports) * nvc + vc */
 	double *wake;		/* per output: pending arbitration time */
+	uint32_t *rr;		/* islip, per output: one past the input
+				 * channel it granted last */
 	struct reqs *rq;	/* per output: who asks for it */
 	struct nport *np;	/* per injection channel */
 	uint32_t *left, *step;	/* per transfer: packets not delivered; step */
@@ -124,6 +126,7 @@ void pm_router_cfg_default(struct pm_router_cfg *c)
 	c->credit_cycles = 1;
 	c->inj_cycles = 1;
 	c->fcfs = 0;
+	c->islip = 0;
 	c->ni_buffer = 0;
 }
 
@@ -507,6 +510,20 @@ static int wins(const struct rnet *n, uint32_t a, uint32_t b)
 
 /* ---- arbitration at a link or an ejection point ---- */
 
+/* Does packet a (at the front of input queue qa) go before packet b (of
+ * queue qb) at output o?  With islip, the input channel nearer after the
+ * one o granted last first (round robin); then wins(). */
+static int ahead(const struct rnet *n, uint32_t o, uint32_t qa, uint32_t a, uint32_t qb, uint32_t b)
+{
+	if (n->rr) {
+		uint32_t nin = (uint32_t)(n->L + n->E * n->ports), ia = qa / (uint32_t)n->nvc,
+			 ib = qb / (uint32_t)n->nvc;
+		if (ia != ib)
+			return (ia + nin - n->rr[o]) % nin < (ib + nin - n->rr[o]) % nin;
+	}
+	return wins(n, a, b);
+}
+
 /* The channel of output o that is free first (an endpoint's ejection
  * point has one per port). */
 static int out_channel(const struct rnet *n, uint32_t o)
@@ -555,7 +572,7 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 		}
 		if (best != NONE)
 			others = 1;
-		if (best == NONE || wins(n, i, best)) {
+		if (best == NONE || ahead(n, o, rq->a[k], i, bq, best)) {
 			best = i;
 			bq = rq->a[k];
 			bvc = vc;
@@ -568,6 +585,8 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 	}
 	/* the winner's input channel and VC (queues are numbered in x nvc + v) */
 	int bin = (int)(bq / (uint32_t)n->nvc), bv = (int)(bq % (uint32_t)n->nvc);
+	if (n->rr)
+		n->rr[o] = (uint32_t)bin + 1;
 	struct pkt *p = &n->pk[best];
 	double ser = p->flits * n->flit / n->bw[ch];
 	double lag = (p->flits - 1) * n->flit / n->bw[ch];
@@ -847,6 +866,7 @@ void rnet_free(struct rnet *n)
 	free(n->ldim);
 	free(n->ldate);
 	free(n->wake);
+	free(n->rr);
 	for (int o = 0; n->rq && o < n->nout; o++)
 		free(n->rq[o].a);
 	free(n->rq);
@@ -1003,6 +1023,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->oh = malloc(sizeof *n->oh * (size_t)n->nout);
 	n->opos = malloc(sizeof(uint32_t) * (size_t)n->nout);
 	n->rq = calloc((size_t)n->nout, sizeof *n->rq);
+	n->rr = c->islip ? calloc((size_t)n->nout, sizeof(uint32_t)) : NULL;
 
 	n->np = malloc(sizeof *n->np * (size_t)n->E * n->ports);
 	n->left = calloc(s->nx + 1, sizeof(uint32_t));
@@ -1012,7 +1033,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->xread = calloc(s->nx + 1, sizeof(double));
 	n->mem_free = calloc((size_t)n->E + 1, sizeof(double));
 	n->mem_bw = p->endpoint != PM_END_IDEAL ? p->mem_bw_Bps : 0;
-	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np ||
+	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np || (c->islip && !n->rr) ||
 	    !n->left || (c->ni_buffer > 0 && !n->qnext) || !n->step || !n->last_t || !n->xread || !n->mem_free || build_channels(n)) {
 		rnet_free(n);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");

@@ -23,7 +23,10 @@
  *  - the output arbiter grants, among the packets that can go now, the
  *    one of the earliest schedule step (BookSim's priority = schedule, as
  *    the MULTITREE artifact runs it), ties to the earliest arrival; or,
- *    with fcfs, the earliest arrival;
+ *    with fcfs, the earliest arrival.  With islip, as BookSim's iSLIP
+ *    allocators (which ignore priorities between input ports), the input
+ *    channel next after the one it granted last wins, round robin, and
+ *    that rule picks only among the packets of one input channel;
  *  - on a ring or torus the virtual channels are split into two classes
  *    and a packet takes the upper class after the wrap-around link of the
  *    dimension it travels (dateline), so dimension-order routing cannot
@@ -61,6 +64,7 @@ struct pm_router_cfg {
 	double credit_cycles;	/* credit processing, added to the link latency */
 	double inj_cycles;	/* latency of injection and ejection channels */
 	int fcfs;		/* 1: arbitrate by arrival; 0: by schedule step */
+	int islip;		/* 1: round robin over input channels first */
 	int ni_buffer;		/* packets a port holds ahead of its wire (see
 				 * rnet_send); 0: none */
 };
