@@ -159,6 +159,51 @@ Test(rnet, ring_allreduce_by_hand)
 	pm_router_cfg_default(&c);
 	c.islip = 1;
 	assert_rel(run_routers(t, &s, 16384, &p, 0, &c), 2568e-9, 1e-9);
+	/* each step's transfer needs the one before it, which every rank
+	 * receives at once: in-order issue is the barrier lockstep here */
+	struct pm_sim_opts o = {.routers = 1, .lockstep = PM_LOCK_ORDER};
+	struct pm_sim_result r;
+	pm_router_cfg_default(&o.router);
+	cr_assert_eq(pm_sim_run(t, &s, 16384, &p, &o, &r, &err), PM_OK, "%s", err.msg);
+	assert_rel(r.time_s, 2568e-9, 1e-9);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* In-order issue (the MULTITREE artifact's endpoints without lockstep)
+ * against dataflow.  ring:4, 4 KiB chunks (16 packets: 428 ns over one
+ * free link, 173 + 15 x 17), two ports at rank 0 (it sends two transfers
+ * in step 1):
+ *   step 0  A: rank 1 -> 0, chunk 0
+ *   step 1  D: rank 0 -> 3, chunk 0 (needs A)   D2: rank 0 -> 1, chunk 1
+ *   step 2  E: rank 0 -> 3, chunk 1 (needs nothing)
+ * Dataflow: D2 and E start at 0 on links 0->1 and 0->3, A on 1->0, all
+ * done at 428; D starts when A has arrived, at 428, alone on 0->3: 856.
+ * In order: rank 0 has no step 0 to send, so its counter is at step 1 at
+ * once; D2 starts at 0, D at 428, and only then (the step's last start)
+ * may E, at 428: D and E share link 0->3, 32 packets back to back, the
+ * last leaving router 0 at 428 + 3 + 31 x 17 = 958 and delivered at
+ * 958 + 150 + 2 + 17 + 1 = 1128 ns. */
+Test(rnet, in_order_issue_against_dataflow)
+{
+	struct pm_topo *t = topo_with("ring:4", BW, LAT);
+	struct pm_params p = packet_params();
+	struct pm_sim_opts o = {.routers = 1};
+	struct pm_sim_result r;
+	struct pm_sched s;
+	struct pm_err err;
+
+	cr_assert_eq(pm_sched_init(&s, 4, 2, &err), PM_OK);
+	pm_sched_add(&s, 0, 1, 0, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 0, 3, 0, 1, PM_COPY, 0);
+	pm_sched_add(&s, 1, 0, 1, 1, 1, PM_COPY, 0);
+	pm_sched_add(&s, 2, 0, 3, 1, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	pm_router_cfg_default(&o.router);
+	assert_rel(run_routers(t, &s, 8192, &p, 1, NULL), 856e-9, 1e-9);
+	o.lockstep = PM_LOCK_ORDER;
+	cr_assert_eq(pm_sim_run(t, &s, 8192, &p, &o, &r, &err), PM_OK, "%s", err.msg);
+	assert_rel(r.time_s, 1128e-9, 1e-9);
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
@@ -224,7 +269,7 @@ Test(rnet, barrier_nop_and_dataflow_by_hand)
 	struct pm_params p = packet_params();
 	struct pm_sched s;
 	struct pm_err err;
-	struct pm_sim_opts o = {.routers = 1, .nop = 1};
+	struct pm_sim_opts o = {.routers = 1, .lockstep = PM_LOCK_NOP};
 	struct pm_sim_result r;
 
 	cr_assert_eq(pm_sched_init(&s, 4, 3, &err), PM_OK);

@@ -232,7 +232,7 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	o[n++] = (struct cli_opt){"allocator", "S", "routers network: priority (default: the --arbitration rule picks among every input asking for an output) or islip (round robin over the input channels, as BookSim2's iSLIP allocators, which ignore priorities between inputs; the --arbitration rule picks only among one input's packets: the MULTITREE artifact's runs, docs/simulator.md)", &a->alloc, NULL};
 	o[n++] = (struct cli_opt){"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL};
 	o[n++] = (struct cli_opt){"reduce-at", "R", "--model sim|dataflow with --gamma: serial (default: a rank reduces one arrived message at a time) or parallel (messages from several senders reduced at once, each at gamma per byte)", &a->reduce, NULL};
-	o[n++] = (struct cli_opt){"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere) or nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE network interface)", &a->lockstep, NULL};
+	o[n++] = (struct cli_opt){"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere), nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE artifact's --estimate-lockstep) or order (each rank's own step counter without NOP time: a rank starts its transfers in step order, each as its data arrive and a port is free: the artifact's endpoints without lockstep)", &a->lockstep, NULL};
 	return n;
 }
 
@@ -280,9 +280,12 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	o->router.islip = a->alloc && !strcmp(a->alloc, "islip");
 	if (o->router.islip && !o->routers)
 		return pm_fail(err, PM_EINPUT, "--allocator islip needs --sim-net routers (the links network has no routers)");
-	if (a->lockstep && strcmp(a->lockstep, "barrier") && strcmp(a->lockstep, "nop"))
-		return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier or nop)", a->lockstep);
-	o->nop = a->lockstep && !strcmp(a->lockstep, "nop");
+	static const char *const locks[] = {"barrier", "nop", "order"};
+	o->lockstep = PM_LOCK_BARRIER;
+	for (int k = 0; a->lockstep && k < 3 && strcmp(a->lockstep, locks[k]); k++)
+		o->lockstep = (enum pm_lockstep)(k + 1);
+	if (a->lockstep && (int)o->lockstep > PM_LOCK_ORDER)
+		return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier, nop or order)", a->lockstep);
 	if (a->reduce && strcmp(a->reduce, "serial") && strcmp(a->reduce, "parallel"))
 		return pm_fail(err, PM_EINPUT, "invalid --reduce-at '%s' (expected serial or parallel)", a->reduce);
 	o->parallel_reduce = a->reduce && !strcmp(a->reduce, "parallel");
@@ -357,10 +360,12 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 		       c->islip ? " among one input's packets, round robin over inputs (islip)" : "");
 	if (c->ni_buffer > 0)
 		cli_table_meta(tab, "network interfaces: %d packets per port ahead of the wire; a port is free once at most that many wait", c->ni_buffer);
-	if (o->nop)
+	if (o->lockstep == PM_LOCK_NOP)
 		cli_table_meta(tab, "sim rows: NOP lockstep (per-rank step counters; a step a rank does not send in lasts %s)",
 			       o->routers && c->ni_buffer > 0 ? "the hand-over of its largest message to the interface"
 							      : "its largest message's serialization");
+	if (o->lockstep == PM_LOCK_ORDER)
+		cli_table_meta(tab, "sim rows: in-order lockstep (per-rank step counters: a rank moves to its next step once every transfer of its step has started; a step it does not send in is skipped)");
 }
 
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
@@ -370,7 +375,7 @@ static int put_sim(struct cli_table *tab, struct job *j, double n,
 {
 	struct pm_sim_opts o = *so;
 	o.dataflow = dataflow;
-	o.nop = so->nop && !dataflow;
+	o.lockstep = dataflow ? PM_LOCK_BARRIER : so->lockstep;
 	struct pm_params q = pm_inst_params(&j->in, p);
 	struct pm_sim_result r;
 	struct pm_err e;

@@ -54,7 +54,8 @@ struct sim {
 	double *rd_src, *rd_dst;	/* per transfer: memory its sender, its receiver reads */
 	/* NOP lockstep (Huang et al. 2021 SIV-A): each rank's time-step
 	 * counter; its transfers of step k wait for the counter to reach k */
-	int nop;
+	int nop;		/* per-rank step counters (NOP or ORDER) */
+	int order;		/* ORDER: no NOP time, move on at the last start */
 	int *cstep;		/* per rank: counter */
 	double *ctime;		/* per rank: when it reached it */
 	int *todo;		/* per rank: transfers of that step not yet sent */
@@ -171,6 +172,7 @@ static void inject(struct sim *m, uint32_t x, double t)
 
 static void ready(struct sim *m, uint32_t x, double t);
 static void release(struct sim *m, uint32_t x, double t);
+static void advance(struct sim *m, int r, double t);
 
 static void complete(struct sim *m, uint32_t x, double t)
 {
@@ -197,6 +199,8 @@ static void ready(struct sim *m, uint32_t x, double t)
 		m->sending[r]++;
 		m->left0[x] = m->nseg[x];
 		inject(m, x, t);
+		if (m->order && --m->todo[r] == 0)
+			advance(m, r, t);	/* every transfer of the step started */
 		return;
 	}
 	if (m->nwait[r] == m->capwait[r]) {
@@ -275,7 +279,7 @@ static void port_free(struct sim *m, uint32_t x, double t)
 	int r = m->s->x[x].src;
 
 	m->sending[r]--;
-	if (m->nop && --m->todo[r] == 0)
+	if (m->nop && !m->order && --m->todo[r] == 0)
 		advance(m, r, t);
 	if (m->nwait[r] == 0)
 		return;
@@ -621,7 +625,8 @@ static int nop_setup(struct sim *m, const struct pm_sim_opts *o)
 				? rnet_handover_s(m->p, &o->router, m->unit * s->x[i].cnt)
 				: pm_wire_bytes(m->p, m->unit * s->x[i].cnt) / m->p->link_bw_Bps;
 			m->xstep[i] = (uint32_t)k;
-			m->tstep[k] = t > m->tstep[k] ? t : m->tstep[k];
+			if (!m->order)	/* ORDER skips a NOP at once */
+				m->tstep[k] = t > m->tstep[k] ? t : m->tstep[k];
 			m->roff2[s->x[i].src + 1]++;
 		}
 	for (size_t r = 0; r < R; r++)
@@ -652,13 +657,14 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 			: pm_fail(err, PM_EINPUT,
 				  "simulation too large: %.3g link traversals (expected at most %.0e; lower --sim-segments or use the contention evaluator)",
 				  ev, limit);
-	int flow = o->dataflow || o->nop;
+	int flow = o->dataflow || o->lockstep != PM_LOCK_BARRIER;
 	if (flow && build_deps(m) != PM_OK)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	if ((flow || o->routers) && port_budget(m) != PM_OK)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
-	m->nop = o->nop;
-	if (o->nop && nop_setup(m, o) != PM_OK)
+	m->nop = !o->dataflow && o->lockstep != PM_LOCK_BARRIER;
+	m->order = m->nop && o->lockstep == PM_LOCK_ORDER;
+	if (m->nop && nop_setup(m, o) != PM_OK)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	if (!o->routers)
 		return PM_OK;
@@ -677,7 +683,7 @@ static void play(struct sim *m, const struct pm_sim_opts *o)
 {
 	const struct pm_sched *s = m->s;
 
-	if (o->dataflow || o->nop) {
+	if (m->nop || o->dataflow) {
 		for (size_t i = 0; i < s->nx; i++)
 			if (m->pending[i] == 0)
 				release(m, (uint32_t)i, m->p->alpha_s);

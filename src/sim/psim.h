@@ -12,8 +12,8 @@
  *
  * Two ways to start a transfer:
  *   lockstep  step k starts when every transfer of step k-1 has arrived
- *             and been reduced (MULTITREE's NOP-timed steps, and what the
- *             contention evaluator assumes);
+ *             and been reduced (what the contention evaluator assumes), or
+ *             each rank keeps its own step counter (enum pm_lockstep);
  *   dataflow  a transfer starts as soon as its source holds the chunks it
  *             sends (every earlier transfer that wrote them into the
  *             source has arrived and been reduced) and the source has a
@@ -44,13 +44,27 @@
 #define PM_SIM_MAX_EVENTS pm_limit(5e7)		/* limits.h */
 #define PM_SIM_MAX_PACKET_HOPS pm_limit(1.5e8)
 
+/* How a lockstep run moves from step to step:
+ *   BARRIER  step k starts when every transfer of step k-1 has arrived;
+ *   NOP      each rank's own step counter (Huang et al. 2021 SIV-A): it
+ *            moves on once every transfer the rank sends in the step has
+ *            left its port, and a step the rank sends nothing in lasts the
+ *            step's estimated length (a NOP); dataflow dependencies and
+ *            the port budget apply;
+ *   ORDER    each rank's own step counter without NOP time: it moves on
+ *            once every transfer the rank sends in the step has started,
+ *            and a step it sends nothing in is skipped at once, so a rank
+ *            issues its transfers in step order, each as its data arrive
+ *            and a port is free (the MULTITREE artifact's endpoints without
+ *            --estimate-lockstep: src/hmc.py only takes flows of its
+ *            earliest unfinished timestep). */
+enum pm_lockstep { PM_LOCK_BARRIER, PM_LOCK_NOP, PM_LOCK_ORDER };
+
 struct pm_sim_opts {
 	int dataflow;		/* 0: lockstep, 1: dataflow */
 	int max_segments;	/* per message; 0 = PM_SIM_DEFAULT_SEGMENTS */
 	int routers;		/* 1: the router-level network of rnet.h */
-	int nop;		/* lockstep by NOP-timed step counters per rank
-				 * instead of barriers (Huang et al. 2021 SIV-A);
-				 * dataflow dependencies and port budget apply */
+	enum pm_lockstep lockstep;	/* with dataflow 0: how steps follow */
 	int parallel_reduce;	/* 1: a rank reduces messages from several
 				 * senders at once, each at gamma per byte;
 				 * 0 (default): one message at a time */
