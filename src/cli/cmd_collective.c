@@ -280,12 +280,16 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	o->router.islip = a->alloc && !strcmp(a->alloc, "islip");
 	if (o->router.islip && !o->routers)
 		return pm_fail(err, PM_EINPUT, "--allocator islip needs --sim-net routers (the links network has no routers)");
-	static const char *const locks[] = {"barrier", "nop", "order"};
+	static const char *const locks[] = {"barrier", "nop", "order"};	/* enum pm_lockstep */
 	o->lockstep = PM_LOCK_BARRIER;
-	for (int k = 0; a->lockstep && k < 3 && strcmp(a->lockstep, locks[k]); k++)
-		o->lockstep = (enum pm_lockstep)(k + 1);
-	if (a->lockstep && (int)o->lockstep > PM_LOCK_ORDER)
-		return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier, nop or order)", a->lockstep);
+	if (a->lockstep) {
+		int k = 0;
+		while (k < 3 && strcmp(a->lockstep, locks[k]))
+			k++;
+		if (k == 3)
+			return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier, nop or order)", a->lockstep);
+		o->lockstep = (enum pm_lockstep)k;
+	}
 	if (a->reduce && strcmp(a->reduce, "serial") && strcmp(a->reduce, "parallel"))
 		return pm_fail(err, PM_EINPUT, "invalid --reduce-at '%s' (expected serial or parallel)", a->reduce);
 	o->parallel_reduce = a->reduce && !strcmp(a->reduce, "parallel");
