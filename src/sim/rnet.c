@@ -510,17 +510,15 @@ static int wins(const struct rnet *n, uint32_t a, uint32_t b)
 
 /* ---- arbitration at a link or an ejection point ---- */
 
-/* Does packet a (at the front of input queue qa) go before packet b (of
- * queue qb) at output o?  With islip, the input channel nearer after the
- * one o granted last first (round robin); then wins(). */
+/* With islip: does packet a (at the front of input queue qa) go before
+ * packet b (of queue qb) at output o?  The input channel nearer after the
+ * one o granted last first (round robin); within one input, wins(). */
 static int ahead(const struct rnet *n, uint32_t o, uint32_t qa, uint32_t a, uint32_t qb, uint32_t b)
 {
-	if (n->rr) {
-		uint32_t nin = (uint32_t)(n->L + n->E * n->ports), ia = qa / (uint32_t)n->nvc,
-			 ib = qb / (uint32_t)n->nvc;
-		if (ia != ib)
-			return (ia + nin - n->rr[o]) % nin < (ib + nin - n->rr[o]) % nin;
-	}
+	uint32_t nin = (uint32_t)(n->L + n->E * n->ports), ia = qa / (uint32_t)n->nvc,
+		 ib = qb / (uint32_t)n->nvc;
+	if (ia != ib)
+		return (ia + nin - n->rr[o]) % nin < (ib + nin - n->rr[o]) % nin;
 	return wins(n, a, b);
 }
 
@@ -572,7 +570,7 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 		}
 		if (best != NONE)
 			others = 1;
-		if (best == NONE || ahead(n, o, rq->a[k], i, bq, best)) {
+		if (best == NONE || (n->rr ? ahead(n, o, rq->a[k], i, bq, best) : wins(n, i, best))) {
 			best = i;
 			bq = rq->a[k];
 			bvc = vc;
