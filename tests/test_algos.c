@@ -787,6 +787,45 @@ Test(multitree, seed003_first_links)
 	pm_topo_free(t);
 }
 
+/* The MULTITREE artifact's own trees on a 4x4 torus (its log of a run,
+ * tests/data/artifact_multitree_torus4x4.txt: 240 reduce-scatter edges
+ * with their timesteps) are ours, edge for edge and step for step: two
+ * implementations of Algorithm 1 (Huang et al., ISCA 2021) agree. */
+Test(multitree, artifact_trees_torus4x4)
+{
+	char path[4096], line[256];
+	int want[5][16][16], nwant = 0, nours = 0;
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+
+	memset(want, -1, sizeof want);
+	snprintf(path, sizeof path, "%s/tests/data/artifact_multitree_torus4x4.txt", getenv("PM_SRCDIR"));
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "cannot open %s", path);
+	while (fgets(line, sizeof line, f)) {
+		int k, flow, c, p;
+		if (line[0] == '#')
+			continue;
+		cr_assert_eq(sscanf(line, "%d %d %d %d", &k, &flow, &c, &p), 4, "%s", line);
+		cr_assert(k >= 0 && k < 5 && flow >= 0 && flow < 16 && c >= 0 && c < 16, "%s", line);
+		want[k][flow][c] = p;
+		nwant++;
+	}
+	fclose(f);
+	cr_assert_eq(nwant, 240);	/* 16 trees of 15 edges */
+	build_sched("multitree", "torus:4x4", &t, &in, &s);
+	cr_assert_eq(s.second_phase, 5);
+	for (int k = 0; k < s.second_phase; k++)
+		for (size_t i = s.step_off[k]; i < s.step_off[k + 1]; i++, nours++)
+			cr_assert_eq(want[k][s.x[i].flow][s.x[i].src], s.x[i].dst,
+				     "step %d, tree %d: %d -> %d, the artifact's parent is %d", k,
+				     s.x[i].flow, s.x[i].src, s.x[i].dst, want[k][s.x[i].flow][s.x[i].src]);
+	cr_assert_eq(nours, 240);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* The step count is never below max(depth bound, ceil((P-1)/ports)): a
  * tree on a direct network cannot be shallower than the root's distance
  * to the farthest node (the diameter bounds the deepest tree), and a
