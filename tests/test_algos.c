@@ -826,6 +826,47 @@ Test(multitree, artifact_trees_torus4x4)
 	pm_topo_free(t);
 }
 
+/* The MULTITREE artifact's double binary tree on 16 ranks (its log,
+ * tests/data/artifact_dtree_16.txt: 15 edges a tree) is ours: it mirrors
+ * tree 1 for even P as NCCL does. */
+Test(dbtree, artifact_trees_16)
+{
+	char path[4096], line[256];
+	int want[2][16], seen[2][16] = {{0}}, nwant = 0, nours = 0;
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+
+	memset(want, -1, sizeof want);
+	snprintf(path, sizeof path, "%s/tests/data/artifact_dtree_16.txt", getenv("PM_SRCDIR"));
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "cannot open %s", path);
+	while (fgets(line, sizeof line, f)) {
+		int tree, c, p;
+		if (line[0] == '#')
+			continue;
+		cr_assert_eq(sscanf(line, "%d %d %d", &tree, &c, &p), 3, "%s", line);
+		cr_assert(tree >= 0 && tree < 2 && c >= 0 && c < 16, "%s", line);
+		want[tree][c] = p;
+		nwant++;
+	}
+	fclose(f);
+	cr_assert_eq(nwant, 30);
+	build_sched("dbtree", "torus:4x4", &t, &in, &s);
+	for (size_t i = 0; i < s.nx; i++) {
+		if (s.x[i].op != PM_REDUCE)
+			continue;	/* the reduce half: child to parent */
+		cr_assert_eq(want[s.x[i].flow][s.x[i].src], s.x[i].dst,
+			     "tree %d: %d -> %d, the artifact's parent is %d", s.x[i].flow,
+			     s.x[i].src, s.x[i].dst, want[s.x[i].flow][s.x[i].src]);
+		if (!seen[s.x[i].flow][s.x[i].src]++)
+			nours++;
+	}
+	cr_assert_eq(nours, 30);	/* and every edge of the artifact's is ours */
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* The step count is never below max(depth bound, ceil((P-1)/ports)): a
  * tree on a direct network cannot be shallower than the root's distance
  * to the farthest node (the diameter bounds the deepest tree), and a

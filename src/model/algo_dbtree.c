@@ -134,8 +134,9 @@ static void dbt_free(struct dbt *d)
 }
 
 /* Which trees: NCCL's double binary tree (tree 1 shifted for odd P,
- * mirrored for even P), the same with tree 1 shifted for every P (as the
- * MULTITREE artifact builds it), tree 0 alone, or a chain 0 <- 1 <- ... */
+ * mirrored for even P, as the MULTITREE artifact's simulator builds it
+ * too), the same with tree 1 shifted for every P, tree 0 alone, or a
+ * chain 0 <- 1 <- ... */
 enum dbt_shape { DBT_NCCL, DBT_SHIFTED, DBT_TREE, DBT_CHAIN };
 
 static int shifted_parent(int n, int r)
@@ -756,7 +757,7 @@ const struct pm_algo pm_algo_dbtree = {
 	.name = "dbtree",
 	.summary = "double binary tree, pipelined into K chunks (NCCL trees, Sanders et al.)",
 	.arg_syntax = "K[,shift]",
-	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement; dbtree:2 is unpipelined); shift: tree 1 is tree 0 shifted by one rank for every P, as the MULTITREE artifact builds it (NCCL mirrors it for even P)",
+	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement; dbtree:2 is unpipelined); shift: tree 1 is tree 0 shifted by one rank for every P (NCCL and the MULTITREE artifact shift it only for odd P and mirror it for even P)",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009; NCCL trees.cc; the MULTITREE supplement SII",
 	.prepare = prepare,
