@@ -665,6 +665,28 @@ Test(resolve, hring_default_layers)
 
 /* ---- MULTITREE (Huang et al. 2021 Algorithm 1, the MULTITREE supplement) ---------------------- */
 
+/* Schedule algo on t (which must be an all-reduce) and price 64 MiB under
+ * p both ways: where the schedule shares no link the two evaluators are
+ * one identity, asserted here; *c, *e and *steps for more checks. */
+static void closed_is_contention(const char *algo, const struct pm_topo *t, const char *label,
+				 const struct pm_params *p, struct pm_cost *c, struct pm_cost *e,
+				 int *steps)
+{
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_err err;
+
+	resolve_or_die(algo, t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s on %s: %s", algo, label, err.msg);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s on %s: %s", algo, label, err.msg);
+	pm_algo_closed(&in, 64.0 * 1048576, p, c);
+	cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, p, e, NULL, &err), PM_OK);
+	cr_assert(rel_close(c->time_s, e->time_s, 1e-9), "%s on %s: closed %.9g contention %.9g",
+		  algo, label, c->time_s, e->time_s);
+	*steps = s.nsteps;
+	pm_sched_release(&s);
+}
+
 static void build_sched(const char *algo, const char *topo, struct pm_topo **t,
 			struct pm_inst *in, struct pm_sched *s)
 {
@@ -1034,18 +1056,9 @@ Test(multitree, fabric_fat_trees_do_not_contend)
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
 		struct pm_topo *t = topo_with(specs[i], BW, DELTA);
 		struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
-		struct pm_inst in;
-		struct pm_sched s;
 		struct pm_cost cc, ce;
-		struct pm_err err;
-		resolve_or_die("multitree:fabric", t, 0, &in);
-		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
-		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s: %s", specs[i], err.msg);
-		pm_algo_closed(&in, 64.0 * 1048576, &p, &cc);
-		cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &ce, NULL, &err), PM_OK);
-		cr_assert(rel_close(cc.time_s, ce.time_s, 1e-9), "%s: closed %.9g contention %.9g",
-			  specs[i], cc.time_s, ce.time_s);
-		pm_sched_release(&s);
+		int steps;
+		closed_is_contention("multitree:fabric", t, specs[i], &p, &cc, &ce, &steps);
 		pm_topo_free(t);
 	}
 }
@@ -1313,18 +1326,9 @@ Test(multiphase, contention_equals_closed)
 	p.flow = PM_FLOW_PACKET;
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		struct pm_topo *t = ace_torus(shapes[i]);
-		struct pm_inst in;
-		struct pm_sched s;
 		struct pm_cost c, e;
-		struct pm_err err;
-		resolve_or_die("multiphase", t, 0, &in);
-		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
-		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s: %s", shapes[i], err.msg);
-		pm_algo_closed(&in, 64.0 * 1048576, &p, &c);
-		cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &e, NULL, &err), PM_OK);
-		cr_assert(rel_close(c.time_s, e.time_s, 1e-9), "%s: closed %.9g contention %.9g",
-			  shapes[i], c.time_s, e.time_s);
-		pm_sched_release(&s);
+		int steps;
+		closed_is_contention("multiphase", t, shapes[i], &p, &c, &e, &steps);
 		pm_topo_free(t);
 	}
 }
@@ -1399,23 +1403,14 @@ Test(multiphase, pipelined_schedules_check_and_price_alike)
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 		for (size_t j = 0; j < sizeof ks / sizeof ks[0] * 3; j++) {
 			struct pm_topo *t = ace_torus(shapes[i]);
-			struct pm_inst in;
-			struct pm_sched s;
 			struct pm_cost c, e;
-			struct pm_err err;
 			char name[32];
+			int steps;
 			snprintf(name, sizeof name, "multiphase:%d,fsm=%d", ks[j % 3], fs[j / 3]);
-			resolve_or_die(name, t, 0, &in);
-			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
-			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s on %s: %s", name, shapes[i], err.msg);
-			pm_algo_closed(&in, 64.0 * 1048576, &p, &c);
-			cr_assert_eq(pm_algo_contention(&in, &s, 64.0 * 1048576, &p, &e, NULL, &err), PM_OK);
-			cr_assert(rel_close(c.time_s, e.time_s, 1e-9), "%s on %s: closed %.9g contention %.9g",
-				  name, shapes[i], c.time_s, e.time_s);
+			closed_is_contention(name, t, shapes[i], &p, &c, &e, &steps);
 			cr_assert(rel_close(c.red_s, e.red_s, 1e-9), "%s on %s: reduction %.9g vs %.9g",
 				  name, shapes[i], c.red_s, e.red_s);
-			cr_assert_eq(c.steps, s.nsteps);
-			pm_sched_release(&s);
+			cr_assert_eq(c.steps, steps);
 			pm_topo_free(t);
 		}
 	expect_bad("multiphase:0", "torus:4x4", "invalid chunk count '0'");

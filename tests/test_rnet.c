@@ -27,11 +27,13 @@ static struct pm_params packet_params(void)
 	return p;
 }
 
-static double run_routers(const struct pm_topo *t, const struct pm_sched *s, double n,
-			  const struct pm_params *p, int dataflow,
-			  const struct pm_router_cfg *cfg)
+/* The simulated time on the router network: dataflow, or lockstep by
+ * the given discipline; cfg NULL: the defaults. */
+static double run_sim(const struct pm_topo *t, const struct pm_sched *s, double n,
+		      const struct pm_params *p, int dataflow, enum pm_lockstep lockstep,
+		      const struct pm_router_cfg *cfg)
 {
-	struct pm_sim_opts o = {.dataflow = dataflow, .routers = 1};
+	struct pm_sim_opts o = {.dataflow = dataflow, .routers = 1, .lockstep = lockstep};
 	struct pm_sim_result r;
 	struct pm_err err;
 
@@ -41,6 +43,13 @@ static double run_routers(const struct pm_topo *t, const struct pm_sched *s, dou
 		pm_router_cfg_default(&o.router);
 	cr_assert_eq(pm_sim_run(t, s, n, p, &o, &r, &err), PM_OK, "%s", err.msg);
 	return r.time_s;
+}
+
+static double run_routers(const struct pm_topo *t, const struct pm_sched *s, double n,
+			  const struct pm_params *p, int dataflow,
+			  const struct pm_router_cfg *cfg)
+{
+	return run_sim(t, s, n, p, dataflow, PM_LOCK_BARRIER, cfg);
 }
 
 /* One transfer from rank 0 on endpoint 0 to rank 1 on endpoint `to`. */
@@ -161,11 +170,7 @@ Test(rnet, ring_allreduce_by_hand)
 	assert_rel(run_routers(t, &s, 16384, &p, 0, &c), 2568e-9, 1e-9);
 	/* each step's transfer needs the one before it, which every rank
 	 * receives at once: in-order issue is the barrier lockstep here */
-	struct pm_sim_opts o = {.routers = 1, .lockstep = PM_LOCK_ORDER};
-	struct pm_sim_result r;
-	pm_router_cfg_default(&o.router);
-	cr_assert_eq(pm_sim_run(t, &s, 16384, &p, &o, &r, &err), PM_OK, "%s", err.msg);
-	assert_rel(r.time_s, 2568e-9, 1e-9);
+	assert_rel(run_sim(t, &s, 16384, &p, 0, PM_LOCK_ORDER, NULL), 2568e-9, 1e-9);
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
@@ -188,8 +193,6 @@ Test(rnet, in_order_issue_against_dataflow)
 {
 	struct pm_topo *t = topo_with("ring:4", BW, LAT);
 	struct pm_params p = packet_params();
-	struct pm_sim_opts o = {.routers = 1};
-	struct pm_sim_result r;
 	struct pm_sched s;
 	struct pm_err err;
 
@@ -199,11 +202,8 @@ Test(rnet, in_order_issue_against_dataflow)
 	pm_sched_add(&s, 1, 0, 1, 1, 1, PM_COPY, 0);
 	pm_sched_add(&s, 2, 0, 3, 1, 1, PM_COPY, 0);
 	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
-	pm_router_cfg_default(&o.router);
 	assert_rel(run_routers(t, &s, 8192, &p, 1, NULL), 856e-9, 1e-9);
-	o.lockstep = PM_LOCK_ORDER;
-	cr_assert_eq(pm_sim_run(t, &s, 8192, &p, &o, &r, &err), PM_OK, "%s", err.msg);
-	assert_rel(r.time_s, 1128e-9, 1e-9);
+	assert_rel(run_sim(t, &s, 8192, &p, 0, PM_LOCK_ORDER, NULL), 1128e-9, 1e-9);
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
@@ -269,8 +269,6 @@ Test(rnet, barrier_nop_and_dataflow_by_hand)
 	struct pm_params p = packet_params();
 	struct pm_sched s;
 	struct pm_err err;
-	struct pm_sim_opts o = {.routers = 1, .lockstep = PM_LOCK_NOP};
-	struct pm_sim_result r;
 
 	cr_assert_eq(pm_sched_init(&s, 4, 3, &err), PM_OK);
 	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
@@ -279,9 +277,7 @@ Test(rnet, barrier_nop_and_dataflow_by_hand)
 	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
 	assert_rel(run_routers(t, &s, 3 * 4096, &p, 0, NULL), 1284e-9, 1e-9);
 	assert_rel(run_routers(t, &s, 3 * 4096, &p, 1, NULL), 700e-9, 1e-9);
-	pm_router_cfg_default(&o.router);
-	cr_assert_eq(pm_sim_run(t, &s, 3 * 4096, &p, &o, &r, &err), PM_OK, "%s", err.msg);
-	assert_rel(r.time_s, 972e-9, 1e-9);
+	assert_rel(run_sim(t, &s, 3 * 4096, &p, 0, PM_LOCK_NOP, NULL), 972e-9, 1e-9);
 	pm_sched_release(&s);
 	pm_topo_free(t);
 }
