@@ -700,3 +700,52 @@ Test(topo, astrasim_bad_files)
 		unlink(path);
 	}
 }
+
+/* Routing ties on a file network are balanced as OpenSM's default MinHop
+ * engine balances them (InfiniBand subnet manager: among ports with the
+ * same hop count to a destination, the one fewest destinations already
+ * use).  tests/data/leaf_spine.csv: leaves of four endpoints, every leaf
+ * cabled to two spines; switches are numbered after the 16 endpoints in
+ * order of first mention: leaf0 16, spine0 17, spine1 18.  By hand: leaf0
+ * routes destinations in endpoint order; 0..3 hang below it, each of
+ * 4..15 has two routes up with equal counts before it when d is even, so
+ * 4 takes spine0 (listed first), 5 spine1, 6 spine0 ...: destination d
+ * crosses spine d mod 2.  Leaf1 routes 0..3, then 8..15: again d mod 2.
+ * Taking the first listed link instead sent every destination through
+ * spine0 and left spine1 idle. */
+Test(topo, file_routes_balance_ties)
+{
+	char spec[4200];
+	int links[8];
+	snprintf(spec, sizeof spec, "file:%s/tests/data/leaf_spine.csv",
+		 getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".");
+	struct pm_topo *t = topo_or_die(spec);
+	for (int d = 4; d < 16; d++) {
+		cr_assert_eq(pm_topo_route(t, 0, d, links), 4);
+		cr_assert_eq(pm_topo_link(t, links[1])->dst, 17 + d % 2, "0 -> %d", d);
+	}
+	for (int d = 0; d < 16; d++)
+		if (d / 4 != 1) {
+			cr_assert_eq(pm_topo_route(t, 5, d, links), 4);
+			cr_assert_eq(pm_topo_link(t, links[1])->dst, 17 + d % 2, "5 -> %d", d);
+		}
+	pm_topo_free(t);
+}
+
+/* Recursive doubling on that network, 1 MiB, 16 GB/s and 150 ns links,
+ * packets of 256 bytes with a 16-byte head flit (1 MiB is 4,096 packets
+ * of 272 bytes on the wire: 1,114,112 bytes, 69.632 us a link).  Steps at
+ * distance 1 and 2 stay in a leaf: one message a link, 2 links, 69.932
+ * us.  At distance 4 and 8 a leaf's four endpoints send to another leaf's
+ * four; destinations alternate spines, so each up and down link carries
+ * two messages: 139.264 us + 4 x 150 ns = 139.864 us.  Total 2 x 69.932 +
+ * 2 x 139.864 = 419.592 us (all four up a spine0 link would give 4
+ * messages: 279.128 us a step, 698.12 us in all). */
+Test(topo, file_ties_recdoubling_by_hand)
+{
+	char spec[4200];
+	snprintf(spec, sizeof spec, "file:%s/tests/data/leaf_spine.csv",
+		 getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".");
+	double x = contention_of(spec, "recdoubling", NULL);
+	cr_assert(rel_close(x, 419.592e-6, 1e-12), "%.17g", x);
+}

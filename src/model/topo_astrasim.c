@@ -254,7 +254,7 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 				others += e != d && (int)y.val[F_NPUS][e] >= 2 && kinds[e] != K_SWITCH;
 			t->min_hops = others ? 1 : 2;
 		}
-	return pm_topo_route_shortest(t, err);
+	return pm_topo_route_shortest(t, 0, err);
 }
 
 static void describe(const struct pm_topo *t, struct pm_topo_info *info)

@@ -6,7 +6,11 @@
  * units (16GB/s, 150ns) or are left empty for the --link-bw/--link-lat
  * defaults; direction is "both" (default: a full-duplex cable, two links)
  * or "one".  Lines starting with # are comments.  Routing is shortest path
- * in links; among equal next hops the link listed first in the file wins.
+ * in links; among equal next hops a vertex sends each destination by the
+ * one the fewest destinations so far leave by (the first listed among
+ * those), destinations in endpoint order: the port balancing of OpenSM's
+ * default MinHop routing engine, so a leaf cabled to two spines sends
+ * even destinations through one and odd ones through the other.
  */
 #include "model/topo_impl.h"
 #include "model/text.h"
@@ -170,8 +174,13 @@ static long endpoint_of(const char *s)
 	return *end || errno ? -2 : v;
 }
 
-/* Breadth-first search toward every endpoint over reversed links. */
-int pm_topo_route_shortest(struct pm_topo *t, struct pm_err *err)
+/* Breadth-first search toward every endpoint over reversed links; at
+ * each vertex the route takes a link one step nearer.  Among several,
+ * balance = 0 takes the first listed; balance = 1 the one the fewest
+ * destinations so far leave by, the first listed among those: the
+ * port balancing of OpenSM's default MinHop routing engine, destinations
+ * in endpoint order. */
+int pm_topo_route_shortest(struct pm_topo *t, int balance, struct pm_err *err)
 {
 	int V = t->n_vert, N = t->n_end;
 	int *dist = malloc(sizeof(int) * (size_t)V);
@@ -179,17 +188,18 @@ int pm_topo_route_shortest(struct pm_topo *t, struct pm_err *err)
 	int *in_off = calloc((size_t)V + 1, sizeof(int));
 	int *in_idx = malloc(sizeof(int) * (size_t)(t->n_links + 1));
 	int *out_dst = malloc(sizeof(int) * (size_t)(t->n_links + 1));
+	int *through = calloc((size_t)t->n_links + 1, sizeof(int));	/* destinations per link */
 	int rc = PM_OK;
 	long long cost = (long long)N * ((long long)V + t->n_links);
 
 	if (cost > ROUTE_BUDGET) {
-		free(dist), free(queue), free(in_off), free(in_idx), free(out_dst);
+		free(dist), free(queue), free(in_off), free(in_idx), free(out_dst), free(through);
 		return pm_fail(err, PM_EINPUT,
 			       "network '%s' is too large to route: %d endpoints x (%d vertices + %d links) = %lld search steps (expected at most %lld; fewer links or endpoints)",
 			       t->spec, N, V, t->n_links, cost, ROUTE_BUDGET);
 	}
 	t->next = malloc(sizeof(int) * (size_t)N * (size_t)V);
-	if (!dist || !queue || !in_off || !in_idx || !out_dst || !t->next) {
+	if (!dist || !queue || !in_off || !in_idx || !out_dst || !through || !t->next) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory routing '%s'", t->spec);
 		goto out;
 	}
@@ -238,9 +248,14 @@ int pm_topo_route_shortest(struct pm_topo *t, struct pm_err *err)
 			}
 			for (int j = t->out_off[v]; dist[v] > 0 && j < t->out_off[v + 1]; j++)
 				if (dist[out_dst[j]] == dist[v] - 1) {
-					best = t->out_idx[j];	/* ascending: the first is the lowest */
-					break;
+					int l = t->out_idx[j];	/* ascending: the first is the lowest */
+					if (best < 0 || through[l] < through[best])
+						best = l;
+					if (!balance)
+						break;
 				}
+			if (best >= 0)
+				through[best]++;
 			t->next[(size_t)d * V + v] = best;
 			if (v < N && v != d) {
 				if (dist[v] > t->max_hops)
@@ -258,6 +273,7 @@ out:
 	free(in_off);
 	free(in_idx);
 	free(out_dst);
+	free(through);
 	return rc;
 }
 
@@ -320,7 +336,7 @@ static int build(struct pm_topo *t, const char *args,
 	if (!rc)
 		rc = pm_topo_finish(t, err);
 	if (!rc)
-		rc = pm_topo_route_shortest(t, err);
+		rc = pm_topo_route_shortest(t, 1, err);
 out:
 	for (int i = 0; i < r.nnames; i++)
 		free(r.names[i]);
@@ -346,7 +362,7 @@ int pm_topo_route_table(const struct pm_topo *t, int src, int dst, int *links)
 static void describe(const struct pm_topo *t, struct pm_topo_info *info)
 {
 	(void)t;
-	info->routing = "shortest path in links; among equal next hops the link listed first in the file";
+	info->routing = "shortest path in links; among equal next hops the one fewest destinations use so far, first listed on a tie (OpenSM MinHop balancing)";
 	info->bisection_cut = "not computed for file topologies";
 }
 

@@ -46,11 +46,12 @@ int pm_topo_add(struct pm_topo *t, int src, int dst, double bw, double lat,
 /* Build the adjacency once all links are in. */
 int pm_topo_finish(struct pm_topo *t, struct pm_err *err);
 
-/* Shortest-path routing tables (one breadth-first search per endpoint;
- * among equal next hops the link added first wins), for kinds without a
- * routing rule of their own (file:, astrasim:); refused above 2^30
- * search steps.  pm_topo_route_table follows them. */
-int pm_topo_route_shortest(struct pm_topo *t, struct pm_err *err);
+/* Shortest-path routing tables (one breadth-first search per endpoint),
+ * for kinds without a routing rule of their own (file:, astrasim:); among
+ * equal next hops the link added first (balance = 0), or the one the
+ * fewest destinations leave by so far (balance = 1, OpenSM's MinHop);
+ * refused above 2^30 search steps.  pm_topo_route_table follows them. */
+int pm_topo_route_shortest(struct pm_topo *t, int balance, struct pm_err *err);
 int pm_topo_route_table(const struct pm_topo *t, int src, int dst, int *links);
 
 static inline int pm_port_link(const struct pm_topo *t, int v, int p)
