@@ -1051,6 +1051,38 @@ Test(multitree, fabric_static_routes_three_rails)
 	cr_assert_eq(mt_steps("multitree", rails), 21);
 }
 
+/* The same network, priced: the reduce-scatter runs every tree edge
+ * backwards over the reversed links of its all-gather route, so its
+ * step S - t carries exactly the reversed loads of all-gather step t and
+ * the two halves must take the same time but for the reductions (an
+ * identity between the halves).  The routes back are not the routes forward reversed here
+ * (c -> p crosses rail (p - [p > c]) mod 3), so taking the network's own
+ * routes back made the reduce-scatter 171.2 us against the all-gather's
+ * 87.4 at 1 MiB (docs/validation.md section 6). */
+Test(multitree, fabric_halves_price_alike_three_rails)
+{
+	char rails[4096];
+	snprintf(rails, sizeof rails, "file:%s/tests/data/three_rails.csv", getenv("PM_SRCDIR"));
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+	struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+	build_sched("multitree:fabric", rails, &t, &in, &s);
+	struct pm_step_cost *st = calloc((size_t)s.nsteps, sizeof *st);
+	cr_assert_eq(pm_algo_contention(&in, &s, 1 << 20, &p, &c, st, &err), PM_OK, "%s", err.msg);
+	double half[2] = {0, 0};
+	for (int k = 0; k < s.nsteps; k++)
+		half[k >= s.second_phase] += st[k].time_s - st[k].red_s;	/* the reductions: one half */
+	cr_assert_eq(s.second_phase * 2, s.nsteps);
+	cr_assert(rel_close(half[0], half[1], 1e-12), "reduce-scatter %.17g s, all-gather %.17g s", half[0],
+		  half[1]);
+	free(st);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* On a fat tree the fabric construction's steps are permutations (one
  * port: each endpoint sends and receives at most one tree edge a step),
  * and a K-ary L-tree carries any permutation with no link shared (it is

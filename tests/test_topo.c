@@ -749,3 +749,46 @@ Test(topo, file_ties_recdoubling_by_hand)
 	double x = contention_of(spec, "recdoubling", NULL);
 	cr_assert(rel_close(x, 419.592e-6, 1e-12), "%.17g", x);
 }
+
+/* pm_topo_mirrored: the kinds that claim it by construction (one link
+ * per endpoint; machine networks, up to the lowest common switch and
+ * down the same cables) checked pair by pair from their routes; a file
+ * network of single-homed endpoints is mirrored; three rails with
+ * balanced ties are not (p -> c crosses rail (c - [c > p]) mod 3,
+ * c -> p rail (p - [p > c]) mod 3: 0 -> 2 crosses r1 = vertex 65, 2 -> 0
+ * crosses r0 = vertex 64). */
+Test(topo, mirrored_routes)
+{
+	const char *claimed[] = {"machine:dgx-h100:4", "machine:abci:4", "fattree:4,3", "bigraph:4x8", "switch:8"};
+	char rails[4200], leaves[4200];
+	const char *src = getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".";
+	int a[32], b[32];
+
+	for (size_t i = 0; i < sizeof claimed / sizeof *claimed; i++) {
+		struct pm_topo *t = topo_or_die(claimed[i]);
+		int P = pm_topo_endpoints(t);
+		cr_assert_eq(pm_topo_mirrored(t), 1, "%s", claimed[i]);
+		for (int p = 0; p < P; p++)
+			for (int c = 0; c < P; c++)
+				if (c != p) {
+					int n = pm_topo_route(t, p, c, a), m = pm_topo_route(t, c, p, b);
+					const struct pm_link *f = pm_topo_link(t, a[0]), *l = pm_topo_link(t, a[n - 1]);
+					const struct pm_link *f2 = pm_topo_link(t, b[0]), *l2 = pm_topo_link(t, b[m - 1]);
+					cr_assert(f2->src == l->dst && f2->dst == l->src && l2->src == f->dst &&
+						  l2->dst == f->src, "%s: %d -> %d", claimed[i], p, c);
+				}
+		pm_topo_free(t);
+	}
+	snprintf(rails, sizeof rails, "file:%s/tests/data/three_rails.csv", src);
+	snprintf(leaves, sizeof leaves, "file:%s/tests/data/leaf_spine.csv", src);
+	struct pm_topo *t = topo_or_die(rails);
+	cr_assert_eq(pm_topo_route(t, 0, 2, a), 2);
+	cr_assert_eq(pm_topo_route(t, 2, 0, b), 2);
+	cr_assert_eq(pm_topo_link(t, a[0])->dst, 65);	/* r1 */
+	cr_assert_eq(pm_topo_link(t, b[0])->dst, 64);	/* r0 */
+	cr_assert_eq(pm_topo_mirrored(t), 0);
+	pm_topo_free(t);
+	t = topo_or_die(leaves);
+	cr_assert_eq(pm_topo_mirrored(t), 1);
+	pm_topo_free(t);
+}

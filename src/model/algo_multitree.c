@@ -1160,7 +1160,11 @@ static int fabric_rerouted(const struct pm_topo *topo, const struct mt *m,
 
 /* The fabric construction's schedule: each step's edges take the
  * network's own routes, unless the network routes a step's transfers
- * apart where its own routes would collide (fat trees, pm_topo_route_set):
+ * apart where its own routes would collide (fat trees, pm_topo_route_set)
+ * or its routes back are not the forward ones reversed at their end
+ * links (balanced ties on a file network: the construction counted the
+ * forward routes' end links, and the reduce-scatter runs every edge
+ * backwards over them, as the searching construction's schedule does):
  * then every transfer carries its route (pm_sched asks all or none).  -1
  * out of memory. */
 static int fabric_build(const struct pm_topo *topo, const struct mt *m, const int *rev,
@@ -1180,6 +1184,7 @@ static int fabric_build(const struct pm_topo *topo, const struct mt *m, const in
 	int routed = fabric_rerouted(topo, m, &r);
 	if (routed < 0)
 		goto out;
+	routed = routed || !pm_topo_mirrored(topo);
 	for (int phase = 0; phase < 2; phase++)	/* reduce-scatter, then all-gather */
 		for (int k = 1; k <= m->S; k++) {
 			int t = phase ? k : m->S + 1 - k, step = phase ? m->S + t - 1 : m->S - t;

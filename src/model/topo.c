@@ -238,6 +238,32 @@ int pm_topo_route_set(const struct pm_topo *t, int n, const int *src,
 	return 0;
 }
 
+/* Is link b the reverse of link a? */
+static int reverse_of(const struct pm_topo *t, int a, int b)
+{
+	return t->links[a].src == t->links[b].dst && t->links[a].dst == t->links[b].src;
+}
+
+int pm_topo_mirrored(const struct pm_topo *t)
+{
+	int P = t->n_end, H = t->max_hops > 0 ? t->max_hops : 1, ok = 1;
+	int *a = malloc(sizeof(int) * (size_t)H), *b = malloc(sizeof(int) * (size_t)H);
+
+	if (t->kind->mirrored || !a || !b) {
+		ok = t->kind->mirrored;
+		goto out;
+	}
+	for (int p = 0; ok && p < P; p++)
+		for (int c = p + 1; ok && c < P; c++) {
+			int n = pm_topo_route(t, p, c, a), m = pm_topo_route(t, c, p, b);
+			ok = n > 0 && m > 0 && reverse_of(t, a[0], b[m - 1]) && reverse_of(t, a[n - 1], b[0]);
+		}
+out:
+	free(a);
+	free(b);
+	return ok;
+}
+
 int pm_topo_neighbors(const struct pm_topo *t, int v, int *links)
 {
 	int n;

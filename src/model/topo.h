@@ -72,6 +72,10 @@ struct pm_topo_kind {
 	 * (NULL: link id order); returns their number. */
 	int (*neighbors)(const struct pm_topo *t, int v, int *links);
 	void (*describe)(const struct pm_topo *t, struct pm_topo_info *info);
+	/* 1: the route c -> p leaves c over the reverse of the link the route
+	 * p -> c enters c by, and enters p over the reverse of the one it
+	 * leaves p by, for every pair, by construction (pm_topo_mirrored) */
+	int mirrored;
 };
 
 const struct pm_topo_kind *const *pm_topo_kinds(int *n);
@@ -120,6 +124,12 @@ int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links);
  * (pm_topo_route), 0 if none, -1 out of memory. */
 int pm_topo_route_set(const struct pm_topo *t, int n, const int *src,
 		      const int *dst, int *links, int *len);
+
+/* 1 if every route c -> p starts and ends on the reversed end links of
+ * the route p -> c (the kind says so, or every pair is checked), else 0:
+ * a schedule that runs a transfer backwards over the reversed links of
+ * its forward route may then take the network's own route instead. */
+int pm_topo_mirrored(const struct pm_topo *t);
 
 /* Out-links of v in the kind's neighbour order (torus and mesh: the
  * highest dimension first, - before +, as Huang et al. 2021 SIII-C tries Y before

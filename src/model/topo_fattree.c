@@ -240,4 +240,5 @@ const struct pm_topo_kind pm_topo_fattree_kind = {
 	.route = route,
 	.route_set = route_set,
 	.describe = describe,
+	.mirrored = 1,	/* an endpoint has one link each way */
 };

@@ -318,4 +318,5 @@ const struct pm_topo_kind pm_topo_machine = {
 	.route = route,
 	.ring_order = ring_order,
 	.describe = describe,
+	.mirrored = 1,	/* up to the lowest common switch and down the same cables */
 };

@@ -46,4 +46,5 @@ const struct pm_topo_kind pm_topo_switch = {
 	.build = build,
 	.route = route,
 	.describe = describe,
+	.mirrored = 1,	/* an endpoint has one link each way */
 };
