@@ -1106,6 +1106,65 @@ Test(multitree, fabric_fat_trees_do_not_contend)
 	}
 }
 
+/* Where the schedule takes the network's own routes, the fabric
+ * construction counts the links between switches too (multitree_mid.c):
+ * no step may put more tree edges on a link than its slots, the link's
+ * bandwidth over the slowest link's, rounded down.  Checked from the
+ * schedule alone, routing every transfer with the network's routes: on
+ * BiGraph (one link between a pair of switches of the two layers: the
+ * end links alone put up to 8.5x the searched trees' time on it,
+ * docs/validation.md section 6) and on ABCI (Ueno & Yokota, CCGrid 2019:
+ * two GPUs share an HCA's link, racks at a third of full bisection).
+ * With all links equal (BiGraph, tests/data/leaf_spine.csv) no step
+ * shares a link, so the contention evaluator must price the schedule
+ * exactly as the closed form (an identity between the evaluators). */
+static void steps_within_slots(const char *spec)
+{
+	struct pm_topo *t;
+	struct pm_inst in;
+	struct pm_sched s;
+	build_sched("multitree:fabric", spec, &t, &in, &s);
+	int L = pm_topo_nlinks(t), H = pm_topo_max_hops(t), *cnt = calloc((size_t)L, sizeof(int));
+	int *links = malloc(sizeof(int) * (size_t)H);
+	double slow = 0;
+	for (int l = 0; l < L; l++)
+		if (slow == 0 || pm_topo_link(t, l)->bw_Bps < slow)
+			slow = pm_topo_link(t, l)->bw_Bps;
+	for (int k = 0; k < s.nsteps; k++) {
+		memset(cnt, 0, sizeof(int) * (size_t)L);
+		for (size_t j = s.step_off[k]; j < s.step_off[k + 1]; j++) {
+			int n = pm_topo_route(t, s.x[j].src, s.x[j].dst, links);
+			for (int i = 0; i < n; i++)
+				cnt[links[i]]++;
+		}
+		for (int l = 0; l < L; l++)
+			cr_assert_leq(cnt[l], (int)floor(pm_topo_link(t, l)->bw_Bps / slow * (1 + 1e-9)),
+				      "%s step %d: link %d carries %d edges", spec, k, l, cnt[l]);
+	}
+	free(cnt);
+	free(links);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+Test(multitree, fabric_counts_links_between_switches)
+{
+	char leaves[4200];
+	snprintf(leaves, sizeof leaves, "file:%s/tests/data/leaf_spine.csv", getenv("PM_SRCDIR"));
+	const char *specs[] = {"bigraph:4x8", "bigraph:8x16", "machine:abci:8", "machine:abci:16", leaves};
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+		steps_within_slots(specs[i]);
+	const char *equal[] = {"bigraph:4x8", "bigraph:8x16", leaves};
+	for (size_t i = 0; i < sizeof equal / sizeof equal[0]; i++) {
+		struct pm_topo *t = topo_with(equal[i], BW, DELTA);
+		struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+		struct pm_cost cc, ce;
+		int steps;
+		closed_is_contention("multitree:fabric", t, equal[i], &p, &cc, &ce, &steps);
+		pm_topo_free(t);
+	}
+}
+
 /* The fabric schedule splits into its two phases like every all-reduce
  * of reduce-scatter + all-gather: each phase alone, replayed by the
  * schedule checker (pm_algo_check), does its collective, unrouted

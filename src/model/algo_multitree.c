@@ -868,8 +868,8 @@ static int mt_construct(struct mt *m, const struct pm_topo *t,
 				m->fr[order[i]].new_rank = m->fr[order[i]].size;
 			}
 		/* stages of growing path length (one stage on a direct network) */
-		int first = m->switched && !o->literal && !m->fabric ? pm_topo_min_hops(t)
-								       : pm_topo_max_hops(t);
+		int first = m->switched && !o->literal && (!m->fabric || m->mid) ? pm_topo_min_hops(t)
+										 : pm_topo_max_hops(t);
 		/* stages of growing path length, until no endpoint can send or
 		 * none can receive: then no tree can grow this step */
 		for (m->maxlen = first; m->maxlen <= pm_topo_max_hops(t) &&
@@ -1279,7 +1279,7 @@ const struct pm_algo pm_algo_multitree = {
 	.name = "multitree",
 	.summary = "one topology-aware spanning tree per node, built top down in lockstep (Huang et al. 2021)",
 	.arg_syntax = "ports=N,priority,literal,fabric",
-	.arg_help = "ports: messages a node sends/receives per step (default: the most links out of an endpoint: all of a torus node's, 1 into a fat tree or BiGraph, 2 for a GPU of the machine networks); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages; fabric: switch networks, trees built without searching the links between switches (a step's edges routed apart on fat trees, by edge colouring; elsewhere the network's own routes; the contention evaluator prices what they share): 4,096 endpoints where the search is declined (fattree:16,3 about 10 s, machine:dgx-h100:512 about 30 s), as good on switches, fat trees and DGX-like clusters, up to 8x slower where a step's edges collide on links the construction does not count: BiGraph's single links between its layers, ABCI's shared HCAs and racks (docs/validation.md)",
+	.arg_help = "ports: messages a node sends/receives per step (default: the most links out of an endpoint: all of a torus node's, 1 into a fat tree or BiGraph, 2 for a GPU of the machine networks); priority: trees with the larger remaining height first; literal: switch networks without the shortest-first stages; fabric: switch networks, trees built without searching the network (a step's edges routed apart on fat trees, by edge colouring; elsewhere the network's own routes, and the links between switches that can fill counted with stages of route length, shortest first, while P^2 x (P/64 x (links out + in) + links out x in) x stages <= 5e9; the contention evaluator prices what they share): 4,096 endpoints where the search is declined (fattree:16,3 about 10 s, machine:dgx-h100:512 about 30 s), as good as the search on switches, fat trees, BiGraph, leaf-spine files and DGX-like clusters, better on ABCI up to 2,048 GPUs; past the bound only the end links count, and on BiGraph and ABCI link collisions cost up to 8x (docs/validation.md)",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.formula = "2S(a + w(n/P) b) + 2 d sum_t h_t + (n/P) g sum_t r_t, S, h_t, r_t from the construction",
 	.reference = "Huang et al., ISCA 2021 (Huang et al. 2021) Algorithm 1, SIII-C3",

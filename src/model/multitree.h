@@ -94,6 +94,7 @@ struct mt {
 	 * words with a receiver */
 	size_t sw;
 	uint64_t *nearw, *pairw, *availw, *rw;
+	uint64_t *reachbuf;	/* sw words: what one link out may still reach (mt_mid_words) */
 	/* outroom[j words ..]: endpoints whose j-th link out has room this
 	 * step; spent[(T dout + j) words ..]: members whose j-th link out
 	 * leads only to members of tree T (never a child that way again);
@@ -109,6 +110,25 @@ struct mt {
 	uint64_t *grp_row, *grp_set, *able;
 	int *grp_first, *grp_n;
 	uint16_t *grp_lo, *grp_hi;
+	/* The links between switches it counts (multitree_mid.c), when mid:
+	 * link l is tracked as mid_of_link[l] = i (-1: not), its entries
+	 * mid_rng[mid_off[i] .. mid_off[i + 1]): endpoints [lo, hi) leave
+	 * reach row h (h < 0: dreach) when it fills; hop_row[p dout + j]: the
+	 * reach row of the head of p's j-th link out (-1: none); midpath:
+	 * an edge's counted links */
+	int mid, nmid, mid_len, mid_cap, nreach;
+	struct mt_mid_rng {
+		int h, lo, hi;
+	} *mid_rng;
+	int *mid_of_link, *mid_off, *hop_row, *midpath;
+	uint64_t *reach, *dreach;
+	uint64_t *reach0;	/* the rows a step starts from: the endpoints h leads to */
+	int *reach_vert;	/* per row: h's vertex */
+	uint64_t *two_hop;	/* per endpoint, by link in (first 64): some route through one switch enters by it */
+	uint64_t *reachw;	/* word masks (sw each) of the reach rows, dreach, then all ones */
+	int dglobal;		/* some link clears dreach: every first hop has a row, and */
+	uint64_t *adj, *adjw;	/* per row, the endpoints its vertex leads to over one link (dreach spares them), and its word mask */
+	void *midb;		/* while the tables are built */
 };
 
 static inline int mt_in_tree(const struct mt *m, int T, int v)
@@ -149,9 +169,27 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask);
 double mt_fabric_refusal(const struct pm_topo *t);
 #define MT_FABRIC_MAX_WORK pm_limit(5e9)
 double mt_fabric_work(const struct pm_topo *t);
+int mt_fabric_counts_mid(const struct pm_topo *t, int even);
 int mt_fabric_setup(struct mt *m);
 int mt_fabric_turn(struct mt *m, int T, int t);
 void mt_fabric_step(struct mt *m);
 void mt_fabric_free(struct mt *m);
+
+/* multitree_mid.c: begin the tables, add the route p -> c (links[0 .. n),
+ * every pair once), end (choose the links that can fill; mid = 0 when
+ * none can); a new step; the tracked links between switches of the route
+ * p -> c into out (their number); link l just filled.  -1: out of memory. */
+int mt_mid_begin(struct mt *m);
+int mt_mid_add(struct mt *m, int c, const int *links, int n);
+int mt_mid_end(struct mt *m);
+void mt_mid_free(struct mt *m);
+void mt_mid_step(struct mt *m);
+int mt_mid_links(struct mt *m, int p, int c, int *out);
+void mt_mid_filled(struct mt *m, int l);
+/* The words (sw of them, into out) and word w of the endpoints that
+ * endpoint p's j-th link out may still reach over the tracked links
+ * (all ones when nothing is tracked). */
+void mt_mid_words(const struct mt *m, int p, int j, uint64_t *out);
+uint64_t mt_mid_word(const struct mt *m, int p, int j, size_t w);
 
 #endif

@@ -83,24 +83,28 @@ struct routes {
  * the number of groups, or -1 when they are more than MT_FABRIC_GROUPS,
  * overflow the pool, or span more than 2 W words in all (able_senders
  * would then cost more than the masks it saves). */
-static int group_pair(struct mt *m, size_t q, int *used)
+static int group_pair(struct mt *m, size_t q, int kmax, int *used, int pool)
 {
 	size_t P = (size_t)m->P, W = m->words, sw = m->sw, pairs = (size_t)m->dout * (size_t)m->din;
 	int first = *used, n = 0;
 	size_t span = 0;
 
 	for (size_t p = 0; p < P; p++) {
-		const uint64_t *row = m->pairw + (p * pairs + q) * sw;
-		size_t i = 0;
-		while (i < sw && !row[i])
-			i++;
-		if (i == sw)
-			continue;	/* no route of p takes this pair */
+		const uint64_t *pw = m->pairw + (p * pairs + q) * sw;
+		uint64_t *row = m->rw, any = 0;	/* scratch: pw within classes 0 .. kmax */
+		memset(row, 0, sizeof(uint64_t) * sw);
+		for (int k = 0; k <= kmax; k++)
+			for (size_t i = 0; i < sw; i++)
+				row[i] |= pw[i] & m->nearw[(p * (size_t)m->ncls + (size_t)k) * sw + i];
+		for (size_t i = 0; i < sw; i++)
+			any |= row[i];
+		if (!any)
+			continue;	/* no route of p in these classes takes this pair */
 		int g = first;
 		while (g < first + n && memcmp(m->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw))
 			g++;
 		if (g == first + n) {
-			if (n == MT_FABRIC_GROUPS || g == MT_FABRIC_POOL)
+			if (n == MT_FABRIC_GROUPS || g == pool)
 				return -1;
 			memcpy(m->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw);
 			n++;
@@ -116,31 +120,34 @@ static int group_pair(struct mt *m, size_t q, int *used)
 	return n;
 }
 
-/* The sender groups of every end-link pair (see struct mt).  -1: out of
- * memory. */
+/* The sender groups of every end-link pair (see struct mt), one set of
+ * them per stage of route lengths when the construction has stages (the
+ * routes up to class k), else one for all.  -1: out of memory. */
 static int group_senders(struct mt *m)
 {
 	size_t W = m->words, sw = m->sw, pairs = (size_t)m->dout * (size_t)m->din;
-	int used = 0;
+	int used = 0, levels = m->mid ? m->ncls : 1, pool = MT_FABRIC_POOL * levels;
 
-	m->grp_first = malloc(sizeof(int) * pairs);
-	m->grp_n = malloc(sizeof(int) * pairs);
-	m->grp_row = calloc((size_t)MT_FABRIC_POOL * sw, sizeof(uint64_t));
-	m->grp_set = calloc((size_t)MT_FABRIC_POOL * W, sizeof(uint64_t));
-	m->grp_lo = malloc(sizeof(uint16_t) * MT_FABRIC_POOL);
-	m->grp_hi = malloc(sizeof(uint16_t) * MT_FABRIC_POOL);
+	m->grp_first = malloc(sizeof(int) * pairs * (size_t)levels);
+	m->grp_n = malloc(sizeof(int) * pairs * (size_t)levels);
+	m->grp_row = calloc((size_t)pool * sw, sizeof(uint64_t));
+	m->grp_set = calloc((size_t)pool * W, sizeof(uint64_t));
+	m->grp_lo = malloc(sizeof(uint16_t) * (size_t)pool);
+	m->grp_hi = malloc(sizeof(uint16_t) * (size_t)pool);
 	if (!m->grp_first || !m->grp_n || !m->grp_row || !m->grp_set || !m->grp_lo || !m->grp_hi)
 		return -1;
-	for (size_t q = 0; q < pairs; q++) {
-		int first = used;
-		m->grp_first[q] = first;
-		m->grp_n[q] = group_pair(m, q, &used);
-		if (m->grp_n[q] < 0) {	/* give its part of the pool back */
-			memset(m->grp_row + (size_t)first * sw, 0, sizeof(uint64_t) * sw * (size_t)(MT_FABRIC_POOL - first));
-			memset(m->grp_set + (size_t)first * W, 0, sizeof(uint64_t) * W * (size_t)(MT_FABRIC_POOL - first));
-			used = first;
+	for (int s = 0; s < levels; s++)
+		for (size_t q = 0; q < pairs; q++) {
+			int first = used, kmax = m->mid ? s : m->ncls - 1;
+			size_t i = (size_t)s * pairs + q;
+			m->grp_first[i] = first;
+			m->grp_n[i] = group_pair(m, q, kmax, &used, pool);
+			if (m->grp_n[i] < 0) {	/* give its part of the pool back */
+				memset(m->grp_row + (size_t)first * sw, 0, sizeof(uint64_t) * sw * (size_t)(pool - first));
+				memset(m->grp_set + (size_t)first * W, 0, sizeof(uint64_t) * W * (size_t)(pool - first));
+				used = first;
+			}
 		}
-	}
 	return 0;
 }
 
@@ -169,14 +176,14 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->able = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
 	m->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
-	m->sw = (W + 63) / 64;
 	m->nearw = calloc(P * (size_t)m->ncls * m->sw, sizeof(uint64_t));
 	m->pairw = calloc(P * (size_t)m->dout * (size_t)m->din * m->sw, sizeof(uint64_t));
 	m->availw = calloc((size_t)m->din * m->sw, sizeof(uint64_t));
 	m->rw = calloc(m->sw, sizeof(uint64_t));
+	m->reachbuf = malloc(sizeof(uint64_t) * m->sw);
 	m->spent_any = calloc(P * (size_t)m->dout, 1);
 	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
-	    !m->outroom || !m->spent || !m->smask || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any)
+	    !m->outroom || !m->spent || !m->smask || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any || !m->reachbuf)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -242,6 +249,20 @@ double mt_fabric_work(const struct pm_topo *t)
 	return P * P * (ceil(P / 64) * (dout + din) + (double)dout * din);
 }
 
+/* Does the fabric construction count the links between switches here
+ * (multitree_mid.c)?  Where the schedule takes the network's own routes
+ * and the work, with a round of turns per stage of route lengths (a
+ * stage per length, shortest first, as the searching construction), is
+ * within MT_FABRIC_MAX_WORK: mt_fabric_work x stages.  Past it, only the
+ * end links (docs/model.md). */
+int mt_fabric_counts_mid(const struct pm_topo *t, int even)
+{
+	int lo = pm_topo_min_hops(t), hi = pm_topo_max_hops(t);
+	double stages = hi > lo ? (hi - lo) / (1 + even) + 1 : 1;
+
+	return !pm_topo_routes_sets(t) && mt_fabric_work(t) * stages <= MT_FABRIC_MAX_WORK;
+}
+
 /* Can the fabric construction run here?  0, or the bytes its tables would
  * need when past MT_FABRIC_MAX_BYTES, an endpoint has more than 32 links
  * out or 255 in, or a route more than 254 links (its length is a byte). */
@@ -280,6 +301,8 @@ static int fill_routes(struct mt *m, struct routes *r)
 			r->fo[k] = (uint8_t)a;
 			r->li[k] = (uint8_t)b;
 			r->hop[k] = (uint8_t)n;
+			if (m->mid && mt_mid_add(m, (int)c, m->pathbuf, n))
+				return -1;
 		}
 	}
 	return 0;
@@ -294,7 +317,11 @@ int mt_fabric_setup(struct mt *m)
 	int rc = -1;
 
 	degrees(m->t, &m->dout, &m->din);
-	if (!mt_fabric_refusal(m->t) && r.fo && r.li && r.hop && !fill_routes(m, &r))
+	m->sw = (m->words + 63) / 64;
+	m->mid = mt_fabric_counts_mid(m->t, m->even);
+	m->midpath = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(m->t) + 2));
+	if (m->midpath && (!m->mid || !mt_mid_begin(m)) && !mt_fabric_refusal(m->t) && r.fo && r.li &&
+	    r.hop && !fill_routes(m, &r) && (!m->mid || !mt_mid_end(m)))
 		rc = bitsets(m, &r);
 	free(r.fo);
 	free(r.li);
@@ -304,6 +331,9 @@ int mt_fabric_setup(struct mt *m)
 
 void mt_fabric_free(struct mt *m)
 {
+	mt_mid_free(m);
+	free(m->midpath);
+	m->midpath = NULL;
 	free(m->near);
 	free(m->out);
 	free(m->in_by);
@@ -314,7 +344,8 @@ void mt_fabric_free(struct mt *m)
 	free(m->pairw);
 	free(m->availw);
 	free(m->rw);
-	m->nearw = m->pairw = m->availw = m->rw = NULL;
+	free(m->reachbuf);
+	m->nearw = m->pairw = m->availw = m->rw = m->reachbuf = NULL;
 	free(m->outroom);
 	free(m->spent);
 	free(m->spent_any);
@@ -346,6 +377,8 @@ void mt_fabric_step(struct mt *m)
 	for (int j = 0; j < m->dout; j++)
 		for (size_t w = 0; w < W; w++)
 			m->outroom[(size_t)j * W + w] = m->sendable[w];
+	if (m->mid)
+		mt_mid_step(m);
 }
 
 /* Clear bit c of a set. */
@@ -361,11 +394,15 @@ static void able_senders(struct mt *m)
 {
 	size_t W = m->words, sw = m->sw;
 
+	size_t base = 0;	/* the groups of this stage's route lengths */
+	if (m->mid)
+		for (int k = 1; k < m->ncls && m->cls_hops[k] <= m->maxlen; k++)
+			base += (size_t)m->dout * (size_t)m->din;
 	memset(m->able, 0, sizeof(uint64_t) * W * (size_t)m->dout);
 	for (int a = 0; a < m->dout; a++) {
 		uint64_t *able = m->able + (size_t)a * W;
 		for (int b = 0; b < m->din; b++) {
-			size_t q = (size_t)a * (size_t)m->din + (size_t)b;
+			size_t q = base + (size_t)a * (size_t)m->din + (size_t)b;
 			const uint64_t *aw = m->availw + (size_t)b * sw;
 			if (m->grp_n[q] < 0) {
 				memset(able, 0xff, sizeof(uint64_t) * W);
@@ -463,8 +500,10 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, u
 	if (!b)
 		return 0;
 	for (int j = 0; j < m->dout; j++)
-		if (room & ((uint32_t)1 << j))
-			first |= m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
+		if (room & ((uint32_t)1 << j)) {
+			uint64_t o = m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
+			first |= m->mid && o ? o & mt_mid_word(m, p, j, w) : o;
+		}
 	if (!(b &= first))
 		return 0;
 	for (int j = 0; j < m->din; j++)
@@ -513,9 +552,11 @@ static int receiver_words(struct mt *m, int p, uint32_t room)
 		if (!(room & ((uint32_t)1 << a)))
 			continue;
 		const uint64_t *pw = m->pairw + ((size_t)p * (size_t)m->dout + (size_t)a) * (size_t)m->din * sw;
+		uint64_t *reach = m->reachbuf;
+		mt_mid_words(m, p, a, reach);
 		for (int b = 0; b < m->din; b++)
 			for (size_t i = 0; i < sw; i++)
-				m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i];
+				m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i] & reach[i];
 	}
 	for (size_t i = 0; i < sw; i++)
 		any |= m->rw[i];
@@ -543,7 +584,7 @@ static int next_child(struct mt *m, int T, int p, int t, int *cls)
 	if (!room || !receiver_words(m, p, room))
 		return -1;
 	uint64_t after = ~(uint64_t)0 << (from % 64);
-	for (int k = 0; k < m->ncls; k++) {
+	for (int k = 0; k < m->ncls && m->cls_hops[k] <= m->maxlen; k++) {
 		const uint64_t *nw = m->nearw + ((size_t)p * (size_t)m->ncls + (size_t)k) * m->sw;
 		int c;
 		/* word w0 from `from` on, the words after it, the words before
@@ -606,12 +647,20 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 			f->cur++;	/* p has no child in T this step */
 			continue;
 		}
-		int a, b, nout;
+		int a, b, nout, *path = m->midpath;
 		end_index(m, p, c, &a, &b);
 		ends[0] = pm_topo_out(m->t, p, &nout)[a];
 		ends[1] = m->in[m->in_off[c] + b];
-		if (mt_attach(m, T, p, c, t, ends, ends[0] == ends[1] ? 1 : 2, m->cls_hops[cls]))
+		int len = ends[0] == ends[1] ? 1 : 2, nmid = 0;
+		path[0] = ends[0];
+		path[1] = ends[1];
+		if (m->mid)
+			nmid = mt_mid_links(m, p, c, path + len);
+		if (mt_attach(m, T, p, c, t, path, len + nmid, m->cls_hops[cls]))
 			return -1;
+		for (int i = len; i < len + nmid; i++)
+			if (mt_link_full(m, path[i], t))
+				mt_mid_filled(m, path[i]);
 		if (mt_link_full(m, ends[1], t))
 			clear_bit(m->inroom + (size_t)b * m->words, (size_t)c);
 		if (mt_link_full(m, ends[0], t))

@@ -238,6 +238,11 @@ int pm_topo_route_set(const struct pm_topo *t, int n, const int *src,
 	return 0;
 }
 
+int pm_topo_routes_sets(const struct pm_topo *t)
+{
+	return t->kind->route_set != NULL;
+}
+
 /* Is link b the reverse of link a? */
 static int reverse_of(const struct pm_topo *t, int a, int b)
 {

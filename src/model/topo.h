@@ -125,6 +125,10 @@ int pm_topo_route(const struct pm_topo *t, int src, int dst, int *links);
 int pm_topo_route_set(const struct pm_topo *t, int n, const int *src,
 		      const int *dst, int *links, int *len);
 
+/* 1 if pm_topo_route_set may route transfers sent at once apart from
+ * the network's own routes (fat trees), 0 if it always gives those. */
+int pm_topo_routes_sets(const struct pm_topo *t);
+
 /* 1 if every route c -> p starts and ends on the reversed end links of
  * the route p -> c (the kind says so, or every pair is checked), else 0:
  * a schedule that runs a transfer backwards over the reversed links of
