@@ -1093,17 +1093,21 @@ Test(multitree, fabric_halves_price_alike_three_rails)
  * network's own D-mod-K routes fattree:6,3 took 2.7x its closed form
  * (26,306 against 9,718 us at 64 MiB, docs/validation.md section 6);
  * fattree:3,4 (four levels) and fattree:5,2 cover odd K and other depths. */
+static void fabric_closed_is_contention(const char *spec)
+{
+	struct pm_topo *t = topo_with(spec, BW, DELTA);
+	struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
+	struct pm_cost cc, ce;
+	int steps;
+	closed_is_contention("multitree:fabric", t, spec, &p, &cc, &ce, &steps);
+	pm_topo_free(t);
+}
+
 Test(multitree, fabric_fat_trees_do_not_contend)
 {
 	const char *specs[] = {"fattree:6,3", "fattree:3,4", "fattree:5,2"};
-	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-		struct pm_topo *t = topo_with(specs[i], BW, DELTA);
-		struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
-		struct pm_cost cc, ce;
-		int steps;
-		closed_is_contention("multitree:fabric", t, specs[i], &p, &cc, &ce, &steps);
-		pm_topo_free(t);
-	}
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+		fabric_closed_is_contention(specs[i]);
 }
 
 /* Where the schedule takes the network's own routes, the fabric
@@ -1155,14 +1159,8 @@ Test(multitree, fabric_counts_links_between_switches)
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
 		steps_within_slots(specs[i]);
 	const char *equal[] = {"bigraph:4x8", "bigraph:8x16", leaves};
-	for (size_t i = 0; i < sizeof equal / sizeof equal[0]; i++) {
-		struct pm_topo *t = topo_with(equal[i], BW, DELTA);
-		struct pm_params p = plain_params(ALPHA, DELTA, BW, GAMMA);
-		struct pm_cost cc, ce;
-		int steps;
-		closed_is_contention("multitree:fabric", t, equal[i], &p, &cc, &ce, &steps);
-		pm_topo_free(t);
-	}
+	for (size_t i = 0; i < sizeof equal / sizeof equal[0]; i++)
+		fabric_closed_is_contention(equal[i]);
 }
 
 /* The fabric schedule splits into its two phases like every all-reduce
