@@ -418,6 +418,10 @@ int main(int argc, char **argv)
 		bench_multitree("fattree:16,3", "multitree:fabric", 30.0);
 		bench_multitree("machine:dgx-h100:256", "multitree:fabric", 30.0);
 		bench_multitree("machine:dgx-h100:512", "multitree:fabric", 30.0);
+		/* the fabric construction counting the links between switches
+		 * (multitree_mid.c), under the same 30 s MULTITREE target */
+		bench_multitree("bigraph:16x64", "multitree:fabric", 30.0);
+		bench_multitree("machine:abci:256", "multitree:fabric", 30.0);
 	}
 	if (all || strcmp(what, "hier") == 0) {
 		struct pm_machine abci, big;
