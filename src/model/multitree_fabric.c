@@ -90,12 +90,15 @@ static int group_pair(struct mt *m, size_t q, int kmax, int *used, int pool)
 	size_t span = 0;
 
 	for (size_t p = 0; p < P; p++) {
-		const uint64_t *pw = m->pairw + (p * pairs + q) * sw;
-		uint64_t *row = m->rw, any = 0;	/* scratch: pw within classes 0 .. kmax */
-		memset(row, 0, sizeof(uint64_t) * sw);
-		for (int k = 0; k <= kmax; k++)
-			for (size_t i = 0; i < sw; i++)
-				row[i] |= pw[i] & m->nearw[(p * (size_t)m->ncls + (size_t)k) * sw + i];
+		const uint64_t *pw = m->pairw + (p * pairs + q) * sw, *row = pw;
+		uint64_t any = 0;
+		if (kmax < m->ncls - 1) {	/* pw within classes 0 .. kmax, in scratch */
+			memset(m->rw, 0, sizeof(uint64_t) * sw);
+			for (int k = 0; k <= kmax; k++)
+				for (size_t i = 0; i < sw; i++)
+					m->rw[i] |= pw[i] & m->nearw[(p * (size_t)m->ncls + (size_t)k) * sw + i];
+			row = m->rw;
+		}
 		for (size_t i = 0; i < sw; i++)
 			any |= row[i];
 		if (!any)
@@ -500,10 +503,16 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, u
 	if (!b)
 		return 0;
 	for (int j = 0; j < m->dout; j++)
-		if (room & ((uint32_t)1 << j)) {
-			uint64_t o = m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
-			first |= m->mid && o ? o & mt_mid_word(m, p, j, w) : o;
-		}
+		if (room & ((uint32_t)1 << j))
+			first |= m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
+	if (m->mid && (b & first)) {	/* only over links between switches with room */
+		first = 0;
+		for (int j = 0; j < m->dout; j++)
+			if (room & ((uint32_t)1 << j)) {
+				uint64_t o = m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
+				first |= o ? o & mt_mid_word(m, p, j, w) : 0;
+			}
+	}
 	if (!(b &= first))
 		return 0;
 	for (int j = 0; j < m->din; j++)
@@ -552,11 +561,17 @@ static int receiver_words(struct mt *m, int p, uint32_t room)
 		if (!(room & ((uint32_t)1 << a)))
 			continue;
 		const uint64_t *pw = m->pairw + ((size_t)p * (size_t)m->dout + (size_t)a) * (size_t)m->din * sw;
-		uint64_t *reach = m->reachbuf;
-		mt_mid_words(m, p, a, reach);
+		if (m->mid) {	/* only words still reached over links between switches */
+			uint64_t *reach = m->reachbuf;
+			mt_mid_words(m, p, a, reach);
+			for (int b = 0; b < m->din; b++)
+				for (size_t i = 0; i < sw; i++)
+					m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i] & reach[i];
+			continue;
+		}
 		for (int b = 0; b < m->din; b++)
 			for (size_t i = 0; i < sw; i++)
-				m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i] & reach[i];
+				m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i];
 	}
 	for (size_t i = 0; i < sw; i++)
 		any |= m->rw[i];
