@@ -126,6 +126,7 @@ struct mt {
 	int *reach_vert;	/* per row: h's vertex */
 	uint64_t *two_hop;	/* per endpoint, by link in (first 64): some route through one switch enters by it */
 	uint64_t *reachw;	/* word masks (sw each) of the reach rows, dreach, then all ones */
+	uint64_t *reachw0;	/* the same as a step starts */
 	int dglobal;		/* some link clears dreach: every first hop has a row, and */
 	uint64_t *adj, *adjw;	/* per row, the endpoints its vertex leads to over one link (dreach spares them), and its word mask */
 	void *midb;		/* while the tables are built */

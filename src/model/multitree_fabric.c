@@ -503,16 +503,12 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, u
 	if (!b)
 		return 0;
 	for (int j = 0; j < m->dout; j++)
-		if (room & ((uint32_t)1 << j))
-			first |= m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
-	if (m->mid && (b & first)) {	/* only over links between switches with room */
-		first = 0;
-		for (int j = 0; j < m->dout; j++)
-			if (room & ((uint32_t)1 << j)) {
-				uint64_t o = m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
-				first |= o ? o & mt_mid_word(m, p, j, w) : 0;
-			}
-	}
+		if (room & ((uint32_t)1 << j)) {
+			uint64_t o = m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
+			if (m->mid && (o & b))	/* only over links between switches with room */
+				o &= mt_mid_word(m, p, j, w);
+			first |= o;
+		}
 	if (!(b &= first))
 		return 0;
 	for (int j = 0; j < m->din; j++)

@@ -114,11 +114,6 @@ int mt_mid_add(struct mt *m, int c, const int *links, int n)
 	struct mid_build *b = m->midb;
 	size_t W = m->words;
 
-	if (n == 2) {	/* one switch between: no link between switches */
-		for (int j = m->in_off[c], k = 0; j < m->in_off[c + 1] && k < 64; j++, k++)
-			if (m->in[j] == links[1])
-				m->two_hop[c] |= (uint64_t)1 << k;
-	}
 	int h = hop_index(b, W, pm_topo_link(m->t, links[0])->dst);
 	if (h < 0)
 		return -1;
@@ -126,8 +121,11 @@ int mt_mid_add(struct mt *m, int c, const int *links, int n)
 	if (seen[c / 64] >> (c % 64) & 1)
 		return 0;
 	seen[c / 64] |= (uint64_t)1 << (c % 64);	/* the endpoints h leads to */
-	if (n < 3) {
+	if (n < 3) {	/* one switch between: no link between switches */
 		b->adj[(size_t)h * W + (size_t)c / 64] |= (uint64_t)1 << (c % 64);
+		for (int j = m->in_off[c], k = 0; n == 2 && j < m->in_off[c + 1] && k < 64; j++, k++)
+			if (m->in[j] == links[1])
+				m->two_hop[c] |= (uint64_t)1 << k;
 		return 0;
 	}
 	b->nmid_to[c]++;
@@ -298,10 +296,11 @@ static int rows(struct mt *m, struct mid_build *b)
 	m->dreach = malloc(sizeof(uint64_t) * W);
 	m->hop_row = malloc(sizeof(int) * P * (size_t)m->dout);
 	m->reachw = malloc(sizeof(uint64_t) * m->sw * ((size_t)m->nreach + 2));
+	m->reachw0 = calloc(m->sw * ((size_t)m->nreach + 2), sizeof(uint64_t));
 	m->adj = calloc(W * ((size_t)m->nreach + 1), sizeof(uint64_t));
 	m->adjw = calloc(m->sw * ((size_t)m->nreach + 1), sizeof(uint64_t));
-	int rc = m->reach && m->reach0 && m->reach_vert && m->dreach && m->hop_row && m->reachw && m->adj &&
-			 m->adjw ? 0 : -1;
+	int rc = m->reach && m->reach0 && m->reach_vert && m->dreach && m->hop_row && m->reachw && m->reachw0 &&
+			 m->adj && m->adjw ? 0 : -1;
 	for (int h = 0; !rc && h < b->nh; h++)
 		if (row_of[h] >= 0) {	/* a row starts as the endpoints h leads to */
 			size_t r = (size_t)row_of[h];
@@ -312,6 +311,10 @@ static int rows(struct mt *m, struct mid_build *b)
 					m->adjw[r * m->sw + w / 64] |= (uint64_t)1 << (w % 64);
 			m->reach_vert[r] = b->hvert[h];
 		}
+	for (int h = 0; !rc && h <= m->nreach + 1; h++)	/* word masks: rows, dreach (full), all ones */
+		for (size_t w = 0; w < W; w++)
+			if (h >= m->nreach || m->reach0[(size_t)h * W + w])
+				m->reachw0[(size_t)h * m->sw + w / 64] |= (uint64_t)1 << (w % 64);
 	for (size_t p = 0; !rc && p < P; p++) {
 		int n;
 		const int *out = pm_topo_out(m->t, (int)p, &n);
@@ -367,9 +370,10 @@ void mt_mid_free(struct mt *m)
 	free(m->hop_row);
 	free(m->two_hop);
 	free(m->reachw);
+	free(m->reachw0);
 	free(m->adj);
 	free(m->adjw);
-	m->reachw = m->adj = m->adjw = NULL;
+	m->reachw = m->reachw0 = m->adj = m->adjw = NULL;
 	m->midb = NULL;
 	m->mid_rng = NULL;
 	m->mid_of_link = m->mid_off = m->hop_row = m->reach_vert = NULL;
@@ -382,13 +386,7 @@ void mt_mid_step(struct mt *m)
 
 	memcpy(m->reach, m->reach0, sizeof(uint64_t) * W * (size_t)m->nreach);
 	memset(m->dreach, 0xff, sizeof(uint64_t) * W);
-	memset(m->reachw, 0, sizeof(uint64_t) * m->sw * ((size_t)m->nreach + 2));
-	for (int h = 0; h <= m->nreach + 1; h++) {	/* rows, dreach, then all ones */
-		const uint64_t *row = h < m->nreach ? m->reach + (size_t)h * W : m->dreach;
-		for (size_t w = 0; w < W; w++)
-			if (h == m->nreach + 1 || row[w])
-				m->reachw[(size_t)h * m->sw + w / 64] |= (uint64_t)1 << (w % 64);
-	}
+	memcpy(m->reachw, m->reachw0, sizeof(uint64_t) * m->sw * ((size_t)m->nreach + 2));
 }
 
 void mt_mid_words(const struct mt *m, int p, int j, uint64_t *out)
@@ -483,9 +481,10 @@ void mt_mid_filled(struct mt *m, int l)
 		int h = r->h < 0 ? m->nreach : r->h;
 		clear_range(r->h < 0 ? m->dreach : m->reach + (size_t)r->h * W, m->reachw + (size_t)h * m->sw, r->lo,
 			    r->hi);
-		if (r->h >= 0)
-			row_spent(m, r->h);
-		else
+		if (r->h >= 0) {
+			if (e + 1 == m->mid_off[i + 1] || m->mid_rng[e + 1].h != r->h)
+				row_spent(m, r->h);	/* once the run of this row's entries is cleared */
+		} else
 			for (int c = r->lo; c < r->hi; c++)
 				dest_spent(m, c);
 	}
