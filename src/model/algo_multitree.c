@@ -459,11 +459,12 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 	struct front *f = &m->fr[T];
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	const uint16_t *rank = m->rank + (size_t)T * m->P;
+	const uint64_t *can = mask ? mask : m->sendable;
 	int best = -1, best_v = -1;
 
 	for (int walk = 0; walk < MT_WALK && f->cur < f->first_new; walk++, f->cur++) {
 		int v = f->v[f->cur];
-		if (v >= 0 && ((m->sendable[v / 64] & (mask ? mask[v / 64] : ~(uint64_t)0)) >> (v % 64) & 1))
+		if (v >= 0 && (can[v / 64] >> (v % 64) & 1))
 			return v;
 	}
 	if (f->cur >= f->first_new)
@@ -472,7 +473,7 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 	 * (index_of_rank), which spares a read the cache rarely holds */
 	int from = f->n == f->size ? f->cur : f->o[f->cur];
 	for (size_t w = 0; w < m->words; w++)
-		for (uint64_t b = row[w] & m->sendable[w] & (mask ? mask[w] : ~(uint64_t)0); b;
+		for (uint64_t b = row[w] & can[w]; b;
 		     b &= b - 1) {
 			int v = (int)(w * 64) + __builtin_ctzll(b), r = rank[v];
 			if (r >= from && r < f->new_rank && (best < 0 || r < best)) {

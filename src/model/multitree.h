@@ -100,6 +100,7 @@ struct mt {
 	 * leads only to members of tree T (never a child that way again);
 	 * smask: one turn's senders worth trying */
 	uint64_t *outroom, *spent, *smask;
+	uint64_t *zero;		/* a set of W words with no bit */
 	uint8_t *spent_any;	/* [T dout + j]: spent[..] has a bit */
 	/* Senders grouped, per end link pair q = a din + b, by their pairw
 	 * row: pair q's groups are grp_first[q] .. + grp_n[q] (-1: too many,
@@ -110,6 +111,14 @@ struct mt {
 	uint64_t *grp_row, *grp_set, *able;
 	int *grp_first, *grp_n;
 	uint16_t *grp_lo, *grp_hi;
+	/* The groups of one word mask bit whose senders lie in one word (a
+	 * node's endpoints over its own switch) are kept apart, by bit:
+	 * pair q's are block smp_at[q] (-1: none), whose smp_bits (sw words)
+	 * has bit i when one's row is bit i, its senders in word
+	 * smp_word[block sw 64 + i], those of smp_set[..] */
+	int *smp_at;
+	uint64_t *smp_bits, *smp_set;
+	uint16_t *smp_word;
 	/* The links between switches it counts (multitree_mid.c), when mid:
 	 * link l is tracked as mid_of_link[l] = i (-1: not), its entries
 	 * mid_rng[mid_off[i] .. mid_off[i + 1]): endpoints [lo, hi) leave
@@ -155,7 +164,8 @@ static inline int mt_link_full(const struct mt *m, int l, int t)
 int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len,
 	      int hops);
 /* Move tree T's scan position to its first node that joined before the
- * step, has a port left and (mask, when not NULL) its bit in mask set:
+ * step and has a port left (mask, when not NULL: its bit in mask set,
+ * and mask holds only endpoints with a port left):
  * a walk of MT_WALK nodes in order, then the lowest rank among the tree's
  * members AND the endpoints with a port left (AND mask).  MT_WALK:
  * measured on machine:dgx-h100:256 with the fabric construction, 8

@@ -123,6 +123,69 @@ static int group_pair(struct mt *m, size_t q, int kmax, int *used, int pool)
 	return n;
 }
 
+/* Is group g one of a single word mask bit (its index into *bit) whose
+ * senders lie in one word? */
+static int simple_group(const struct mt *m, int g, int *bit)
+{
+	const uint64_t *row = m->grp_row + (size_t)g * m->sw;
+	int n = 0;
+
+	for (size_t i = 0; i < m->sw; i++)
+		if (row[i]) {
+			n += __builtin_popcountll(row[i]);
+			*bit = (int)(i * 64) + __builtin_ctzll(row[i]);
+		}
+	return n == 1 && m->grp_hi[g] == m->grp_lo[g] + 1;
+}
+
+/* Move the simple groups of each pair (simple_group) out of its list into
+ * a block of the tables by bit (struct mt): able_senders then visits a
+ * receiver's bit, not every group.  -1: out of memory. */
+static int split_simple(struct mt *m, size_t npairs)
+{
+	size_t sw = m->sw, nblk = 0;
+
+	m->smp_at = malloc(sizeof(int) * npairs);
+	if (!m->smp_at)
+		return -1;
+	for (size_t q = 0; q < npairs; q++) {
+		int bit, any = 0;
+		for (int g = m->grp_first[q]; g < m->grp_first[q] + m->grp_n[q]; g++)
+			any |= simple_group(m, g, &bit);
+		m->smp_at[q] = any ? (int)nblk++ : -1;
+	}
+	m->smp_bits = calloc(nblk * sw + 1, sizeof(uint64_t));
+	m->smp_set = calloc(nblk * sw * 64 + 1, sizeof(uint64_t));
+	m->smp_word = calloc(nblk * sw * 64 + 1, sizeof(uint16_t));
+	if (!m->smp_bits || !m->smp_set || !m->smp_word)
+		return -1;
+	for (size_t q = 0; q < npairs; q++) {
+		int first = m->grp_first[q], kept = first, bit;
+		size_t blk = (size_t)m->smp_at[q];
+		if (m->smp_at[q] < 0)
+			continue;
+		for (int g = first; g < first + m->grp_n[q]; g++) {
+			if (simple_group(m, g, &bit)) {
+				size_t k = blk * sw * 64 + (size_t)bit;
+				set_bit(m->smp_bits + blk * sw, (size_t)bit);
+				m->smp_word[k] = m->grp_lo[g];
+				m->smp_set[k] = m->grp_set[(size_t)g * m->words + m->grp_lo[g]];
+				continue;
+			}
+			if (kept != g) {	/* keep the others at the front of the list */
+				memcpy(m->grp_row + (size_t)kept * sw, m->grp_row + (size_t)g * sw, sizeof(uint64_t) * sw);
+				memcpy(m->grp_set + (size_t)kept * m->words, m->grp_set + (size_t)g * m->words,
+				       sizeof(uint64_t) * m->words);
+				m->grp_lo[kept] = m->grp_lo[g];
+				m->grp_hi[kept] = m->grp_hi[g];
+			}
+			kept++;
+		}
+		m->grp_n[q] = kept - first;
+	}
+	return 0;
+}
+
 /* The sender groups of every end-link pair (see struct mt), one set of
  * them per stage of route lengths when the construction has stages (the
  * routes up to class k), else one for all.  -1: out of memory. */
@@ -151,7 +214,7 @@ static int group_senders(struct mt *m)
 				used = first;
 			}
 		}
-	return 0;
+	return split_simple(m, pairs * (size_t)levels);
 }
 
 /* The bit sets of every endpoint: by route length (shortest first), by
@@ -176,6 +239,7 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->outroom = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
 	m->smask = calloc(W, sizeof(uint64_t));
+	m->zero = calloc(W, sizeof(uint64_t));
 	m->able = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
 	m->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
@@ -186,7 +250,7 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->reachbuf = malloc(sizeof(uint64_t) * m->sw);
 	m->spent_any = calloc(P * (size_t)m->dout, 1);
 	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
-	    !m->outroom || !m->spent || !m->smask || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any || !m->reachbuf)
+	    !m->outroom || !m->spent || !m->smask || !m->zero || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any || !m->reachbuf)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -354,6 +418,8 @@ void mt_fabric_free(struct mt *m)
 	free(m->spent_any);
 	m->spent_any = NULL;
 	free(m->smask);
+	free(m->zero);
+	m->zero = NULL;
 	free(m->able);
 	free(m->grp_row);
 	free(m->grp_set);
@@ -361,6 +427,13 @@ void mt_fabric_free(struct mt *m)
 	free(m->grp_n);
 	free(m->grp_lo);
 	free(m->grp_hi);
+	free(m->smp_at);
+	free(m->smp_bits);
+	free(m->smp_set);
+	free(m->smp_word);
+	m->smp_at = NULL;
+	m->smp_bits = m->smp_set = NULL;
+	m->smp_word = NULL;
 	m->grp_row = m->grp_set = m->able = NULL;
 	m->grp_first = m->grp_n = NULL;
 	m->grp_lo = m->grp_hi = NULL;
@@ -420,29 +493,42 @@ static void able_senders(struct mt *m)
 					for (size_t w = m->grp_lo[g]; w < m->grp_hi[g]; w++)
 						able[w] |= set[w];
 			}
+			if (m->smp_at[q] < 0)
+				continue;
+			size_t blk = (size_t)m->smp_at[q] * sw;	/* the simple groups a receiver's bit hits */
+			for (size_t i = 0; i < sw; i++)
+				for (uint64_t x = aw[i] & m->smp_bits[blk + i]; x; x &= x - 1) {
+					size_t k = blk * 64 + i * 64 + (size_t)__builtin_ctzll(x);
+					able[m->smp_word[k]] |= m->smp_set[k];
+				}
 		}
 	}
 }
 
 /* The senders worth trying in tree T this turn: a link out with room
- * that reaches a receiver's word (able) and does not lead only to T's
- * members. */
+ * (outroom: only endpoints with a port left) that reaches a receiver's
+ * word (able) and does not lead only to T's members.  Links out two at a
+ * time, in one pass; a spent set with no bit is not read (it misses the
+ * cache): the zero row stands in. */
 static void sender_mask(struct mt *m, int T)
 {
 	size_t W = m->words;
 
 	able_senders(m);
-	memset(m->smask, 0, sizeof(uint64_t) * W);
-	for (int j = 0; j < m->dout; j++) {
-		size_t r = (size_t)T * (size_t)m->dout + (size_t)j;
-		const uint64_t *room = m->outroom + (size_t)j * W, *able = m->able + (size_t)j * W;
-		const uint64_t *sp = m->spent + r * W;
-		if (m->spent_any[r])
+	for (int j = 0; j < m->dout; j += 2) {
+		int j1 = j + 1 < m->dout ? j + 1 : j;
+		size_t r0 = (size_t)T * (size_t)m->dout + (size_t)j, r1 = r0 + (size_t)(j1 - j);
+		const uint64_t *room0 = m->outroom + (size_t)j * W, *able0 = m->able + (size_t)j * W;
+		const uint64_t *room1 = m->outroom + (size_t)j1 * W, *able1 = m->able + (size_t)j1 * W;
+		const uint64_t *sp0 = m->spent_any[r0] ? m->spent + r0 * W : m->zero;
+		const uint64_t *sp1 = m->spent_any[r1] ? m->spent + r1 * W : m->zero;
+		uint64_t *sm = m->smask;
+		if (j == 0)	/* the first pair sets the mask */
 			for (size_t w = 0; w < W; w++)
-				m->smask[w] |= room[w] & able[w] & ~sp[w];
-		else	/* a set with no bit is not read (it misses the cache) */
+				sm[w] = (room0[w] & able0[w] & ~sp0[w]) | (room1[w] & able1[w] & ~sp1[w]);
+		else
 			for (size_t w = 0; w < W; w++)
-				m->smask[w] |= room[w] & able[w];
+				sm[w] |= (room0[w] & able0[w] & ~sp0[w]) | (room1[w] & able1[w] & ~sp1[w]);
 	}
 }
 
@@ -514,7 +600,7 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, u
 	for (int j = 0; j < m->din; j++)
 		last |= m->in_by[(P * (size_t)m->din + (size_t)j) * W + w] &
 			m->inroom[(size_t)j * W + w];
-	return b & last & ~row[w] & m->recvable[w];
+	return b & last & ~row[w];	/* inroom: only endpoints that can receive */
 }
 
 /* The first word in [a, b) whose bit is set in both masks x and y, or
@@ -613,27 +699,48 @@ static int next_child(struct mt *m, int T, int p, int t, int *cls)
 }
 
 /* Tree T's receivers this turn, by link in: availw[j] marks the words
- * holding an endpoint T lacks whose j-th link in has room (and a port
- * left); word_of reads the endpoints themselves.  Returns 1 if there is
- * any. */
+ * holding an endpoint T lacks whose j-th link in has room (inroom holds
+ * only endpoints with a port left: mt_fabric_turn keeps it so); word_of
+ * reads the endpoints themselves.  Links in two at a time, so that one
+ * read of the tree's row serves both.  Returns 1 if there is any. */
 static int receivers(struct mt *m, int T)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, sw = m->sw;
-	int any = 0;
+	uint64_t any = 0;
 
-	for (int j = 0; j < m->din; j++) {
-		const uint64_t *room = m->inroom + (size_t)j * W;
-		uint64_t *aw = m->availw + (size_t)j * sw;
+	for (int j = 0; j < m->din; j += 2) {
+		const uint64_t *r0 = m->inroom + (size_t)j * W;
+		const uint64_t *r1 = j + 1 < m->din ? r0 + W : r0;
 		for (size_t i = 0; i < sw; i++) {
-			uint64_t bits = 0;
-			for (size_t w = i * 64; w < W && w < i * 64 + 64; w++)
-				bits |= (uint64_t)((~row[w] & m->recvable[w] & room[w]) != 0) << (w % 64);
-			aw[i] = bits;
-			any |= bits != 0;
+			uint64_t b0 = 0, b1 = 0;
+			size_t end = W < i * 64 + 64 ? W : i * 64 + 64;
+			for (size_t w = i * 64; w < end; w++) {
+				uint64_t lack = ~row[w];
+				b0 |= (uint64_t)((lack & r0[w]) != 0) << (w % 64);
+				b1 |= (uint64_t)((lack & r1[w]) != 0) << (w % 64);
+			}
+			m->availw[(size_t)j * sw + i] = b0;
+			if (j + 1 < m->din)
+				m->availw[(size_t)(j + 1) * sw + i] = b1;
+			any |= b0 | b1;
 		}
 	}
-	return any;
+	return any != 0;
+}
+
+/* Endpoint v has no port left to send (receive) this step: it leaves
+ * every set of endpoints whose link out (in) has room. */
+static void drop_ports(struct mt *m, int p, int c)
+{
+	size_t W = m->words;
+
+	if (!has_bit(m->sendable, p))
+		for (int j = 0; j < m->dout; j++)
+			clear_bit(m->outroom + (size_t)j * W, (size_t)p);
+	if (!has_bit(m->recvable, c))
+		for (int j = 0; j < m->din; j++)
+			clear_bit(m->inroom + (size_t)j * W, (size_t)c);
 }
 
 /* Tree T's turn in step t: 1 if it added a node, 0 if it cannot this
@@ -676,6 +783,7 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 			clear_bit(m->inroom + (size_t)b * m->words, (size_t)c);
 		if (mt_link_full(m, ends[0], t))
 			clear_bit(m->outroom + (size_t)a * m->words, (size_t)p);
+		drop_ports(m, p, c);
 		return 1;
 	}
 }
