@@ -100,7 +100,7 @@ struct mt {
 	 * leads only to members of tree T (never a child that way again);
 	 * smask: one turn's senders worth trying */
 	uint64_t *outroom, *spent, *smask;
-	uint64_t *zero;		/* a set of W words with no bit */
+	uint64_t *zero, *ones;	/* sets of W words with no bit, with every bit */
 	uint8_t *spent_any;	/* [T dout + j]: spent[..] has a bit */
 	/* Senders grouped, per end link pair q = a din + b, by their pairw
 	 * row: pair q's groups are grp_first[q] .. + grp_n[q] (-1: too many,
@@ -111,6 +111,8 @@ struct mt {
 	uint64_t *grp_row, *grp_set, *able;
 	int *grp_first, *grp_n;
 	uint16_t *grp_lo, *grp_hi;
+	uint8_t *grp_all;	/* group g holds every endpoint */
+	const uint64_t **able_row;	/* per link out: its able set, or ones */
 	/* The groups of one word mask bit whose senders lie in one word (a
 	 * node's endpoints over its own switch) are kept apart, by bit:
 	 * pair q's are block smp_at[q] (-1: none), whose smp_bits (sw words)

@@ -214,7 +214,15 @@ static int group_senders(struct mt *m)
 				used = first;
 			}
 		}
-	return split_simple(m, pairs * (size_t)levels);
+	if (split_simple(m, pairs * (size_t)levels) || !(m->grp_all = calloc((size_t)pool, 1)))
+		return -1;
+	for (int g = 0; g < pool; g++) {	/* after the split: it moves groups */
+		size_t n = 0;
+		for (size_t w = 0; w < W; w++)
+			n += (size_t)__builtin_popcountll(m->grp_set[(size_t)g * W + w]);
+		m->grp_all[g] = n == (size_t)m->P;
+	}
+	return 0;
 }
 
 /* The bit sets of every endpoint: by route length (shortest first), by
@@ -240,6 +248,10 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
 	m->smask = calloc(W, sizeof(uint64_t));
 	m->zero = calloc(W, sizeof(uint64_t));
+	m->ones = malloc(sizeof(uint64_t) * W);
+	m->able_row = malloc(sizeof(uint64_t *) * (size_t)m->dout);
+	if (m->ones)
+		memset(m->ones, 0xff, sizeof(uint64_t) * W);
 	m->able = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
 	m->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
@@ -250,7 +262,7 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->reachbuf = malloc(sizeof(uint64_t) * m->sw);
 	m->spent_any = calloc(P * (size_t)m->dout, 1);
 	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
-	    !m->outroom || !m->spent || !m->smask || !m->zero || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any || !m->reachbuf)
+	    !m->outroom || !m->spent || !m->smask || !m->zero || !m->ones || !m->able_row || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any || !m->reachbuf)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -419,7 +431,12 @@ void mt_fabric_free(struct mt *m)
 	m->spent_any = NULL;
 	free(m->smask);
 	free(m->zero);
-	m->zero = NULL;
+	free(m->ones);
+	free(m->able_row);
+	free(m->grp_all);
+	m->zero = m->ones = NULL;
+	m->able_row = NULL;
+	m->grp_all = NULL;
 	free(m->able);
 	free(m->grp_row);
 	free(m->grp_set);
@@ -474,14 +491,15 @@ static void able_senders(struct mt *m)
 	if (m->mid)
 		for (int k = 1; k < m->ncls && m->cls_hops[k] <= m->maxlen; k++)
 			base += (size_t)m->dout * (size_t)m->din;
-	memset(m->able, 0, sizeof(uint64_t) * W * (size_t)m->dout);
 	for (int a = 0; a < m->dout; a++) {
 		uint64_t *able = m->able + (size_t)a * W;
-		for (int b = 0; b < m->din; b++) {
+		int all = 0;
+		memset(able, 0, sizeof(uint64_t) * W);
+		for (int b = 0; b < m->din && !all; b++) {
 			size_t q = base + (size_t)a * (size_t)m->din + (size_t)b;
 			const uint64_t *aw = m->availw + (size_t)b * sw;
 			if (m->grp_n[q] < 0) {
-				memset(able, 0xff, sizeof(uint64_t) * W);
+				all = 1;
 				break;
 			}
 			for (int g = m->grp_first[q]; g < m->grp_first[q] + m->grp_n[q]; g++) {
@@ -489,11 +507,15 @@ static void able_senders(struct mt *m)
 				uint64_t hit = row[0] & aw[0];
 				for (size_t i = 1; i < sw; i++)
 					hit |= row[i] & aw[i];
+				if (hit && m->grp_all[g]) {
+					all = 1;
+					break;
+				}
 				if (hit)
 					for (size_t w = m->grp_lo[g]; w < m->grp_hi[g]; w++)
 						able[w] |= set[w];
 			}
-			if (m->smp_at[q] < 0)
+			if (all || m->smp_at[q] < 0)
 				continue;
 			size_t blk = (size_t)m->smp_at[q] * sw;	/* the simple groups a receiver's bit hits */
 			for (size_t i = 0; i < sw; i++)
@@ -502,6 +524,7 @@ static void able_senders(struct mt *m)
 					able[m->smp_word[k]] |= m->smp_set[k];
 				}
 		}
+		m->able_row[a] = all ? m->ones : able;
 	}
 }
 
@@ -518,8 +541,8 @@ static void sender_mask(struct mt *m, int T)
 	for (int j = 0; j < m->dout; j += 2) {
 		int j1 = j + 1 < m->dout ? j + 1 : j;
 		size_t r0 = (size_t)T * (size_t)m->dout + (size_t)j, r1 = r0 + (size_t)(j1 - j);
-		const uint64_t *room0 = m->outroom + (size_t)j * W, *able0 = m->able + (size_t)j * W;
-		const uint64_t *room1 = m->outroom + (size_t)j1 * W, *able1 = m->able + (size_t)j1 * W;
+		const uint64_t *room0 = m->outroom + (size_t)j * W, *able0 = m->able_row[j];
+		const uint64_t *room1 = m->outroom + (size_t)j1 * W, *able1 = m->able_row[j1];
 		const uint64_t *sp0 = m->spent_any[r0] ? m->spent + r0 * W : m->zero;
 		const uint64_t *sp1 = m->spent_any[r1] ? m->spent + r1 * W : m->zero;
 		uint64_t *sm = m->smask;
