@@ -565,6 +565,25 @@ static int add_one(struct mt *m, int T, int t)
 	return 0;
 }
 
+/* Ask for what tree T's next turn reads first, while the turn before it
+ * runs: its node list at the scan position and its member row.  At 4,096
+ * endpoints the lists alone are 64 MB, past the last-level cache, and a
+ * turn waited on the list at its scan position (perf on
+ * machine:dgx-h100:512: 16% of the run on that one read); docs/validation.md
+ * section 6 has the measurements. */
+static void prefetch_tree(const struct mt *m, int T)
+{
+	const struct front *f = &m->fr[T];
+	const uint64_t *row = m->member + (size_t)T * m->words;
+
+	if (f->cur < f->n)
+		__builtin_prefetch(&f->v[f->cur]);
+	for (size_t w = 0; w < m->words; w += 8)
+		__builtin_prefetch(row + w);
+	if (m->fabric)
+		mt_fabric_prefetch(m, T);
+}
+
 /* Drop the spent entries (a walk of the whole tree: only when there are
  * some; measured, it was 75% of the fabric construction on fattree:16,3). */
 static void compact(struct front *f)
@@ -885,6 +904,11 @@ static int mt_construct(struct mt *m, const struct pm_topo *t,
 					int T = active[i];
 					if (done[T] || m->missing[T] == 0)
 						continue;
+					for (int k = i + 1; k < na; k++)
+						if (!done[active[k]] && m->missing[active[k]] > 0) {
+							prefetch_tree(m, active[k]);
+							break;
+						}
 					int r = add_one(m, T, tstep);
 					if (r < 0)
 						goto out;

@@ -186,6 +186,7 @@ int mt_fabric_counts_mid(const struct pm_topo *t, int even);
 int mt_fabric_setup(struct mt *m);
 int mt_fabric_turn(struct mt *m, int T, int t);
 void mt_fabric_step(struct mt *m);
+void mt_fabric_prefetch(const struct mt *m, int T);
 void mt_fabric_free(struct mt *m);
 
 /* multitree_mid.c: begin the tables, add the route p -> c (links[0 .. n),

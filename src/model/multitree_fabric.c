@@ -474,6 +474,19 @@ void mt_fabric_step(struct mt *m)
 		mt_mid_step(m);
 }
 
+/* Ask for tree T's spent sets that have bits (sender_mask reads them). */
+void mt_fabric_prefetch(const struct mt *m, int T)
+{
+	size_t W = m->words;
+
+	for (int j = 0; j < m->dout; j++) {
+		size_t r = (size_t)T * (size_t)m->dout + (size_t)j;
+		if (m->spent_any[r])
+			for (size_t w = 0; w < W; w += 8)
+				__builtin_prefetch(m->spent + r * W + w);
+	}
+}
+
 /* Clear bit c of a set. */
 static void clear_bit(uint64_t *row, size_t c)
 {
