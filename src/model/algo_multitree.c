@@ -350,7 +350,9 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	if (m->sent[p] > m->red[t])
 		m->red[t] = m->sent[p];
 	m->missing[T]--;
-	return push(&m->fr[T], c, m->switched);
+	/* the fabric construction drops no entry, so a node's rank is its
+	 * index in the list (index_of_rank) and the list keeps no ranks */
+	return push(&m->fr[T], c, m->switched && !m->fabric);
 }
 
 /* Could endpoint p, seen from a target, be tree T's next parent: in T
