@@ -709,10 +709,14 @@ static int next_child(struct mt *m, int T, int p, int t, int *cls)
 	size_t w0 = from / 64;
 	uint32_t room = 0;
 	int nout;
-	const int *out = pm_topo_out(m->t, p, &nout);
 
+	(void)t;
+	pm_topo_out(m->t, p, &nout);
+	/* p's links out with room: outroom (only p's own edges take them;
+	 * it also drops a link whose every route is blocked between
+	 * switches, through which word_of would find no child) */
 	for (int j = 0; j < nout && j < 32; j++)
-		if (!mt_link_full(m, out[j], t))
+		if (has_bit(m->outroom + (size_t)j * W, p))
 			room |= (uint32_t)1 << j;
 	if (!room || !receiver_words(m, p, room))
 		return -1;
