@@ -578,12 +578,29 @@ static void prefetch_tree(const struct mt *m, int T)
 	const struct front *f = &m->fr[T];
 	const uint64_t *row = m->member + (size_t)T * m->words;
 
-	if (f->cur < f->n)
-		__builtin_prefetch(&f->v[f->cur]);
 	for (size_t w = 0; w < m->words; w += 8)
 		__builtin_prefetch(row + w);
-	if (m->fabric)
-		mt_fabric_prefetch(m, T);
+	if (m->fabric)	/* its spent sets, and the sets of the node at its scan position */
+		mt_fabric_prefetch(m, T, f->cur < f->first_new ? f->v[f->cur] : -1);
+}
+
+/* Before a turn: the next tree's rows (prefetch_tree), and the node list
+ * of the tree after it at its scan position, a turn earlier, so that the
+ * next turn's prefetch_tree finds it.  next[0 .. n): the trees after the
+ * current one in the round. */
+static void prefetch_next(const struct mt *m, const int *next, int n, const int *done)
+{
+	int found = 0;
+
+	for (int k = 0; k < n && found < 2; k++) {
+		int T = next[k];
+		if (done[T] || m->missing[T] == 0)
+			continue;
+		if (found++ == 0)
+			prefetch_tree(m, T);
+		else if (m->fr[T].cur < m->fr[T].n)
+			__builtin_prefetch(&m->fr[T].v[m->fr[T].cur]);
+	}
 }
 
 /* Drop the spent entries (a walk of the whole tree: only when there are
@@ -906,11 +923,7 @@ static int mt_construct(struct mt *m, const struct pm_topo *t,
 					int T = active[i];
 					if (done[T] || m->missing[T] == 0)
 						continue;
-					for (int k = i + 1; k < na; k++)
-						if (!done[active[k]] && m->missing[active[k]] > 0) {
-							prefetch_tree(m, active[k]);
-							break;
-						}
+					prefetch_next(m, active + i + 1, na - i - 1, done);
 					int r = add_one(m, T, tstep);
 					if (r < 0)
 						goto out;

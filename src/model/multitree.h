@@ -74,21 +74,21 @@ struct mt {
 	int *missing;
 	int *pathbuf;		/* one edge's links: at most V */
 	uint64_t *recvable;	/* bit v: endpoint v can still receive this step */
-	/* fabric construction (multitree_fabric.c): the endpoints by route
-	 * length from p: class i holds those cls_hops[i] links away,
-	 * near[(p ncls + i) words ..] their bits */
+	/* fabric construction (multitree_fabric.c): the endpoints seen from
+	 * p, word w of each set in one record, ends[(p words + w) stride ..]
+	 * (a child's test reads one cache line, not one per set): word i < ncls
+	 * of those cls_hops[i] links away (class i), then of those whose route
+	 * leaves by p's j-th link out (ncls + j), then of those it enters by
+	 * their j-th link in (ncls + dout + j); inroom[j words ..] the
+	 * endpoints whose j-th link in has room this step */
 	int fabric;
 	int ncls, cls_hops[256];
-	uint64_t *near;
-	/* ... by end link: out[(p dout + j) words ..] the endpoints whose
-	 * route from p leaves by p's j-th link out, in[(p din + j) words ..]
-	 * those it enters by their j-th link in; inroom[j words ..] the
-	 * endpoints whose j-th link in has room this step */
 	int dout, din;
-	uint64_t *out, *in_by, *inroom;
-	uint16_t *out_lo, *out_hi;	/* [p dout + j]: the words of out[..] with bits */
+	size_t stride;
+	uint64_t *ends, *inroom;
+	uint16_t *out_lo, *out_hi;	/* [p dout + j]: the words whose set of link out j has bits */
 	/* Word masks (bit w: word w of a set has a bit), sw uint64_t each:
-	 * nearw[p ncls + k] of near[..]; pairw[(p dout + a) din + b] of the
+	 * nearw[p ncls + k] of class k's sets; pairw[(p dout + a) din + b] of the
 	 * endpoints whose route from p leaves by a and enters by b; availw[b]
 	 * of the tree's receivers by link in b (this turn); rw: one sender's
 	 * words with a receiver */
@@ -176,8 +176,9 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len
 #define MT_WALK 8
 int mt_next_sender(struct mt *m, int T, const uint64_t *mask);
 
-/* multitree_fabric.c.  Its tables: P^2 x (3 + (route lengths + 2 links
- * out + links in) / 8) bytes, 63 MB at 4,096 endpoints of a fat tree. */
+/* multitree_fabric.c.  Its tables: P^2 x (3 + (record + links out) / 8)
+ * bytes, a record being route lengths + links out + links in words, at
+ * least 8: 69 MB at 4,096 endpoints of a fat tree. */
 #define MT_FABRIC_MAX_BYTES pm_limit(2e9)
 double mt_fabric_refusal(const struct pm_topo *t);
 #define MT_FABRIC_MAX_WORK pm_limit(5e9)
@@ -186,7 +187,7 @@ int mt_fabric_counts_mid(const struct pm_topo *t, int even);
 int mt_fabric_setup(struct mt *m);
 int mt_fabric_turn(struct mt *m, int T, int t);
 void mt_fabric_step(struct mt *m);
-void mt_fabric_prefetch(const struct mt *m, int T);
+void mt_fabric_prefetch(const struct mt *m, int T, int p);
 void mt_fabric_free(struct mt *m);
 
 /* multitree_mid.c: begin the tables, add the route p -> c (links[0 .. n),

@@ -225,6 +225,21 @@ static int group_senders(struct mt *m)
 	return 0;
 }
 
+/* uint64_t words of a record of the bit sets (struct mt, ends): one word
+ * per route length, link out and link in, padded to a cache line when it
+ * fits in one. */
+static size_t record_words(int ncls, int dout, int din)
+{
+	size_t n = (size_t)ncls + (size_t)dout + (size_t)din;
+	return n <= 8 ? 8 : n;
+}
+
+/* Endpoint p's record of word w (struct mt, ends). */
+static uint64_t *record(const struct mt *m, size_t p, size_t w)
+{
+	return m->ends + (p * m->words + w) * m->stride;
+}
+
 /* The bit sets of every endpoint: by route length (shortest first), by
  * first link and by last link.  -1: out of memory. */
 static int bitsets(struct mt *m, const struct routes *r)
@@ -240,9 +255,8 @@ static int bitsets(struct mt *m, const struct routes *r)
 			of[h] = m->ncls;
 			m->cls_hops[m->ncls++] = h;
 		}
-	m->near = calloc(P * (size_t)m->ncls * W, sizeof(uint64_t));
-	m->out = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
-	m->in_by = calloc(P * (size_t)m->din * W, sizeof(uint64_t));
+	m->stride = record_words(m->ncls, m->dout, m->din);
+	m->ends = calloc(P * W * m->stride, sizeof(uint64_t));
 	m->inroom = calloc((size_t)m->din * W, sizeof(uint64_t));
 	m->outroom = calloc((size_t)m->dout * W, sizeof(uint64_t));
 	m->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
@@ -261,31 +275,42 @@ static int bitsets(struct mt *m, const struct routes *r)
 	m->rw = calloc(m->sw, sizeof(uint64_t));
 	m->reachbuf = malloc(sizeof(uint64_t) * m->sw);
 	m->spent_any = calloc(P * (size_t)m->dout, 1);
-	if (!m->near || !m->out || !m->in_by || !m->inroom || !m->out_lo || !m->out_hi ||
+	if (!m->ends || !m->inroom || !m->out_lo || !m->out_hi ||
 	    !m->outroom || !m->spent || !m->smask || !m->zero || !m->ones || !m->able_row || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any || !m->reachbuf)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
 			if (c != p) {
 				size_t k = p * P + c;
-				set_bit(m->near + (p * (size_t)m->ncls + (size_t)of[r->hop[k]]) * W, c);
-				set_bit(m->out + (p * (size_t)m->dout + r->fo[k]) * W, c);
-				set_bit(m->in_by + (p * (size_t)m->din + r->li[k]) * W, c);
+				uint64_t bit = (uint64_t)1 << (c % 64), *e = record(m, p, c / 64);
+				e[of[r->hop[k]]] |= bit;
+				e[m->ncls + r->fo[k]] |= bit;
+				e[m->ncls + m->dout + r->li[k]] |= bit;
 				set_bit(m->nearw + (p * (size_t)m->ncls + (size_t)of[r->hop[k]]) * m->sw, c / 64);
 				set_bit(m->pairw + ((p * (size_t)m->dout + r->fo[k]) * (size_t)m->din + r->li[k]) * m->sw,
 					c / 64);
 			}
-	word_range(m->out, P * (size_t)m->dout, W, m->out_lo, m->out_hi);
+	for (size_t p = 0; p < P; p++)	/* the words of each link's set with bits */
+		for (int j = 0; j < m->dout; j++) {
+			size_t a = 0, b = W, i = p * (size_t)m->dout + (size_t)j;
+			while (a < W && !record(m, p, a)[m->ncls + j])
+				a++;
+			while (b > a && !record(m, p, b - 1)[m->ncls + j])
+				b--;
+			m->out_lo[i] = (uint16_t)a;
+			m->out_hi[i] = (uint16_t)b;
+		}
 	return group_senders(m);
 }
 
 /* Bytes the tables take for P endpoints (mt_fabric_setup): the route
- * tables (3 bytes a pair) and the bit sets near, out, in_by and spent,
- * P^2 x (3 + (ncls + 2 dout + din) / 8), and the word masks, P x (ncls +
- * dout din) x ceil(P / 4096) x 8. */
+ * tables (3 bytes a pair), the records of bit sets by class, link out
+ * and link in (record_words) and the spent sets, P^2 x (3 + (record +
+ * dout) / 8), and the word masks, P x (ncls + dout din) x ceil(P / 4096)
+ * x 8. */
 static double table_bytes(double P, int ncls, int dout, int din)
 {
-	return P * P * (3 + (ncls + 2 * dout + din) / 8.0) +
+	return P * P * (3 + ((double)record_words(ncls, dout, din) + dout) / 8.0) +
 	       P * (ncls + (double)dout * din) * ceil(P / 4096) * 8;
 }
 
@@ -413,9 +438,7 @@ void mt_fabric_free(struct mt *m)
 	mt_mid_free(m);
 	free(m->midpath);
 	m->midpath = NULL;
-	free(m->near);
-	free(m->out);
-	free(m->in_by);
+	free(m->ends);
 	free(m->inroom);
 	free(m->out_lo);
 	free(m->out_hi);
@@ -456,7 +479,7 @@ void mt_fabric_free(struct mt *m)
 	m->grp_lo = m->grp_hi = NULL;
 	m->outroom = m->spent = m->smask = NULL;
 	m->out_lo = m->out_hi = NULL;
-	m->near = m->out = m->in_by = m->inroom = NULL;
+	m->ends = m->inroom = NULL;
 }
 
 /* A new step: every endpoint's links in have room again. */
@@ -474,8 +497,9 @@ void mt_fabric_step(struct mt *m)
 		mt_mid_step(m);
 }
 
-/* Ask for tree T's spent sets that have bits (sender_mask reads them). */
-void mt_fabric_prefetch(const struct mt *m, int T)
+/* Ask for tree T's spent sets that have bits (sender_mask reads them)
+ * and, when p >= 0, for p's record of the word where next_child starts. */
+void mt_fabric_prefetch(const struct mt *m, int T, int p)
 {
 	size_t W = m->words;
 
@@ -485,6 +509,8 @@ void mt_fabric_prefetch(const struct mt *m, int T)
 			for (size_t w = 0; w < W; w += 8)
 				__builtin_prefetch(m->spent + r * W + w);
 	}
+	if (p >= 0)
+		__builtin_prefetch(record(m, (size_t)p, (size_t)(p + 1 == m->P ? 0 : p + 1) / 64));
 }
 
 /* Clear bit c of a set. */
@@ -577,9 +603,8 @@ static void mark_spent(struct mt *m, int T, int p)
 
 	for (int j = 0; j < m->dout; j++) {
 		size_t r = (size_t)p * (size_t)m->dout + (size_t)j;
-		const uint64_t *o = m->out + r * W;
 		size_t w = m->out_lo[r];
-		while (w < m->out_hi[r] && !(o[w] & ~row[w]))
+		while (w < m->out_hi[r] && !(record(m, (size_t)p, w)[m->ncls + j] & ~row[w]))
 			w++;
 		if (w >= m->out_hi[r]) {
 			size_t k = (size_t)T * (size_t)m->dout + (size_t)j;
@@ -600,14 +625,15 @@ static int has_bit(const uint64_t *row, int c)
  * P x P tables would be a cache miss an edge). */
 static void end_index(const struct mt *m, int p, int c, int *a, int *b)
 {
-	size_t W = m->words, P = (size_t)p;
+	const uint64_t *e = record(m, (size_t)p, (size_t)c / 64);
+	uint64_t bit = (uint64_t)1 << (c % 64);
 
 	*a = *b = 0;
 	for (int j = 0; j < m->dout; j++)
-		if (has_bit(m->out + (P * (size_t)m->dout + (size_t)j) * W, c))
+		if (e[m->ncls + j] & bit)
 			*a = j;
 	for (int j = 0; j < m->din; j++)
-		if (has_bit(m->in_by + (P * (size_t)m->din + (size_t)j) * W, c))
+		if (e[m->ncls + m->dout + j] & bit)
 			*b = j;
 }
 
@@ -618,24 +644,23 @@ static void end_index(const struct mt *m, int p, int c, int *a, int *b)
 static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, uint32_t room,
 		       size_t w)
 {
-	size_t W = m->words, P = (size_t)p;
-	uint64_t b = m->near[(P * (size_t)m->ncls + (size_t)k) * W + w];
-	uint64_t first = 0, last = 0;
+	size_t W = m->words;
+	const uint64_t *e = record(m, (size_t)p, w), *o = e + m->ncls, *in = o + m->dout;
+	uint64_t b = e[k], first = 0, last = 0;
 
 	if (!b)
 		return 0;
 	for (int j = 0; j < m->dout; j++)
 		if (room & ((uint32_t)1 << j)) {
-			uint64_t o = m->out[(P * (size_t)m->dout + (size_t)j) * W + w];
-			if (m->mid && (o & b))	/* only over links between switches with room */
-				o &= mt_mid_word(m, p, j, w);
-			first |= o;
+			uint64_t x = o[j];
+			if (m->mid && (x & b))	/* only over links between switches with room */
+				x &= mt_mid_word(m, p, j, w);
+			first |= x;
 		}
 	if (!(b &= first))
 		return 0;
 	for (int j = 0; j < m->din; j++)
-		last |= m->in_by[(P * (size_t)m->din + (size_t)j) * W + w] &
-			m->inroom[(size_t)j * W + w];
+		last |= in[j] & m->inroom[(size_t)j * W + w];
 	return b & last & ~row[w];	/* inroom: only endpoints that can receive */
 }
 
