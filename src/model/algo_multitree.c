@@ -568,10 +568,11 @@ static int add_one(struct mt *m, int T, int t)
 }
 
 /* Ask for what tree T's next turn reads first, while the turn before it
- * runs: its node list at the scan position and its member row.  At 4,096
- * endpoints the lists alone are 64 MB, past the last-level cache, and a
- * turn waited on the list at its scan position (perf on
- * machine:dgx-h100:512: 16% of the run on that one read); docs/validation.md
+ * runs: its member row and, in the fabric construction, its spent sets
+ * and the sets of the node at its scan position.  At 4,096 endpoints the
+ * trees' rows and lists are past the last-level cache (the lists alone
+ * are 64 MB), and a turn waited on them (perf on machine:dgx-h100:512:
+ * 16% of the run on the list at the scan position); docs/validation.md
  * section 6 has the measurements. */
 static void prefetch_tree(const struct mt *m, int T)
 {

@@ -727,7 +727,7 @@ static int receiver_words(struct mt *m, int p, uint32_t room)
  * none.  Only the words that hold such a receiver for p (receiver_words)
  * and endpoints of the class are read: a sender with no receiver in
  * reach costs a few word-mask operations, not a scan of the tree. */
-static int next_child(struct mt *m, int T, int p, int t, int *cls)
+static int next_child(struct mt *m, int T, int p, int *cls)
 {
 	const uint64_t *row = m->member + (size_t)T * m->words;
 	size_t W = m->words, from = (size_t)(p + 1 == m->P ? 0 : p + 1);
@@ -735,7 +735,6 @@ static int next_child(struct mt *m, int T, int p, int t, int *cls)
 	uint32_t room = 0;
 	int nout;
 
-	(void)t;
 	pm_topo_out(m->t, p, &nout);
 	/* p's links out with room: outroom (only p's own edges take them;
 	 * it also drops a link whose every route is blocked between
@@ -794,8 +793,9 @@ static int receivers(struct mt *m, int T)
 	return any != 0;
 }
 
-/* Endpoint v has no port left to send (receive) this step: it leaves
- * every set of endpoints whose link out (in) has room. */
+/* After edge p -> c: p if it has no port left to send this step, and c
+ * if it has none left to receive, leave every set of endpoints whose link
+ * out (in) has room. */
 static void drop_ports(struct mt *m, int p, int c)
 {
 	size_t W = m->words;
@@ -824,7 +824,7 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 		int p = mt_next_sender(m, T, m->smask);
 		if (p < 0)
 			return 0;
-		int cls, c = next_child(m, T, p, t, &cls);
+		int cls, c = next_child(m, T, p, &cls);
 		if (c < 0) {
 			mark_spent(m, T, p);
 			f->cur++;	/* p has no child in T this step */
