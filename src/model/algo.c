@@ -141,6 +141,8 @@ static int resolve_any(const char *spec, const struct pm_topo *t, int P,
 
 int pm_algo_does(const struct pm_algo *a, enum pm_coll c)
 {
+	if (a->flags & PM_ALGO_EVERY_COLL)
+		return 1;
 	if (a->only_coll)
 		return a->only_coll - 1 == (int)c;
 	return c == PM_COLL_ALLREDUCE || (a->phases != PM_PHASES_NONE &&
@@ -167,10 +169,19 @@ int pm_algo_resolve_coll(enum pm_coll c, const char *spec, const struct pm_topo 
 	return rc;
 }
 
+/* Which part of its all-reduce the instance's collective is (coll.h):
+ * 0 the whole, 1 the first phase, 2 the second. */
+static int part_of(const struct pm_inst *in)
+{
+	if (in->algo->only_coll || (in->algo->flags & PM_ALGO_EVERY_COLL))
+		return 0;
+	return pm_coll_info(in->coll)->part;
+}
+
 /* The schedule's part this collective is (coll.h): its phase split. */
 static int keep_part(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
 {
-	int part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+	int part = part_of(in);
 
 	if (part == 0 || s->nsteps == 0)
 		return PM_OK;
@@ -192,10 +203,11 @@ int pm_algo_check(const struct pm_inst *in, struct pm_err *err)
 	};
 	struct pm_inst whole = *in;
 	struct pm_sched s;
-	int rc, part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+	int rc, part = part_of(in);
 
-	if (in->algo->only_coll)
-		return PM_OK;	/* all-to-all algorithms check themselves (algo_alltoall.c) */
+	if (in->algo->only_coll || (in->algo->flags & PM_ALGO_EVERY_COLL))
+		return PM_OK;	/* all-to-all algorithms check themselves (algo_alltoall.c);
+				 * NCCL's model builds no schedule */
 	whole.coll = PM_COLL_ALLREDUCE;
 	if ((rc = pm_algo_schedule(&whole, &s, err)))
 		return rc;
@@ -250,7 +262,7 @@ static void endpoint_reads(const struct pm_inst *in, double n, const struct pm_p
 			   struct pm_cost *c)
 {
 	double R, share = in->algo->reduce_share > 0 ? in->algo->reduce_share : 0.5;
-	int part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+	int part = part_of(in);
 
 	if (p->endpoint == PM_END_IDEAL || p->mem_bw_Bps <= 0 || in->P < 2)
 		return;
@@ -293,7 +305,7 @@ void pm_algo_closed(const struct pm_inst *in, double n,
 	pm_cost_closed_init(c);
 	if (in->P > 1)
 		in->algo->closed(in, n, &q, c);
-	int part = in->algo->only_coll ? 0 : pm_coll_info(in->coll)->part;
+	int part = part_of(in);
 	if (part) {
 		c->alpha_s /= 2;
 		c->lat_s /= 2;

@@ -1,6 +1,7 @@
 /* machine.c: reading machine files, the layer bandwidth rule and the
  * hierarchical ring cost. */
 #include "model/machine.h"
+#include "model/nccl.h"
 #include "model/preset.h"
 #include "model/text.h"
 #include "model/units.h"
@@ -10,6 +11,7 @@
 #include <jansson.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,75 @@ static int take_level(const struct mreader *r, struct pm_err *err)
 	return rc;
 }
 
+/* The NCCL parameters (struct pm_machine_nccl), as a table. */
+enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG };
+static const struct nparam {
+	const char *name;
+	enum nkind kind;
+	size_t off;
+	const char *expected;
+} nparams[] = {
+	{"arch", N_ARCH, offsetof(struct pm_machine_nccl, arch), "volta, ampere, hopper or blackwell"},
+	{"cpu", N_CPU, offsetof(struct pm_machine_nccl, amd_cpu), "intel, amd or arm"},
+	{"ring_busbw", N_BW, offsetof(struct pm_machine_nccl, ring_Bps), "a bandwidth such as 367GB/s"},
+	{"nvls_busbw", N_BW, offsetof(struct pm_machine_nccl, nvls_Bps), "a bandwidth such as 480GB/s"},
+	{"nic_bw", N_BW, offsetof(struct pm_machine_nccl, nic_Bps), "a bandwidth such as 48GB/s"},
+	{"launch", N_TIME, offsetof(struct pm_machine_nccl, launch_s), "a time such as 4us"},
+	{"net_latency", N_TIME, offsetof(struct pm_machine_nccl, net_lat_s), "a time such as 2us"},
+	{"channels", N_COUNT, offsetof(struct pm_machine_nccl, channels), "a channel count from 1 to 64"},
+	{"sharp", N_FLAG, offsetof(struct pm_machine_nccl, collnet), "0 or 1"},
+	{"ll128", N_FLAG, offsetof(struct pm_machine_nccl, ll128), "0 or 1"},
+};
+
+static int nccl_value(const struct nparam *np, const char *v, void *dst, struct pm_err *sub)
+{
+	long k;
+	static const char *const cpus[] = {"intel", "amd", "arm"};
+
+	switch (np->kind) {
+	case N_ARCH:
+		return (*(int *)dst = pm_nccl_arch_find(v)) < 0;
+	case N_CPU:
+		for (k = 0; k < 3 && strcmp(v, cpus[k]); k++)
+			;
+		*(int *)dst = k == 1;
+		return k == 3;
+	case N_BW:
+		return pm_parse_bw(v, dst, sub) != PM_OK;
+	case N_TIME:
+		return pm_parse_time(v, dst, sub) != PM_OK;
+	case N_COUNT:
+	case N_FLAG:
+		if (pm_parse_int(v, np->kind == N_FLAG ? 0 : 1, np->kind == N_FLAG ? 1 : 64, np->name, &k, sub))
+			return 1;
+		*(int *)dst = (int)k;
+		return 0;
+	}
+	return 1;
+}
+
+/* -1 when name is not an NCCL parameter. */
+static int take_nccl_param(const struct mreader *r, const char *name, const char *v,
+			   struct pm_err *err)
+{
+	struct pm_machine_nccl *nc = &r->m->nccl;
+	struct pm_err sub;
+
+	for (size_t i = 0; i < sizeof nparams / sizeof nparams[0]; i++) {
+		if (strcmp(name, nparams[i].name))
+			continue;
+		if (nccl_value(&nparams[i], v, (char *)nc + nparams[i].off, &sub))
+			return bad(r, name, v, nparams[i].expected, err);
+		if (nc->nsrc < PM_MACHINE_NCCL_PARAMS) {
+			pm_strlcpy(nc->src[nc->nsrc][0], name, sizeof nc->src[0][0]);
+			pm_strlcpy(nc->src[nc->nsrc][1], v, sizeof nc->src[0][1]);
+			pm_strlcpy(nc->src[nc->nsrc++][2], get(r, C_SOURCE), sizeof nc->src[0][2]);
+		}
+		return PM_OK;
+	}
+	return -1;
+}
+
 static int take_param(const struct mreader *r, struct pm_err *err)
 {
 	const char *name = get(r, C_NAME), *v = get(r, C_VALUE);
@@ -106,7 +177,12 @@ static int take_param(const struct mreader *r, struct pm_err *err)
 	} else if (strcmp(name, "network") == 0) {
 		pm_strlcpy(r->m->network, v, sizeof r->m->network);
 	} else {
-		return bad(r, "parameter", name, "description, alpha, pipeline, nics or network", err);
+		int rc = take_nccl_param(r, name, v, err);
+		if (rc < 0)
+			return bad(r, "parameter", name,
+				   "description, alpha, pipeline, nics, network, or an NCCL parameter: arch, cpu, ring_busbw, nvls_busbw, nic_bw, launch, net_latency, channels, sharp, ll128",
+				   err);
+		return rc;
 	}
 	return PM_OK;
 }
@@ -323,6 +399,9 @@ int pm_machine_load(const char *spec, struct pm_machine *m, struct pm_err *err)
 {
 	memset(m, 0, sizeof *m);
 	m->pipeline_s = 1;
+	m->nccl.arch = -1;
+	m->nccl.ll128 = 1;
+	m->nccl.channels = 16;
 	if (pm_preset_find(spec, "machines", "machine", m->path, sizeof m->path,
 			   m->name, sizeof m->name, err))
 		return PM_EINPUT;

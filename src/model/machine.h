@@ -24,6 +24,25 @@ struct pm_level {
 	char source[320];
 };
 
+/* What NCCL needs to know of a machine (nccl.h), each figure with its
+ * source; rates are achieved ones, not nominal (docs/model.md, "NCCL").
+ * arch < 0: the description gives none, and NCCL is not modelled on it. */
+#define PM_MACHINE_NCCL_PARAMS 12
+struct pm_machine_nccl {
+	int arch;		/* enum pm_nccl_arch, -1 none */
+	int amd_cpu;		/* host CPU vendor is AMD */
+	double ring_Bps;	/* param ring_busbw: Simple ring bus bandwidth in one node */
+	double nvls_Bps;	/* param nvls_busbw: NVLS all-reduce bus bandwidth; 0 none */
+	double nic_Bps;		/* param nic_bw: what one NIC moves (achieved) */
+	double launch_s;	/* param launch: host launch + sync per collective */
+	double net_lat_s;	/* param net_latency: added per inter-node step */
+	int channels;		/* param channels */
+	int collnet;		/* param sharp: SHARP reduction in the switches */
+	int ll128;		/* param ll128 (default 1) */
+	int nsrc;		/* the nccl params given, as written, for --explain */
+	char src[PM_MACHINE_NCCL_PARAMS][3][160];	/* name, value, source */
+};
+
 struct pm_machine {
 	char name[64];
 	char path[512];
@@ -34,6 +53,7 @@ struct pm_machine {
 	int nics;		/* network interfaces per node; 0: one per accelerator */
 	char network[64];	/* param network: "" (a switched cluster) or what
 				 * --topo spells the machine as instead */
+	struct pm_machine_nccl nccl;
 	int nlevels;
 	struct pm_level level[PM_MACHINE_LEVELS];
 	long long capacity;	/* accelerators in the whole machine */

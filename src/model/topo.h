@@ -165,6 +165,10 @@ int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches);
  * nodes per unit of each switch level, with the outermost cut to the
  * network): their number, 0 for other kinds.  sizes holds 9. */
 int pm_topo_hierarchy(const struct pm_topo *t, int *sizes);
+/* The machine description a machine: network was built from (machine.h);
+ * NULL for other kinds. */
+struct pm_machine;
+const struct pm_machine *pm_topo_machine_desc(const struct pm_topo *t);
 /* Fat-tree shape: arity K and levels L (0 if not a fat tree). */
 int pm_topo_fattree(const struct pm_topo *t, int *k, int *levels);
 

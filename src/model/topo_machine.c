@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern const struct pm_topo_kind pm_topo_machine;
+
 /* The network's shape and vertex numbering. */
 struct shape {
 	int G, nics, nodes, nlev;	/* nlev switch levels above the node */
@@ -206,6 +208,22 @@ static void record_hierarchy(struct pm_topo *t, const struct shape *s)
 	}
 }
 
+/* The description the network was built from, kept with it for the
+ * models that read more of it than links (NCCL's, nccl.h). */
+static int keep_machine(struct pm_topo *t, const struct pm_machine *m, struct pm_err *err)
+{
+	struct pm_machine *copy = malloc(sizeof *copy);
+
+	if (!copy)
+		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
+	*copy = *m;
+	if (pm_topo_memo_keep(t, "machine", copy, free)) {
+		free(copy);
+		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
+	}
+	return PM_OK;
+}
+
 static int build(struct pm_topo *t, const char *args,
 		 const struct pm_link_defaults *ld, struct pm_err *err)
 {
@@ -240,7 +258,12 @@ static int build(struct pm_topo *t, const char *args,
 	t->min_hops = s.nodes * s.G > 1 ? 2 : 0;
 	t->node_size = s.G;
 	record_hierarchy(t, &s);
-	return PM_OK;
+	return keep_machine(t, &m, err);
+}
+
+const struct pm_machine *pm_topo_machine_desc(const struct pm_topo *t)
+{
+	return t && t->kind == &pm_topo_machine ? pm_topo_memo(t, "machine") : NULL;
 }
 
 /* Up from v to the top: the vertices in order; returns their number. */

@@ -1,0 +1,323 @@
+/* nccl.c: NCCL's cost model and selection (nccl.h).
+ *
+ * The constants are NCCL 2.30.7's (src/graph/tuning.cc, the default tuner
+ * constants; src/enqueue.cc, the channel tuning; src/include/comm.h and
+ * device.h, thread counts and thresholds), kept as data.  What NCCL takes
+ * from its topology search (each graph's bwIntra, bwInter and channel
+ * count) comes instead from the rates the machine achieves (struct
+ * pm_nccl_sys), so a candidate's bus bandwidth is NCCL's formula applied
+ * to measured link rates.  Two terms are ours and said so: the host's
+ * launch and synchronisation time per collective, and the network's own
+ * latency per inter-node step (NCCL's latencyInter, which its IB
+ * transport leaves at 0).  docs/model.md, "NCCL", has the derivation.
+ */
+#include "model/nccl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char pm_nccl_version[] = "2.30.7";
+const char *const pm_nccl_algo_names[PM_NCCL_NALGO] = {
+	"tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat", "p2p",
+};
+const char *const pm_nccl_proto_names[PM_NCCL_NPROTO] = {"ll", "ll128", "simple"};
+const char *const pm_nccl_arch_names[PM_NCCL_NARCH] = {"volta", "ampere", "hopper", "blackwell"};
+
+enum { HW_NVLINK, HW_PCI, HW_NET, NHW };
+#define NTUNED 7	/* the algorithms tuning.cc prices (all but p2p) */
+
+/* tuning.cc, ncclTunerConstantsDefaults; latencies in us, rates in GB/s
+ * (bus bandwidth); per architecture x {1 node, 2 nodes, more}. */
+static const double base_us[NTUNED][PM_NCCL_NPROTO] = {
+	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0},
+};
+static const double hw_us[NHW][NTUNED][PM_NCCL_NPROTO] = {
+	[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+	[HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+	[HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
+};
+static const double ll_max[PM_NCCL_NARCH][3] = {	/* row: arch on one node; else 0 Intel, 1 AMD */
+	{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0},
+};
+static const double ring_ll128_ch[PM_NCCL_NARCH][3] = {
+	{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40},
+};
+static const double tree_ll128_ch[PM_NCCL_NARCH][3] = {
+	{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0},
+};
+static const double tree_ch[PM_NCCL_NARCH][3] = {
+	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0},
+};
+static const double nvls_tree_ch[PM_NCCL_NARCH][3] = {
+	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0},
+};
+/* ncclTopoGetAlgoTime: the tree's bandwidth at 64 B x 2^k, k < 23 */
+static const double tree_corr[PM_NCCL_NPROTO][23] = {
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+/* comm.h and device.h: threads a channel runs and the bytes a thread
+ * must have before another channel (or thread) is added */
+static const int max_threads[PM_NCCL_NPROTO] = {512, 640, 512};
+static const int thread_threshold[PM_NCCL_NPROTO] = {8, 8, 64};
+
+static int find(const char *name, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int pm_nccl_algo_find(const char *name) { return find(name, pm_nccl_algo_names, PM_NCCL_NALGO); }
+int pm_nccl_proto_find(const char *name) { return find(name, pm_nccl_proto_names, PM_NCCL_NPROTO); }
+int pm_nccl_arch_find(const char *name) { return find(name, pm_nccl_arch_names, PM_NCCL_NARCH); }
+
+static int log2i(long x)
+{
+	int k = 0;
+	while (x > 1) {
+		x >>= 1;
+		k++;
+	}
+	return k;
+}
+
+/* Steps NCCL counts for collective c (tuning.cc, nsteps). */
+static int nsteps(enum pm_coll c, int R)
+{
+	if (c == PM_COLL_ALLREDUCE)
+		return 2 * (R - 1);
+	return c == PM_COLL_REDUCESCATTER || c == PM_COLL_ALLGATHER ? R - 1 : R;
+}
+
+/* Does NCCL run algorithm a with protocol p for c here?  NULL, or why not. */
+static const char *why_not(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+			   enum pm_nccl_proto p)
+{
+	int rsag = c == PM_COLL_REDUCESCATTER || c == PM_COLL_ALLGATHER;
+
+	if (c == PM_COLL_ALLTOALL)
+		return a == PM_NCCL_P2P ? (p == PM_NCCL_SIMPLE ? NULL : "NCCL's point-to-point runs Simple")
+					: "NCCL runs all-to-all as point-to-point sends (nccl:p2p)";
+	if (a == PM_NCCL_P2P)
+		return "p2p is NCCL's all-to-all";
+	if ((c == PM_COLL_BROADCAST || c == PM_COLL_REDUCE) && a != PM_NCCL_RING)
+		return "NCCL runs broadcast and reduce on rings only";
+	if (rsag && a != PM_NCCL_RING && a != PM_NCCL_PAT && a != PM_NCCL_NVLS)
+		return "NCCL's reduce-scatter and all-gather run ring, PAT or NVLS";
+	if (c == PM_COLL_ALLREDUCE && a == PM_NCCL_PAT)
+		return "PAT runs all-gather and reduce-scatter only";
+	if (a != PM_NCCL_RING && a != PM_NCCL_TREE && p != PM_NCCL_SIMPLE)
+		return "this algorithm runs the Simple protocol only";
+	if (p == PM_NCCL_LL128 && !s->ll128)
+		return "LL128 is not enabled on this machine";
+	if (a == PM_NCCL_PAT && s->ppn != 1)
+		return "PAT needs one GPU per node";
+	if ((a == PM_NCCL_NVLS || a == PM_NCCL_NVLS_TREE) && s->nvls_Bps <= 0)
+		return "no NVLink SHARP (NVLS) on this machine";
+	if (a == PM_NCCL_NVLS_TREE && s->nodes == 1)
+		return "NVLSTree needs more than one node";
+	if (a == PM_NCCL_NVLS && s->nodes > 1 && (!s->collnet || rsag))
+		return "NVLS across nodes needs SHARP (CollNet) and runs all-reduce only";
+	if ((a == PM_NCCL_COLLNET_DIRECT || a == PM_NCCL_COLLNET_CHAIN) && (!s->collnet || s->nodes == 1))
+		return "CollNet needs SHARP in the network switches and more than one node";
+	if ((a == PM_NCCL_COLLNET_DIRECT || a == PM_NCCL_COLLNET_CHAIN) && c != PM_COLL_ALLREDUCE)
+		return "CollNet is priced for all-reduce only";
+	return NULL;
+}
+
+/* The bus bandwidth NCCL's model gives a candidate (tuning.cc, "Various
+ * model refinements"), in B/s, and the share of it that is algorithm
+ * bandwidth (its algbw = bus x *to_alg). */
+static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+		     enum pm_nccl_proto p, double *to_alg)
+{
+	int i2 = s->nodes <= 2 ? s->nodes - 1 : 2, R = s->ranks;
+	int i1 = s->nodes == 1 ? (int)s->arch : s->amd_cpu;
+	double ch = s->channels, ppn = s->ppn, G = 1e9;
+	double intra = s->ring_Bps, inter = s->nodes == 1 ? s->ring_Bps : fmin(s->ring_Bps, s->net_Bps);
+	double llmax = ll_max[i1][i2] * G, b = 0;
+
+	*to_alg = (double)R / nsteps(c, R);
+	switch (a) {
+	case PM_NCCL_RING:
+		b = inter;
+		if (p == PM_NCCL_LL)
+			b = fmin(llmax, b * 0.5);
+		if (p == PM_NCCL_LL128)
+			b = fmin(b * 0.92, ch * ring_ll128_ch[s->arch][i2] * G);
+		return b;
+	case PM_NCCL_TREE:
+		*to_alg = 0.5;	/* a node sends n/2 up and n/2 down per tree; with 2 nodes that is all */
+		b = s->nodes == 1 ? intra : fmin(intra, s->net_Bps * (s->nodes == 2 ? 2 : 1));
+		b = fmin(b * 0.92, ch * tree_ch[s->arch][i2] * G);
+		if (p == PM_NCCL_LL)
+			b = fmin(b / 3.8, llmax);
+		if (p == PM_NCCL_LL128)
+			b = fmin(b * (s->nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * tree_ll128_ch[s->arch][i2] * G);
+		return b;
+	case PM_NCCL_NVLS:
+		if (c != PM_COLL_ALLREDUCE)
+			return s->nvls_Bps / 2 * (ppn - 1) / ppn;	/* no two pipelined operations */
+		return s->nodes == 1 ? s->nvls_Bps : fmin(s->nvls_Bps, 2 * s->net_Bps);
+	case PM_NCCL_NVLS_TREE:
+		return fmin(fmin(s->nvls_Bps, s->net_Bps * (s->nodes <= 2 ? 2 : 1)),
+			    ch * nvls_tree_ch[s->arch][i2] * G);
+	case PM_NCCL_COLLNET_DIRECT:	/* each GPU's shard through its own NIC */
+		*to_alg = 0.5;
+		b = 2 * fmin(s->net_Bps, intra * ppn / (2 * (ppn - 1 > 0 ? ppn - 1 : 1)));
+		return s->arch >= PM_NCCL_HOPPER ? b * 0.85 : b;
+	case PM_NCCL_COLLNET_CHAIN:	/* a chain in the node, SHARP across */
+		*to_alg = 0.5;
+		return 2 * fmin(s->net_Bps, intra / 2);
+	case PM_NCCL_PAT:
+		*to_alg = 1;	/* tuning.cc gives PAT's rate as algorithm bandwidth */
+		return 0.75 * inter;
+	default:
+		return 0;
+	}
+}
+
+/* NCCL's latency of a candidate in seconds (tuning.cc). */
+static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+		      enum pm_nccl_proto p)
+{
+	int N = s->nodes, R = s->ranks, ppn = s->ppn, steps = nsteps(c, R);
+	double net = s->net_lat_s * 1e6, intra = hw_us[HW_NVLINK][a][p];
+	double inter = (ppn == 1 ? hw_us[HW_NET][PM_NCCL_TREE][p] : hw_us[HW_NET][a][p]) + net;
+	double lat = base_us[a][p];
+
+	if (p == PM_NCCL_SIMPLE)
+		inter += net;	/* the flush */
+	switch (a) {
+	case PM_NCCL_RING:
+		if (c == PM_COLL_BROADCAST || c == PM_COLL_REDUCE) {
+			int hw = N == 1 ? HW_NVLINK : HW_NET;
+			lat += steps * hw_us[hw][p == PM_NCCL_SIMPLE ? PM_NCCL_TREE : PM_NCCL_RING][p];
+		} else {
+			double over = N > 1 ? (s->amd_cpu ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1) : 0;
+			int ni = N == 1 ? 0 : c == PM_COLL_ALLREDUCE ? 2 * (N - 1) : N - 1;
+			lat += (steps - ni) * fmax(intra, over) + ni * inter;
+		}
+		break;
+	case PM_NCCL_TREE:
+		lat += 2 * ((ppn - 1) * intra + log2i(N) * inter);
+		break;
+	case PM_NCCL_COLLNET_DIRECT:
+		lat += 2 * ((ppn > 1 ? 1 : 0) * intra + (ppn - 1) * 0.4) + inter;
+		break;
+	case PM_NCCL_COLLNET_CHAIN:
+		lat += 2 * (ppn - 1) * intra + inter;
+		break;
+	case PM_NCCL_NVLS:
+		lat = intra + (N > 1 ? inter : 0);
+		break;
+	case PM_NCCL_NVLS_TREE:
+		lat += intra + 2 * log2i(N) * inter;
+		break;
+	case PM_NCCL_PAT:
+		lat += log2i(N) * (inter / 3.5) + R * 2.8;
+		break;
+	default:
+		break;
+	}
+	return lat * 1e-6;
+}
+
+/* enqueue.cc: ring and tree drop channels, then threads, until every
+ * thread has threshold bytes; the share of the full rate left. */
+static double channel_share(const struct pm_nccl_sys *s, enum pm_nccl_algo a,
+			    enum pm_nccl_proto p, double n, int *nc_out)
+{
+	int nc = s->channels, nt = max_threads[p];
+	double th = thread_threshold[p] * (a == PM_NCCL_RING && p == PM_NCCL_LL ? s->ranks : 1);
+
+	*nc_out = nc;
+	if (a != PM_NCCL_RING && a != PM_NCCL_TREE)
+		return 1;
+	while (n < (double)nc * nt * th && nc >= 2)
+		nc--;
+	while (a == PM_NCCL_RING && n < (double)nc * nt * th && nt % 128 == 0)
+		nt /= 2;
+	*nc_out = nc;
+	return (double)nc / s->channels * nt / max_threads[p];
+}
+
+/* All-to-all as NCCL's point-to-point sends: every rank sends n/R to
+ * each other rank at once, over NVLink inside a node and the node's NICs
+ * across; one Simple send's latency. */
+static void price_p2p(const struct pm_nccl_sys *s, double n, struct pm_nccl_cost *o)
+{
+	int R = s->ranks, ppn = s->ppn;
+	double across = s->nodes > 1 ? ppn * n * (R - ppn) / R / s->net_Bps : 0;
+	double inside = n * (ppn - 1) / R / s->ring_Bps;
+
+	o->lat_s = (base_us[PM_NCCL_RING][PM_NCCL_SIMPLE] +
+		    (s->nodes > 1 ? hw_us[HW_NET][PM_NCCL_RING][PM_NCCL_SIMPLE] + 2 * s->net_lat_s * 1e6
+				  : hw_us[HW_NVLINK][PM_NCCL_RING][PM_NCCL_SIMPLE])) * 1e-6;
+	o->bw_s = fmax(across, inside);
+	o->steps = 1;
+	o->channels = s->channels;
+	o->model_s = o->lat_s + o->bw_s;
+}
+
+int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+		  enum pm_nccl_proto p, double n, struct pm_nccl_cost *o, struct pm_err *err)
+{
+	const char *why = why_not(s, c, a, p);
+	double to_alg;
+
+	memset(o, 0, sizeof *o);
+	o->algo = a;
+	o->proto = p;
+	if (why)
+		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: nccl:%s/%s: %s",
+			       pm_nccl_algo_names[a], pm_nccl_proto_names[p], why);
+	o->launch_s = s->launch_s;
+	if (a == PM_NCCL_P2P) {
+		price_p2p(s, n, o);
+	} else {
+		double bus = bus_bw(s, c, a, p, &to_alg), alg = bus * to_alg;
+		int k = log2i((long)(n / 64));
+		if (a == PM_NCCL_TREE && c == PM_COLL_ALLREDUCE && n >= 64 && k < 23)
+			alg *= tree_corr[p][k];
+		o->lat_s = latency(s, c, a, p);
+		if (a == PM_NCCL_RING && p == PM_NCCL_SIMPLE && s->nodes > 1 && c == PM_COLL_ALLREDUCE &&
+		    n / ((double)s->channels * s->ranks) >= 64)
+			o->lat_s *= s->arch < PM_NCCL_AMPERE ? 1.9 : 1.4;	/* the ring's plateau */
+		o->model_s = o->lat_s + n / alg;
+		o->bw_s = n / (alg * channel_share(s, a, p, n, &o->channels));
+		o->steps = nsteps(c, s->ranks);
+	}
+	o->time_s = o->launch_s + o->lat_s + o->bw_s;
+	o->busbw_Bps = n / o->time_s * pm_coll_busbw_factor(c, s->ranks);
+	return PM_OK;
+}
+
+int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_mask,
+		   unsigned proto_mask, double n, struct pm_nccl_cost *out, struct pm_err *err)
+{
+	struct pm_nccl_cost best = {0}, one;
+	struct pm_err e;
+	int found = 0;
+
+	for (int a = 0; a < PM_NCCL_NALGO; a++)
+		for (int p = 0; p < PM_NCCL_NPROTO; p++) {
+			if (!(algo_mask >> a & 1) || !(proto_mask >> p & 1))
+				continue;
+			if (pm_nccl_price(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p, n, &one, &e))
+				continue;
+			if (!found || one.model_s < best.model_s)
+				best = one;
+			found = 1;
+		}
+	if (!found)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: NCCL runs none of the algorithms and protocols asked for on %s here (%d ranks on %d nodes)",
+			       pm_coll_info(c)->title, s->ranks, s->nodes);
+	*out = best;
+	return PM_OK;
+}

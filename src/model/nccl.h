@@ -1,0 +1,79 @@
+/* nccl.h: what NCCL runs and what it costs.
+ *
+ * NCCL (NVIDIA Collective Communication Library) prices every candidate
+ * algorithm and protocol of a collective with its own alpha-beta model
+ * (src/graph/tuning.cc) and runs the cheapest, with fewer channels for
+ * small messages (src/enqueue.cc).  This area holds that model with its
+ * constants (one table per NCCL version), fed with the rates a machine
+ * achieves (a machine description's nccl parameters, machine.h) instead
+ * of the rates NCCL's topology search assumes, so that it predicts what
+ * nccl-tests measures.  docs/model.md, "NCCL", derives every term.
+ */
+#ifndef PM_NCCL_H
+#define PM_NCCL_H
+
+#include "model/coll.h"
+#include "model/err.h"
+
+enum pm_nccl_algo {		/* NCCL's order (nccl_common.h) */
+	PM_NCCL_TREE, PM_NCCL_RING, PM_NCCL_COLLNET_DIRECT, PM_NCCL_COLLNET_CHAIN,
+	PM_NCCL_NVLS, PM_NCCL_NVLS_TREE, PM_NCCL_PAT, PM_NCCL_P2P, PM_NCCL_NALGO
+};
+enum pm_nccl_proto { PM_NCCL_LL, PM_NCCL_LL128, PM_NCCL_SIMPLE, PM_NCCL_NPROTO };
+enum pm_nccl_arch { PM_NCCL_VOLTA, PM_NCCL_AMPERE, PM_NCCL_HOPPER, PM_NCCL_BLACKWELL, PM_NCCL_NARCH };
+
+/* The machine as NCCL sees it.  Rates are achieved ones (B/s), each with
+ * its source in the machine description. */
+struct pm_nccl_sys {
+	int ranks, nodes, ppn;		/* GPUs, nodes, GPUs per node */
+	enum pm_nccl_arch arch;		/* compute capability class */
+	int amd_cpu;			/* host CPU vendor (LL limits, network overhead) */
+	double ring_Bps;		/* Simple ring bus bandwidth inside one node */
+	double nvls_Bps;		/* NVLS all-reduce bus bandwidth in one node; 0: no NVLS */
+	double net_Bps;			/* what one node's NICs move out at once */
+	double launch_s;		/* host launch and synchronisation per collective */
+	double net_lat_s;		/* the network's own latency per inter-node step */
+	int channels;			/* ring and tree channels */
+	int collnet;			/* SHARP reduction in the switches (CollNet) */
+	int ll128;			/* LL128 enabled */
+};
+
+/* One candidate priced. */
+struct pm_nccl_cost {
+	enum pm_nccl_algo algo;
+	enum pm_nccl_proto proto;
+	int channels;			/* channels it runs on at this size */
+	double launch_s, lat_s, bw_s;	/* the terms; time_s is their sum */
+	double time_s;
+	double model_s;			/* NCCL's own estimate, what it selects by */
+	double busbw_Bps;		/* the bus bandwidth the candidate is given */
+	double steps;
+};
+
+extern const char *const pm_nccl_algo_names[PM_NCCL_NALGO];	/* ring, tree, ... */
+extern const char *const pm_nccl_proto_names[PM_NCCL_NPROTO];	/* ll, ll128, simple */
+extern const char *const pm_nccl_arch_names[PM_NCCL_NARCH];
+/* The NCCL version whose constants the model holds. */
+extern const char pm_nccl_version[];
+
+/* Price algorithm a with protocol p for an n-byte collective c (n as
+ * nccl-tests reports the size).  PM_ENOTAPPLICABLE, with the reason,
+ * when NCCL would not run that pair here. */
+int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+		  enum pm_nccl_proto p, double n, struct pm_nccl_cost *out,
+		  struct pm_err *err);
+
+/* NCCL's choice among the pairs allowed by algo_mask and proto_mask
+ * (bit 1 << enum value each, as NCCL_ALGO and NCCL_PROTO restrict it):
+ * the lowest model_s; ties to the lower algorithm, then protocol number.
+ * PM_ENOTAPPLICABLE when none applies. */
+int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_mask,
+		   unsigned proto_mask, double n, struct pm_nccl_cost *out,
+		   struct pm_err *err);
+
+/* Name lookups: the index, or -1. */
+int pm_nccl_algo_find(const char *name);
+int pm_nccl_proto_find(const char *name);
+int pm_nccl_arch_find(const char *name);
+
+#endif
