@@ -572,6 +572,11 @@ static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm
 	cli_net_meta(tab, t, p);
 	if (on[M_SIM] || on[M_DATAFLOW])
 		sim_meta(tab, so);
+	for (int i = 0; i < njobs; i++)
+		if (jobs[i].status == PM_OK && (jobs[i].in.algo->flags & PM_ALGO_EVERY_COLL)) {
+			cli_nccl_meta(tab, t, explain_flag);
+			break;
+		}
 	if (explain_flag)
 		explain(tab, jobs, njobs);
 }

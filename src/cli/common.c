@@ -1,5 +1,7 @@
 /* common.c: shared network and parameter options. */
 #include "cli/common.h"
+#include "model/machine.h"
+#include "model/nccl.h"
 #include "model/algo.h"
 #include "model/text.h"
 #include "model/units.h"
@@ -219,6 +221,23 @@ static int link_range(const struct pm_topo *topo, char *buf, size_t size)
 	pm_fmt_bw(hi, b, sizeof b);
 	snprintf(buf, size, "%s to %s", a, b);
 	return 1;
+}
+
+void cli_nccl_meta(struct cli_table *t, const struct pm_topo *topo, int explain)
+{
+	const struct pm_machine *m = pm_topo_machine_desc(topo);
+	char line[512];
+	size_t len = 0;
+
+	if (!m || m->nccl.arch < 0)
+		return;
+	for (int i = 0; i < m->nccl.nsrc && len < sizeof line; i++)
+		len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", i ? ", " : "",
+					m->nccl.src[i][0], m->nccl.src[i][1]);
+	cli_table_meta(t, "nccl rows: NCCL %s's model (algorithm/protocol(channels) it would run) on %s's NCCL parameters: %s; --alpha, --link-bw and the links above do not enter them",
+		       pm_nccl_version, m->name, line);
+	for (int i = 0; explain && i < m->nccl.nsrc; i++)
+		cli_table_meta(t, "  %s %s: %s", m->nccl.src[i][0], m->nccl.src[i][1], m->nccl.src[i][2]);
 }
 
 void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,

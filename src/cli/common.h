@@ -34,6 +34,9 @@ int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
 		  char *buf, size_t size);
 
 /* Meta lines stating the network and parameters behind the numbers. */
+/* What the nccl rows are priced with: the NCCL version and the machine's
+ * NCCL parameters (with their sources when explain is set). */
+void cli_nccl_meta(struct cli_table *t, const struct pm_topo *topo, int explain);
 void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 		  const struct pm_params *p);
 

@@ -40,7 +40,7 @@ struct pm_machine_nccl {
 	int collnet;		/* param sharp: SHARP reduction in the switches */
 	int ll128;		/* param ll128 (default 1) */
 	int nsrc;		/* the nccl params given, as written, for --explain */
-	char src[PM_MACHINE_NCCL_PARAMS][3][160];	/* name, value, source */
+	char src[PM_MACHINE_NCCL_PARAMS][3][320];	/* name, value, source */
 };
 
 struct pm_machine {

@@ -1,0 +1,179 @@
+/* algo_nccl.c: nccl[:ALGO[/PROTO]], what NCCL runs on a GPU cluster.
+ *
+ * For every size NCCL prices each algorithm (ring, tree, nvls, nvlstree,
+ * collnetdirect, collnetchain, pat; p2p for all-to-all) with each
+ * protocol (LL, LL128, Simple) by its own model and runs the cheapest on
+ * as many channels as the size fills (nccl.h, nccl.c).  The instance is
+ * sized: made for each size, its label names the choice and channels,
+ * e.g. nccl:nvls/simple(16ch).  ALGO and PROTO restrict the choice as
+ * NCCL_ALGO and NCCL_PROTO do.
+ * Cost:  T = launch + NCCL latency(algo, proto, P, nodes)
+ *            + n / (algbw(algo, proto) x channel share),
+ *        algbw = NCCL's bus bandwidth of the pair (achieved NVLink, NVLS
+ *        and NIC rates of the machine description) x its busbw-to-algbw
+ *        ratio.  docs/model.md, "NCCL".
+ * Restrictions: a machine: network whose description gives the NCCL
+ * parameters (arch, ring_busbw, ...).  Closed form only: NCCL's protocol
+ * and channel terms are not link loads, so there is no schedule.
+ * Reference: NCCL 2.30.7 src/graph/tuning.cc and src/enqueue.cc.
+ */
+#include "model/algo.h"
+#include "model/machine.h"
+#include "model/nccl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct nccl_state {
+	struct pm_nccl_sys sys;
+	unsigned algo_mask, proto_mask;
+	struct pm_nccl_cost pick;	/* at_size: what runs n bytes */
+};
+_Static_assert(sizeof(struct nccl_state) <= PM_PRIV_BYTES, "nccl state fits pm_inst.priv");
+
+static struct nccl_state *state(struct pm_inst *in) { return (struct nccl_state *)in->priv.bytes; }
+static const struct nccl_state *cstate(const struct pm_inst *in)
+{
+	return (const struct nccl_state *)in->priv.bytes;
+}
+
+/* The machine as NCCL sees it, from its description; rates not given
+ * fall back to the nominal ones of its node level. */
+static int system_of(const struct pm_inst *in, struct pm_nccl_sys *s, struct pm_err *err)
+{
+	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
+
+	if (!m)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: needs a GPU cluster description, --topo machine:NAME:NODES such as machine:dgx-h100:4 (got %s)",
+			       pm_topo_spec(in->topo));
+	if (m->nccl.arch < 0)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: machine '%s' gives no NCCL parameters (expected param rows arch, ring_busbw, nvls_busbw, nic_bw, launch, ...: docs/model.md, NCCL)",
+			       m->name);
+	const struct pm_level *node = &m->level[0];
+	int nics = m->nics > 0 ? m->nics : (int)node->count;
+	memset(s, 0, sizeof *s);
+	s->ranks = in->P;
+	s->ppn = (int)(node->count < in->P ? node->count : in->P);
+	s->nodes = (in->P + s->ppn - 1) / s->ppn;
+	s->arch = (enum pm_nccl_arch)m->nccl.arch;
+	s->amd_cpu = m->nccl.amd_cpu;
+	s->ring_Bps = m->nccl.ring_Bps > 0 ? m->nccl.ring_Bps : node->inner_bw;
+	s->nvls_Bps = m->nccl.nvls_Bps;
+	s->net_Bps = m->nccl.nic_Bps > 0 ? nics * m->nccl.nic_Bps : node->egress_bw;
+	s->launch_s = m->nccl.launch_s;
+	s->net_lat_s = m->nccl.net_lat_s;
+	s->channels = m->nccl.channels;
+	s->collnet = m->nccl.collnet;
+	s->ll128 = m->nccl.ll128;
+	return PM_OK;
+}
+
+/* ALGO, PROTO or ALGO/PROTO into the masks. */
+static int parse_arg(const char *arg, unsigned *am, unsigned *pm, struct pm_err *err)
+{
+	char buf[64];
+	const char *slash = arg ? strchr(arg, '/') : NULL;
+	int a = -1, p = -1;
+
+	*am = (1u << PM_NCCL_NALGO) - 1;
+	*pm = (1u << PM_NCCL_NPROTO) - 1;
+	if (!arg)
+		return PM_OK;
+	snprintf(buf, sizeof buf, "%.*s", slash ? (int)(slash - arg) : (int)strlen(arg), arg);
+	if (slash) {
+		a = pm_nccl_algo_find(buf);
+		p = pm_nccl_proto_find(slash + 1);
+	} else if ((p = pm_nccl_proto_find(buf)) < 0) {
+		a = pm_nccl_algo_find(buf);
+	}
+	if ((slash || p < 0) && a < 0)
+		return pm_fail(err, PM_EINPUT,
+			       "invalid NCCL algorithm '%s' in 'nccl:%s' (expected ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat or p2p, optionally /ll, /ll128 or /simple)",
+			       buf, arg);
+	if (slash && p < 0)
+		return pm_fail(err, PM_EINPUT,
+			       "invalid NCCL protocol '%s' in 'nccl:%s' (expected ll, ll128 or simple)",
+			       slash + 1, arg);
+	if (a >= 0)
+		*am = 1u << a;
+	if (p >= 0)
+		*pm = 1u << p;
+	return PM_OK;
+}
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	struct nccl_state *st = state(in);
+	int rc = parse_arg(arg, &st->algo_mask, &st->proto_mask, err);
+
+	if (rc == PM_OK)
+		rc = system_of(in, &st->sys, err);
+	in->sized = 1;
+	in->flow_override = -1;
+	return rc;
+}
+
+static int at_size(struct pm_inst *in, double n, struct pm_err *err)
+{
+	struct nccl_state *st = state(in);
+	const char *arg = strchr(in->label, ':');
+	int rc = pm_nccl_select(&st->sys, in->coll, st->algo_mask, st->proto_mask, n, &st->pick, err);
+
+	if (rc)
+		return rc;
+	char base[48];
+	snprintf(base, sizeof base, "%.*s", arg ? (int)(arg - in->label) : (int)strlen(in->label), in->label);
+	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", base, pm_nccl_algo_names[st->pick.algo],
+		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
+	in->steps = (int)st->pick.steps;
+	return PM_OK;
+}
+
+static void closed(const struct pm_inst *in, double n, const struct pm_params *p,
+		   struct pm_cost *c)
+{
+	const struct nccl_state *st = cstate(in);
+	struct pm_nccl_cost k;
+	struct pm_err e;
+
+	(void)p;
+	if (pm_nccl_price(&st->sys, in->coll, st->pick.algo, st->pick.proto, n, &k, &e))
+		return;
+	c->alpha_s = k.launch_s;
+	c->lat_s = k.lat_s;
+	c->bw_s = k.bw_s;
+	c->steps = k.steps;
+	c->sent_B = n * pm_coll_busbw_factor(in->coll, in->P);
+}
+
+static double xfers(const struct pm_inst *in)
+{
+	(void)in;
+	return 0;
+}
+
+static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
+{
+	(void)s;
+	return pm_fail(err, PM_EINPUT,
+		       "%s is priced in closed form only (NCCL's protocol and channel terms are not link loads; its ring and tree schedules are --algo ring and dbtree)",
+		       in->label);
+}
+
+const struct pm_algo pm_algo_nccl = {
+	.name = "nccl",
+	.summary = "what NCCL runs: its algorithm, protocol and channels chosen and priced by its own model on the machine's achieved rates",
+	.arg_syntax = "ALGO[/PROTO]",
+	.arg_help = "restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do: ALGO ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat or p2p; PROTO ll, ll128 or simple (nccl:ring/ll128, nccl:nvls, nccl:simple)",
+	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_EVERY_COLL,
+	.phases = PM_PHASES_NONE,
+	.formula = "launch + NCCL latency(algo, proto, P, nodes) + n / (busbw(algo, proto) x algbw ratio x channel share)",
+	.reference = "NCCL 2.30.7 src/graph/tuning.cc (model, constants) and src/enqueue.cc (channels); docs/model.md, NCCL",
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+	.xfers = xfers,
+	.at_size = at_size,
+};

@@ -1,0 +1,245 @@
+/* test_nccl.c: NCCL's cost model (model/nccl.c) and the nccl algorithm
+ * (model/algo_nccl.c).  Expected values are derived by hand in the
+ * comments from NCCL 2.30.7's src/graph/tuning.cc and src/enqueue.cc
+ * (the constants are quoted where used), or are identities. */
+#include "helpers.h"
+#include "model/machine.h"
+#include "model/nccl.h"
+
+/* 8 H100-class GPUs on one NVSwitch node, rates as a user would give
+ * them (not a preset): 370 GB/s ring busbw, 480 GB/s NVLS, 2 us launch. */
+static struct pm_nccl_sys one_node(void)
+{
+	struct pm_nccl_sys s = {
+		.ranks = 8, .nodes = 1, .ppn = 8, .arch = PM_NCCL_HOPPER,
+		.ring_Bps = 370e9, .nvls_Bps = 480e9, .net_Bps = 0, .launch_s = 2e-6,
+		.net_lat_s = 0, .channels = 16, .collnet = 0, .ll128 = 1,
+	};
+	return s;
+}
+
+static struct pm_nccl_cost price(const struct pm_nccl_sys *s, enum pm_coll c,
+				 enum pm_nccl_algo a, enum pm_nccl_proto p, double n)
+{
+	struct pm_nccl_cost k;
+	struct pm_err err;
+	int rc = pm_nccl_price(s, c, a, p, n, &k, &err);
+	cr_assert_eq(rc, PM_OK, "%s", err.msg);
+	return k;
+}
+
+/* An 8-byte LL ring all-reduce on 8 GPUs.  Latency: base 6.6 us (Ring,
+ * LL) + 2(P-1) = 14 steps x 0.6 us (NVLink, Ring, LL) = 15.0 us.  LL bus
+ * bandwidth: min(llMaxBw Hopper 1 node 141 GB/s, 0.5 x 370) = 141 GB/s,
+ * algbw = 141 x 8/14 = 80.571 GB/s.  Channels: 8 B < nc x 512 threads x
+ * (8 B x 8 ranks) until nc = 1; then threads halve while a multiple of
+ * 128: 512, 256, 128, 64; share = 1/16 x 64/512 = 1/128.  Bandwidth term
+ * 8 / (80.571e9 / 128) = 12.71 ns.  T = 2 + 15 + 0.0127 = 17.0127 us. */
+Test(nccl, ll_ring_8_bytes_by_hand)
+{
+	struct pm_nccl_sys s = one_node();
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 8);
+
+	cr_assert(rel_close(k.lat_s, 15.0e-6, 1e-9), "latency %g", k.lat_s);
+	cr_assert(rel_close(k.bw_s, 8 / (141e9 * 8 / 14 / 128), 1e-9), "bw %g", k.bw_s);
+	cr_assert(rel_close(k.time_s, 17.0127e-6, 1e-5), "time %g", k.time_s);
+	cr_assert_eq(k.channels, 1);
+}
+
+/* NVLS at its bound: 8 GiB on 8 GPUs runs at the 480 GB/s bus bandwidth
+ * (algbw 480 x 8/14 = 274.29 GB/s: 31.317 ms) plus its 25 us latency
+ * (NVLink, NVLS, Simple; NVLS has no base latency) and the launch. */
+Test(nccl, nvls_at_its_bound)
+{
+	struct pm_nccl_sys s = one_node();
+	double n = 8589934592.0;
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS, PM_NCCL_SIMPLE, n);
+
+	cr_assert(rel_close(k.lat_s, 25e-6, 1e-9));
+	cr_assert(rel_close(k.bw_s, n / (480e9 * 8 / 14), 1e-9));
+	cr_assert(rel_close(k.busbw_Bps, 480e9, 2e-3), "busbw %g", k.busbw_Bps);
+	/* the reduction is in the switch: every GPU sends n once, not
+	 * 2(P-1)/P n, so NVLS beats the ring's endpoint bound 2(P-1)/P n / 370 GB/s */
+	cr_assert_lt(k.time_s, 2.0 * 7 / 8 * n / 370e9);
+}
+
+/* The channel count: a 64 KiB LL ring gives each channel 512 threads x
+ * 64 B = 32 KiB, so 2 of the 16 channels run (65536 < 3 x 32768, not < 2
+ * x 32768), at 2/16 of the rate; 512 KiB fills all 16. */
+Test(nccl, channels_follow_the_size)
+{
+	struct pm_nccl_sys s = one_node();
+	struct pm_nccl_cost small = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 65536);
+	struct pm_nccl_cost full = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 524288);
+
+	cr_assert_eq(small.channels, 2);
+	cr_assert(rel_close(small.bw_s, 65536 / (141e9 * 8 / 14 * 2 / 16), 1e-9));
+	cr_assert_eq(full.channels, 16);
+	cr_assert(rel_close(full.bw_s, 524288 / (141e9 * 8 / 14), 1e-9));
+	/* more channels of a machine help only where the size fills them */
+	s.channels = 32;
+	struct pm_nccl_cost wide = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 65536);
+	cr_assert_eq(wide.channels, 2);
+	cr_assert(rel_close(wide.bw_s, 2 * small.bw_s, 1e-9), "half the share of a wider machine");
+}
+
+/* NCCL's choice on 8 H200s (stas00/ml-engineering, NCCL 2.27: Ring/LL up
+ * to 1 MiB, NVLS from 2 MiB), by its own estimate lat + n / algbw:
+ * 1 MiB: ring/LL 15 + 1048576 / 80.571e3 = 28.01 us < NVLS 25 + 1048576 /
+ * 274.29e3 = 28.82 us; 2 MiB: ring/LL 41.03 us > NVLS 32.65 us. */
+Test(nccl, choice_ll_then_nvls)
+{
+	struct pm_nccl_sys s = one_node();
+	unsigned all_a = (1u << PM_NCCL_NALGO) - 1, all_p = (1u << PM_NCCL_NPROTO) - 1;
+	struct pm_nccl_cost k;
+	struct pm_err err;
+
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, all_a, all_p, 1048576, &k, &err), PM_OK);
+	cr_assert_eq(k.algo, PM_NCCL_RING);
+	cr_assert_eq(k.proto, PM_NCCL_LL);
+	cr_assert(rel_close(k.model_s, 28.014e-6, 1e-4), "%g", k.model_s);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, all_a, all_p, 2097152, &k, &err), PM_OK);
+	cr_assert_eq(k.algo, PM_NCCL_NVLS);
+	cr_assert(rel_close(k.model_s, 32.646e-6, 1e-4), "%g", k.model_s);
+	/* without NVLS (A100-like) the ring stays; LL128 takes over later */
+	s.nvls_Bps = 0;
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, all_a, all_p, 2097152, &k, &err), PM_OK);
+	cr_assert_eq(k.algo, PM_NCCL_RING);
+}
+
+/* NCCL_PROTO=LL128 as the mask: the ring's LL128 latency is 14 + 14 x
+ * 1.9 = 40.6 us; bus bandwidth min(0.92 x 370, 16 x 36.7) = 340.4 GB/s. */
+Test(nccl, protocol_mask)
+{
+	struct pm_nccl_sys s = one_node();
+	struct pm_nccl_cost k;
+	struct pm_err err;
+
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, 1u << PM_NCCL_RING, 1u << PM_NCCL_LL128,
+				    8, &k, &err), PM_OK);
+	cr_assert_eq(k.proto, PM_NCCL_LL128);
+	cr_assert(rel_close(k.lat_s, 40.6e-6, 1e-9));
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL128, 1 << 30);
+	cr_assert(rel_close(k.bw_s, (1 << 30) / (340.4e9 * 8 / 14), 1e-9));
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, 1u << PM_NCCL_PAT, 1u << PM_NCCL_SIMPLE,
+				    8, &k, &err), PM_ENOTAPPLICABLE);
+}
+
+/* Two nodes: a tree all-reduce node sends n/2 up and n/2 down per tree,
+ * so its rate is capped by twice the node's NICs (46 GB/s: 4 x 11.5 on a
+ * p4d-like node): bus min(232, 2 x 46) x 0.92 = 84.64 GB/s, algbw half
+ * of it.  Latency (LL): 6.8 + 2 x (7 x 0.6 + 1 x (5.0 + 65)) = 155.2 us. */
+Test(nccl, tree_across_two_nodes)
+{
+	struct pm_nccl_sys s = one_node();
+	s.ranks = 16;
+	s.nodes = 2;
+	s.arch = PM_NCCL_AMPERE;
+	s.ring_Bps = 232e9;
+	s.nvls_Bps = 0;
+	s.net_Bps = 46e9;
+	s.net_lat_s = 65e-6;
+	s.channels = 12;
+	double n = 1u << 30;
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_SIMPLE, n);
+	cr_assert(rel_close(k.bw_s, n / (92e9 * 0.92 / 2), 1e-9), "%g", k.bw_s);
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL, 8);
+	cr_assert(rel_close(k.lat_s, 155.2e-6, 1e-9), "%g", k.lat_s);
+}
+
+/* Through the algorithm table on a preset: the label names the choice
+ * and its channels; nccl:ring forces the ring as NCCL_ALGO=ring does. */
+Test(nccl, algorithm_on_a_preset)
+{
+	struct pm_topo *t = topo_or_die("machine:hgx-h200:1");
+	struct pm_inst in, at;
+	struct pm_err err;
+	struct pm_cost c;
+
+	resolve_or_die("nccl", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 1048576, &at, &err), PM_OK, "%s", err.msg);
+	cr_assert_str_eq(at.label, "nccl:ring/ll(16ch)");
+	cr_assert_eq(pm_algo_at_size(&in, 4194304, &at, &err), PM_OK);
+	cr_assert_str_eq(at.label, "nccl:nvls/simple(16ch)");
+	resolve_or_die("nccl:ring", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 30, &at, &err), PM_OK);
+	cr_assert_str_eq(at.label, "nccl:ring/simple(16ch)");
+	struct pm_params p = plain_params(0, 0, 1e9, 0);
+	pm_algo_closed(&in, 1 << 30, &p, &c);
+	/* the terms add up to the time */
+	cr_assert(rel_close(c.alpha_s + c.lat_s + c.bw_s, c.time_s, 1e-12));
+	pm_topo_free(t);
+}
+
+/* Every preset that describes NCCL, at several node counts, for every
+ * collective: a finite time no smaller than its launch, and a bus
+ * bandwidth below twice the fastest rate the preset gives (NVLS moves
+ * each byte once, so its busbw may exceed the ring's, never 2x a link). */
+Test(nccl, every_preset_every_collective)
+{
+	static const char *const presets[] = {
+		"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "mi300x",
+		"aws-p4d", "aws-p5", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5",
+	};
+	static const int nodes[] = {1, 2, 4, 16};
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+		for (size_t j = 0; j < 4; j++) {
+			char spec[64];
+			snprintf(spec, sizeof spec, "machine:%s:%d", presets[i], nodes[j]);
+			struct pm_topo *t = topo_or_die(spec);
+			const struct pm_machine *m = pm_topo_machine_desc(t);
+			cr_assert(m && m->nccl.arch >= 0, "%s has NCCL parameters", spec);
+			double top = fmax(fmax(m->nccl.ring_Bps, m->nccl.nvls_Bps), m->level[0].inner_bw);
+			for (int c = 0; c < PM_NCOLL; c++)
+				for (double n = 8; n <= 17179869184.0; n *= 64) {
+					struct pm_inst in, at;
+					struct pm_err err;
+					struct pm_cost k;
+					cr_assert_eq(pm_algo_resolve_coll((enum pm_coll)c, "nccl", t, 0, &in, &err), PM_OK,
+						     "%s: %s", spec, err.msg);
+					cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK, "%s %d: %s", spec, c, err.msg);
+					struct pm_params p = plain_params(0, 0, 1e9, 0);
+					pm_algo_closed(&in, n, &p, &k);
+					cr_assert(isfinite(k.time_s) && k.time_s >= m->nccl.launch_s, "%s %s %g B: %g",
+						  spec, at.label, n, k.time_s);
+					double bus = n / k.time_s * pm_coll_busbw_factor((enum pm_coll)c, in.P);
+					cr_assert_lt(bus, 2 * top, "%s %s %g B: busbw %g", spec, at.label, n, bus);
+				}
+			pm_topo_free(t);
+		}
+}
+
+Test(nccl, refusals)
+{
+	struct pm_topo *t = topo_or_die("torus:4x4"), *m = topo_or_die("machine:abci:2");
+	struct pm_inst in;
+	struct pm_err err;
+
+	cr_assert_eq(pm_algo_resolve("nccl", t, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "machine:NAME:NODES"), "%s", err.msg);
+	cr_assert_eq(pm_algo_resolve("nccl", m, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "gives no NCCL parameters"), "%s", err.msg);
+	cr_assert_eq(pm_algo_resolve("nccl:rings", m, 0, &in, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "'rings'"), "%s", err.msg);
+	cr_assert_eq(pm_algo_resolve("nccl:ring/ll256", m, 0, &in, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "'ll256'"), "%s", err.msg);
+	pm_topo_free(t);
+	pm_topo_free(m);
+}
+
+Test(nccl, machine_file_params_checked)
+{
+	char path[] = "/tmp/pm_nccl_machineXXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("kind,name,count,inner_bw,egress_bw,flow_bw,value,source\n"
+	      "param,arch,,,,,pascal,x\n"
+	      "level,node,8,300GB/s,200GB/s,,,x\n", f);
+	fclose(f);
+	struct pm_machine mach;
+	struct pm_err err;
+	cr_assert_eq(pm_machine_load(path, &mach, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "'pascal'") && strstr(err.msg, "hopper"), "%s", err.msg);
+	unlink(path);
+}
