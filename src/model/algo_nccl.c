@@ -158,7 +158,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 {
 	(void)s;
 	return pm_fail(err, PM_EINPUT,
-		       "%s is priced in closed form only (NCCL's protocol and channel terms are not link loads; its ring and tree schedules are --algo ring and dbtree)",
+		       "NCCL's model is priced in closed form only (its protocol and channel terms are not link loads; %s's ring and tree schedules are --algo ring and dbtree)",
 		       in->label);
 }
 
