@@ -25,7 +25,9 @@ static double price_why(const struct pricer *q, int a, double n, struct pm_err *
 
 	if (pm_algo_at_size(&q->in[a], n, &at, e))
 		return INFINITY;	/* cannot run this size (multiphase's SRAM) */
-	if (!q->contention) {
+	/* NCCL's model is its own evaluator (protocols and channels are not
+	 * link loads): its closed form is its price in both modes */
+	if (!q->contention || (at.algo->flags & PM_ALGO_EVERY_COLL)) {
 		pm_algo_closed(&at, n, q->p, &c);
 		return c.time_s;
 	}
