@@ -164,10 +164,15 @@ Test(nccl, algorithm_on_a_preset)
 	resolve_or_die("nccl:ring", t, 0, &in);
 	cr_assert_eq(pm_algo_at_size(&in, 1 << 30, &at, &err), PM_OK);
 	cr_assert_str_eq(at.label, "nccl:ring/simple(16ch)");
-	struct pm_params p = plain_params(0, 0, 1e9, 0);
+	/* 1 GiB on the preset's figures (launch 2 us, ring_busbw 370 GB/s):
+	 * latency 8.4 + 14 x 3.4 = 56.0 us (Ring, Simple, NVLink); every
+	 * channel full; bandwidth 2^30 / (370e9 x 8/14) = 5078.5 us; the
+	 * per-link options play no part. */
+	struct pm_params p = plain_params(1e-3, 1e-3, 1e6, 0);
 	pm_algo_closed(&in, 1 << 30, &p, &c);
-	/* the terms add up to the time */
-	cr_assert(rel_close(c.alpha_s + c.lat_s + c.bw_s, c.time_s, 1e-12));
+	cr_assert(rel_close(c.alpha_s, 2e-6, 1e-9), "%g", c.alpha_s);
+	cr_assert(rel_close(c.lat_s, 56.0e-6, 1e-9), "%g", c.lat_s);
+	cr_assert(rel_close(c.time_s, 58e-6 + 1073741824.0 / (370e9 * 8 / 14), 1e-9), "%g", c.time_s);
 	pm_topo_free(t);
 }
 

@@ -283,7 +283,7 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	static const char *const locks[] = {"barrier", "nop", "order"};	/* enum pm_lockstep */
 	o->lockstep = PM_LOCK_BARRIER;
 	if (a->lockstep) {
-		int k = cli_pick(a->lockstep, locks, 3);
+		int k = pm_pick(a->lockstep, locks, 3);
 		if (k < 0)
 			return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier, nop or order)", a->lockstep);
 		o->lockstep = (enum pm_lockstep)k;

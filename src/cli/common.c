@@ -87,14 +87,6 @@ static int own_rates(const struct pm_topo *t, const struct pm_link_defaults *ld)
 	return 0;
 }
 
-int cli_pick(const char *value, const char *const *names, int n)
-{
-	for (int k = 0; k < n; k++)
-		if (!strcmp(value, names[k]))
-			return k;
-	return -1;
-}
-
 /* --endpoint, --mem-bw, --sms: the memory bandwidth reads may use is
  * --mem-bw, capped for the baseline by --sms x 64 B x 1245 MHz. */
 static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
@@ -109,7 +101,7 @@ static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
 				       o->mem_bw ? "mem-bw" : "sms");
 		return PM_OK;
 	}
-	int e = cli_pick(o->endpoint, names, 3);
+	int e = pm_pick(o->endpoint, names, 3);
 	if (e < 0)
 		return pm_fail(err, PM_EINPUT, "invalid endpoint '%s' (expected ideal, baseline or ace)", o->endpoint);
 	p->endpoint = (enum pm_endpoint)e;

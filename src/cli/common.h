@@ -25,18 +25,17 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 /* A collective needs two ranks: refuse a network of one endpoint. */
 int cli_need_two(const struct pm_topo *t, struct pm_err *err);
 
-/* The index of value among the n names, or -1. */
-int cli_pick(const char *value, const char *const *names, int n);
 
 /* "X 200 GB/s 72ns, Y ..." for a grid network into buf; returns whether
  * any dimension differs from the single link of p. */
 int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
 		  char *buf, size_t size);
 
-/* Meta lines stating the network and parameters behind the numbers. */
 /* What the nccl rows are priced with: the NCCL version and the machine's
  * NCCL parameters (with their sources when explain is set). */
 void cli_nccl_meta(struct cli_table *t, const struct pm_topo *topo, int explain);
+
+/* Meta lines stating the network and parameters behind the numbers. */
 void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 		  const struct pm_params *p);
 

@@ -111,21 +111,17 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	if (rc == PM_OK)
 		rc = system_of(in, &st->sys, err);
 	in->sized = 1;
-	in->flow_override = -1;
 	return rc;
 }
 
 static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	struct nccl_state *st = state(in);
-	const char *arg = strchr(in->label, ':');
 	int rc = pm_nccl_select(&st->sys, in->coll, st->algo_mask, st->proto_mask, n, &st->pick, err);
 
 	if (rc)
 		return rc;
-	char base[48];
-	snprintf(base, sizeof base, "%.*s", arg ? (int)(arg - in->label) : (int)strlen(in->label), in->label);
-	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", base, pm_nccl_algo_names[st->pick.algo],
+	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
 		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
 	in->steps = (int)st->pick.steps;
 	return PM_OK;

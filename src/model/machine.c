@@ -114,10 +114,9 @@ static int nccl_value(const struct nparam *np, const char *v, void *dst, struct 
 	case N_ARCH:
 		return (*(int *)dst = pm_nccl_arch_find(v)) < 0;
 	case N_CPU:
-		for (k = 0; k < 3 && strcmp(v, cpus[k]); k++)
-			;
+		k = pm_pick(v, cpus, 3);
 		*(int *)dst = k == 1;
-		return k == 3;
+		return k < 0;
 	case N_BW:
 		return pm_parse_bw(v, dst, sub) != PM_OK;
 	case N_TIME:

@@ -12,9 +12,10 @@
  * transport leaves at 0).  docs/model.md, "NCCL", has the derivation.
  */
 #include "model/nccl.h"
+#include "model/algo.h"
+#include "model/text.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 const char pm_nccl_version[] = "2.30.7";
@@ -63,27 +64,9 @@ static const double tree_corr[PM_NCCL_NPROTO][23] = {
 static const int max_threads[PM_NCCL_NPROTO] = {512, 640, 512};
 static const int thread_threshold[PM_NCCL_NPROTO] = {8, 8, 64};
 
-static int find(const char *name, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(name, names[i]) == 0)
-			return i;
-	return -1;
-}
-
-int pm_nccl_algo_find(const char *name) { return find(name, pm_nccl_algo_names, PM_NCCL_NALGO); }
-int pm_nccl_proto_find(const char *name) { return find(name, pm_nccl_proto_names, PM_NCCL_NPROTO); }
-int pm_nccl_arch_find(const char *name) { return find(name, pm_nccl_arch_names, PM_NCCL_NARCH); }
-
-static int log2i(long x)
-{
-	int k = 0;
-	while (x > 1) {
-		x >>= 1;
-		k++;
-	}
-	return k;
-}
+int pm_nccl_algo_find(const char *name) { return pm_pick(name, pm_nccl_algo_names, PM_NCCL_NALGO); }
+int pm_nccl_proto_find(const char *name) { return pm_pick(name, pm_nccl_proto_names, PM_NCCL_NPROTO); }
+int pm_nccl_arch_find(const char *name) { return pm_pick(name, pm_nccl_arch_names, PM_NCCL_NARCH); }
 
 /* Steps NCCL counts for collective c (tuning.cc, nsteps). */
 static int nsteps(enum pm_coll c, int R)
@@ -204,7 +187,7 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 		}
 		break;
 	case PM_NCCL_TREE:
-		lat += 2 * ((ppn - 1) * intra + log2i(N) * inter);
+		lat += 2 * ((ppn - 1) * intra + pm_floor_log2(N) * inter);
 		break;
 	case PM_NCCL_COLLNET_DIRECT:
 		lat += 2 * ((ppn > 1 ? 1 : 0) * intra + (ppn - 1) * 0.4) + inter;
@@ -216,10 +199,10 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 		lat = intra + (N > 1 ? inter : 0);
 		break;
 	case PM_NCCL_NVLS_TREE:
-		lat += intra + 2 * log2i(N) * inter;
+		lat += intra + 2 * pm_floor_log2(N) * inter;
 		break;
 	case PM_NCCL_PAT:
-		lat += log2i(N) * (inter / 3.5) + R * 2.8;
+		lat += pm_floor_log2(N) * (inter / 3.5) + R * 2.8;
 		break;
 	default:
 		break;
@@ -281,7 +264,7 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		price_p2p(s, n, o);
 	} else {
 		double bus = bus_bw(s, c, a, p, &to_alg), alg = bus * to_alg;
-		int k = log2i((long)(n / 64));
+		int k = pm_floor_log2((long)(n / 64));
 		if (a == PM_NCCL_TREE && c == PM_COLL_ALLREDUCE && n >= 64 && k < 23)
 			alg *= tree_corr[p][k];
 		o->lat_s = latency(s, c, a, p);

@@ -61,6 +61,14 @@ int pm_nearest(const char *s, const char *const *names, int n)
 	return best_d <= limit ? best : -1;
 }
 
+int pm_pick(const char *s, const char *const *names, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!strcmp(s, names[k]))
+			return k;
+	return -1;
+}
+
 void pm_join(char *buf, size_t size, const char *const *names, int n)
 {
 	size_t used = 0;

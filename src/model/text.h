@@ -11,6 +11,9 @@
  * close enough to be worth suggesting.  Ties go to the earlier name. */
 int pm_nearest(const char *s, const char *const *names, int n);
 
+/* Index of s among the n names, or -1. */
+int pm_pick(const char *s, const char *const *names, int n);
+
 /* Write "a, b, c" (the n names) into buf. */
 void pm_join(char *buf, size_t size, const char *const *names, int n);
 
