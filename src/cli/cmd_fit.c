@@ -3,6 +3,9 @@
  * and the per-link options that make an algorithm reproduce them. */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/file.h"
+#include "model/machine.h"
+#include "model/nccl.h"
 #include "search/cost.h"
 #include "search/fit.h"
 #include "model/units.h"
@@ -12,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const input_names[] = {"auto", "osu", "nccl-tests", "csv"};
+static const char *const input_names[] = {"auto", "osu", "nccl-tests", "csv", "nccl-tests-json"};
 
 static void usage(const struct cli_opt *opts, int n)
 {
 	printf("usage: perfmodel fit FILE [--input-format F] [--range MIN:MAX] [--algo NAME]\n"
-	       "                     [--procs P] [--format F]\n\n"
+	       "                     [--procs P] [--machine NAME [--write-machine OUT]] [--format F]\n\n"
 	       "Fits time = alpha + size x beta by least squares (GSL) to measured points and\n"
 	       "prints alpha and beta with standard errors, R^2 and the size range used.\n"
 	       "Inputs: osu_allreduce or osu_latency output (SIZE LATENCY_US; a 'P,' prefix\n"
@@ -33,21 +36,36 @@ static void usage(const struct cli_opt *opts, int n)
 	       "back to allreduce they give the measured line again.  A single line rarely\n"
 	       "fits a whole OSU curve: small messages follow another protocol than large\n"
 	       "ones, so fit the range you will model (--range).\n\n"
+	       "regimes: the curve is also cut into up to three straight lines (NCCL's LL,\n"
+	       "LL128 and Simple ranges, say), each fitted for the relative residual\n"
+	       "(weights 1/t^2), the cuts searched exhaustively and their number chosen by\n"
+	       "the Bayesian information criterion; each line prints its size range,\n"
+	       "alpha, beta and RMS relative residual.\n\n"
+	       "--machine NAME fits the NCCL parameters of a machine description (a preset\n"
+	       "or a file) to the log through NCCL's own model (perfmodel allreduce --algo\n"
+	       "nccl): a one-node log its launch latency and NVLink rate (ring_busbw, or\n"
+	       "nvls_busbw where NCCL runs NVLS at the largest size), a multi-node log its\n"
+	       "net_latency and nic_bw; ranks per node come from the description.\n"
+	       "--write-machine OUT writes the description with the fitted rows (each\n"
+	       "source says what it was fitted to and the error before and after) for\n"
+	       "--topo machine:OUT:NODES and hier --machine OUT.\n\n"
 	       "Examples:\n"
 	       "  perfmodel fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M\n"
-	       "  perfmodel fit tests/data/nccl_allreduce_tagged.log --range 1M:1G --format json\n\n"
+	       "  perfmodel fit tests/data/nccl_allreduce_tagged.log --range 1M:1G --format json\n"
+	       "  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --procs 8 --machine azure-nd-h100-v5 --write-machine /tmp/my-ndh100.csv\n"
+	       "  perfmodel allreduce --topo machine:/tmp/my-ndh100.csv:2 --algo nccl --size 8:8G:x4 --model closed\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 }
 
 static int parse_input(const char *s, enum pm_points_format *pf, struct pm_err *err)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (strcmp(s, input_names[i]) == 0) {
 			*pf = (enum pm_points_format)i;
 			return PM_OK;
 		}
-	return pm_fail(err, PM_EINPUT, "invalid input format '%s' (expected auto, osu, nccl-tests or csv)", s);
+	return pm_fail(err, PM_EINPUT, "invalid input format '%s' (expected auto, osu, nccl-tests, nccl-tests-json or csv)", s);
 }
 
 static int parse_range(const char *range, double *lo, double *hi, struct pm_err *err)
@@ -145,14 +163,73 @@ static void link_options(struct cli_table *t, const struct pm_fit *f,
 		     algo, pm_coll_info(c)->title, P);
 }
 
+static void regime_rows(struct cli_table *t, const struct pm_points *pts, double lo, double hi)
+{
+	static const char *const names[3][3] = {{"all"}, {"small", "large"}, {"small", "middle", "large"}};
+	struct pm_regimes g;
+	struct pm_err e;
+
+	if (pm_fit_regimes(pts, lo, hi, &g, &e)) {
+		cli_table_kv(t, "regimes", "none: %s", e.msg);
+		return;
+	}
+	cli_table_kv(t, "regimes", "%d (weighted least squares, relative residual; number by BIC)", g.n);
+	for (int i = 0; i < g.n; i++) {
+		const struct pm_fit *f = &g.r[i];
+		char a[32], b[32], key[48];
+		pm_fmt_size(f->min_B, a, sizeof a);
+		pm_fmt_size(f->max_B, b, sizeof b);
+		snprintf(key, sizeof key, "regime%d_%s", i + 1, names[g.n - 1][i]);
+		cli_table_kv(t, key, "%s to %s, %d points: alpha %.4g us, beta %.4g ns/B (%.4g GB/s), rms %.2g%%",
+			     a, b, f->n, f->alpha_s * 1e6, f->beta_spB * 1e9, f->beta_spB > 0 ? 1e-9 / f->beta_spB : 0,
+			     f->rms_s * 100);
+	}
+}
+
+static int write_machine(FILE *f, const void *m) { return pm_machine_write(f, m); }
+
+/* --machine: the description's NCCL rates fitted to the log, printed and
+ * (--write-machine) written. */
+static int machine_rows(struct cli_table *t, const struct pm_points *pts, double lo, double hi,
+			enum pm_coll c, int P, const char *name, const char *log, const char *out,
+			struct pm_err *err)
+{
+	struct pm_machine base, *fitted = malloc(sizeof *fitted);
+	struct pm_nccl_fit f;
+	char a[32], b[32];
+	int rc;
+
+	if (!fitted)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	if (P < 2)
+		rc = pm_fail(err, PM_EINPUT, "--machine needs the ranks that ran (expected --procs P, or nccl-tests output that lists its ranks)");
+	else if (!(rc = pm_machine_load(name, &base, err)) &&
+		 !(rc = pm_fit_nccl(pts, lo, hi, c, P, &base, log, fitted, &f, err))) {
+		const char *inputs[] = {log, base.path};
+		pm_fmt_bw(f.rate_Bps, a, sizeof a);
+		pm_fmt_time(f.lat_s, b, sizeof b);
+		cli_table_kv_user(t, "machine", base.path);
+		cli_table_kv(t, "machine_fit", "%d ranks on %d node%s: %s and %s through NCCL %s's model", P, f.nodes,
+			     f.nodes > 1 ? "s" : "", f.rate_name, f.lat_name, pm_nccl_version);
+		cli_table_kv(t, f.rate_name, "%s (was %s)", a, f.rate_was);
+		cli_table_kv(t, f.lat_name, "%s (was %s)", b, f.lat_was);
+		cli_table_kv(t, "nccl_error_before_pct", "%.3g", f.error_before * 100);
+		cli_table_kv(t, "nccl_error_after_pct", "%.3g", f.error_after * 100);
+		if (out && !(rc = cli_write_file(out, "machine file", inputs, 2, write_machine, fitted, err)))
+			cli_table_kv_user(t, "machine_written", out);
+	}
+	free(fitted);
+	return rc;
+}
+
 int cmd_fit(int argc, char **argv, struct pm_err *err)
 {
 	const char *input = "auto", *range = NULL, *format = "table", *algo = NULL, *procs = NULL;
-	const char *op = NULL, *how = "";
+	const char *op = NULL, *how = "", *machine = NULL, *write_to = NULL;
 	enum pm_coll coll = PM_COLL_ALLREDUCE;
 	const char *pos[2];
 	int help = 0, npos, n = 0, rc;
-	struct cli_opt opts[10];
+	struct cli_opt opts[12];
 	enum pm_points_format pf = PM_POINTS_AUTO;
 	enum cli_format fmt;
 	struct pm_points pts;
@@ -160,11 +237,13 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	double lo = 0, hi = 0;
 	long P = 0;
 
-	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests or csv", &input, NULL};
+	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &input, NULL};
 	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &range, NULL};
 	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &op, NULL};
 	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: the first that implements the collective, ring for all-reduce)", &algo, NULL};
 	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &procs, NULL};
+	opts[n++] = (struct cli_opt){"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &machine, NULL};
+	opts[n++] = (struct cli_opt){"write-machine", "OUT", "write the fitted description to OUT (needs --machine)", &write_to, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "output: table, csv or json (default table)", &format, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("fit", argc, argv, opts, n, pos, &npos, 1, err))
@@ -175,6 +254,8 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	}
 	if (npos < 1)
 		return pm_fail(err, PM_EINPUT, "missing measurement file (expected perfmodel fit FILE, see perfmodel fit --help)");
+	if (write_to && !machine)
+		return pm_fail(err, PM_EINPUT, "--write-machine needs --machine NAME (expected the description whose rates the log calibrates)");
 	if (parse_input(input, &pf, err) || cli_parse_format(format, &fmt, err) ||
 	    (range && parse_range(range, &lo, &hi, err)) ||
 	    (procs && pm_parse_int(procs, 2, 1L << 30, "process count", &P, err)))
@@ -202,8 +283,8 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	if (pts.ranks)
 		cli_table_kv(&t, "ranks_in_header", "%d", pts.ranks);
 	cli_table_kv(&t, "rows_read", "%d", pts.n);
-	if (pts.format == PM_POINTS_NCCL)
-		cli_table_kv(&t, "lines_skipped", "%d", pts.skipped);
+	if (pts.format == PM_POINTS_NCCL || pts.format == PM_POINTS_NCCL_JSON)
+		cli_table_kv(&t, pts.format == PM_POINTS_NCCL ? "lines_skipped" : "results_skipped", "%d", pts.skipped);
 	cli_table_kv(&t, "points_fitted", "%d", f.n);
 	pm_fmt_size(f.min_B, a, sizeof a);
 	pm_fmt_size(f.max_B, b, sizeof b);
@@ -223,7 +304,10 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	else
 		cli_table_kv(&t, "as_options", "none: the file measures %s, which perfmodel does not convert (expected nccl-tests output of a collective, osu_allreduce, osu_reduce or osu_bcast; or --op NAME with SIZE as that command's --help defines it)",
 			     pts.collective);
-	rc = cli_table_write(stdout, &t, fmt, err);
+	regime_rows(&t, &pts, lo, hi);
+	rc = machine ? machine_rows(&t, &pts, lo, hi, coll, (int)P, machine, pos[0], write_to, err) : PM_OK;
+	if (!rc)
+		rc = cli_table_write(stdout, &t, fmt, err);
 	cli_table_release(&t);
 	pm_points_release(&pts);
 	return rc;

@@ -169,8 +169,14 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		return PM_OK;
 	if (pm_topo_parse(o->topo, &ld, topo, err))
 		return PM_EINPUT;
-	if (own_rates(*topo, &ld))	/* per-dimension rates too */
+	if (own_rates(*topo, &ld)) {	/* per-dimension rates too */
+		double bw = p->link_bw_Bps, lat = p->link_lat_s;
 		slowest_link(*topo, p);
+		if (o->link_bw)	/* the user's word for the closed forms (fit's as_options) */
+			p->link_bw_Bps = bw;
+		if (o->link_lat)
+			p->link_lat_s = lat;
+	}
 	return PM_OK;
 }
 
@@ -194,6 +200,15 @@ int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
 		strncat(buf, one, size - strlen(buf) - 1);
 	}
 	return differ;
+}
+
+/* Do the closed forms see another link than the network's slowest (the
+ * user gave --link-bw or --link-lat on a network with its own rates)? */
+static int given_link(const struct pm_topo *topo, const struct pm_params *p)
+{
+	struct pm_params slow = *p;
+	slowest_link(topo, &slow);
+	return slow.link_bw_Bps != p->link_bw_Bps || slow.link_lat_s != p->link_lat_s;
 }
 
 /* "50 GB/s to 450 GB/s" when the network's links differ in bandwidth. */
@@ -255,8 +270,8 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 		cli_table_meta(t, "links per dimension: %s; closed forms that see one link use the slowest: %s, delta %s; injection: %s",
 			       per, bw, lat, inj);
 	else if (topo && link_range(topo, per, sizeof per))
-		cli_table_meta(t, "links: the network's own, %s; closed forms that see one link use the slowest: %s, delta %s; injection: %s",
-			       per, bw, lat, inj);
+		cli_table_meta(t, "links: the network's own, %s; closed forms that see one link use %s: %s, delta %s; injection: %s",
+			       per, given_link(topo, p) ? "--link-bw and --link-lat" : "the slowest", bw, lat, inj);
 	else
 		cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
 	cli_table_meta(t, "alpha %s per message; gamma %.4g ns/B; flow control %s; pipelining s = %d",

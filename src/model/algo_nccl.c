@@ -37,8 +37,6 @@ static const struct nccl_state *cstate(const struct pm_inst *in)
 	return (const struct nccl_state *)in->priv.bytes;
 }
 
-/* The machine as NCCL sees it, from its description; rates not given
- * fall back to the nominal ones of its node level. */
 static int system_of(const struct pm_inst *in, struct pm_nccl_sys *s, struct pm_err *err)
 {
 	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
@@ -47,27 +45,7 @@ static int system_of(const struct pm_inst *in, struct pm_nccl_sys *s, struct pm_
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: needs a GPU cluster description, --topo machine:NAME:NODES such as machine:dgx-h100:4 (got %s)",
 			       pm_topo_spec(in->topo));
-	if (m->nccl.arch < 0)
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: machine '%s' gives no NCCL parameters (expected param rows arch, ring_busbw, nvls_busbw, nic_bw, launch, ...: docs/model.md, NCCL)",
-			       m->name);
-	const struct pm_level *node = &m->level[0];
-	int nics = m->nics > 0 ? m->nics : (int)node->count;
-	memset(s, 0, sizeof *s);
-	s->ranks = in->P;
-	s->ppn = (int)(node->count < in->P ? node->count : in->P);
-	s->nodes = (in->P + s->ppn - 1) / s->ppn;
-	s->arch = (enum pm_nccl_arch)m->nccl.arch;
-	s->amd_cpu = m->nccl.amd_cpu;
-	s->ring_Bps = m->nccl.ring_Bps > 0 ? m->nccl.ring_Bps : node->inner_bw;
-	s->nvls_Bps = m->nccl.nvls_Bps;
-	s->net_Bps = m->nccl.nic_Bps > 0 ? nics * m->nccl.nic_Bps : node->egress_bw;
-	s->launch_s = m->nccl.launch_s;
-	s->net_lat_s = m->nccl.net_lat_s;
-	s->channels = m->nccl.channels;
-	s->collnet = m->nccl.collnet;
-	s->ll128 = m->nccl.ll128;
-	return PM_OK;
+	return pm_nccl_sys_of(m, in->P, s, err);
 }
 
 /* ALGO, PROTO or ALGO/PROTO into the masks. */

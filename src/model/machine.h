@@ -12,6 +12,8 @@
 
 #include "model/err.h"
 
+#include <stdio.h>
+
 #define PM_MACHINE_LEVELS 8
 
 struct pm_level {
@@ -72,6 +74,10 @@ struct pm_layer_bw {
  * .csv). */
 int pm_machine_load(const char *name_or_path, struct pm_machine *m,
 		    struct pm_err *err);
+
+/* Write m as a machine CSV file that pm_machine_load reads back to the
+ * same description (machine_write.c); PM_EINTERNAL on a write error. */
+int pm_machine_write(FILE *f, const struct pm_machine *m);
 
 /* The bandwidth rule (docs/model.md): a layer crosses level k when a block
  * of s*p consecutive ranks does not fit evenly in one level-k unit; then

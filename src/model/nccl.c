@@ -13,6 +13,7 @@
  */
 #include "model/nccl.h"
 #include "model/algo.h"
+#include "model/machine.h"
 #include "model/text.h"
 
 #include <math.h>
@@ -245,6 +246,31 @@ static void price_p2p(const struct pm_nccl_sys *s, double n, struct pm_nccl_cost
 	o->steps = 1;
 	o->channels = s->channels;
 	o->model_s = o->lat_s + o->bw_s;
+}
+
+int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, struct pm_err *err)
+{
+	if (m->nccl.arch < 0)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: machine '%s' gives no NCCL parameters (expected param rows arch, ring_busbw, nvls_busbw, nic_bw, launch, ...: docs/model.md, NCCL)",
+			       m->name);
+	const struct pm_level *node = &m->level[0];
+	int nics = m->nics > 0 ? m->nics : (int)node->count;
+	memset(s, 0, sizeof *s);
+	s->ranks = P;
+	s->ppn = (int)(node->count < P ? node->count : P);
+	s->nodes = (P + s->ppn - 1) / s->ppn;
+	s->arch = (enum pm_nccl_arch)m->nccl.arch;
+	s->amd_cpu = m->nccl.amd_cpu;
+	s->ring_Bps = m->nccl.ring_Bps > 0 ? m->nccl.ring_Bps : node->inner_bw;
+	s->nvls_Bps = m->nccl.nvls_Bps;
+	s->net_Bps = m->nccl.nic_Bps > 0 ? nics * m->nccl.nic_Bps : node->egress_bw;
+	s->launch_s = m->nccl.launch_s;
+	s->net_lat_s = m->nccl.net_lat_s;
+	s->channels = m->nccl.channels;
+	s->collnet = m->nccl.collnet;
+	s->ll128 = m->nccl.ll128;
+	return PM_OK;
 }
 
 int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,

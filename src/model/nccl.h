@@ -38,6 +38,12 @@ struct pm_nccl_sys {
 	int ll128;			/* LL128 enabled */
 };
 
+struct pm_machine;
+/* The machine as NCCL sees it when P ranks fill m's nodes in order: the
+ * description's NCCL parameters; rates it does not give fall back to the
+ * nominal ones of its node level.  PM_ENOTAPPLICABLE when m gives none. */
+int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, struct pm_err *err);
+
 /* One candidate priced. */
 struct pm_nccl_cost {
 	enum pm_nccl_algo algo;

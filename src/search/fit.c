@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_fit.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,11 @@ static int out_of_range(const char *path, const char *where, int line,
 /* OSU micro-benchmarks: "# OSU ..." headers, then "SIZE LATENCY_US [...]".
  * Some logs prefix the size with the process count ("8,4096"); the part
  * after the last comma is the size. */
-/* mpirun --tag-output puts "[1,0]<stdout>:" before every line. */
+/* Logs as they come: what launchers and notes wrap around each line.
+ * mpirun --tag-output puts "[1,0]<stdout>:" before it, srun -l "0: ",
+ * a Markdown note "> " (a quote) or "| ... |" (a table row, its pipes
+ * read as spaces); a Markdown fence line ("```") and a table's rule
+ * ("|---|---|") say nothing. */
 static char *strip_tag(char *line)
 {
 	char *p = line;
@@ -90,6 +95,35 @@ static char *strip_tag(char *line)
 		return line;
 	p = strchr(p, '>');
 	return p && p[1] == ':' ? p + 2 : line;
+}
+
+static char *strip_srun(char *line)
+{
+	char *p = line + strspn(line, " ");
+	size_t d = strspn(p, "0123456789");
+	return d > 0 && d < 8 && p[d] == ':' && (p[d + 1] == ' ' || p[d + 1] == '\t') ? p + d + 2 : line;
+}
+
+static char *unwrap(char *line)
+{
+	char *l = strip_srun(strip_tag(line)), *p;
+
+	l = strip_srun(strip_tag(l + strspn(l, " \t")));	/* srun around mpirun, and back */
+	while (*l == '>')
+		l += 1 + strspn(l + 1, " \t");
+	if (strncmp(l, "```", 3) == 0 || strncmp(l, "~~~", 3) == 0) {
+		*l = '\0';
+		return l;
+	}
+	if (*l == '|') {
+		for (p = l; *p; p++)
+			if (*p == '|')
+				*p = ' ';
+		if (strspn(l, " -:\t\r\n") == strlen(l))
+			*l = '\0';
+	}
+	p = l + strspn(l, " \t");
+	return *p == '#' ? p : l;
 }
 
 /* "# OSU MPI Allreduce Latency Test v5.4.0" names the benchmark:
@@ -250,19 +284,103 @@ static int csv_row(void *ctx, int row, char *const *cell, int n, struct pm_err *
 	return PM_OK;
 }
 
+/* nccl-tests -J FILE.json (its src/util.cu writes it): "results", one
+ * object per size with "size" and "out_of_place" {"time" (or "cpu_time")
+ * in us}, or "in_place" where the out-of-place run is null; the program
+ * (args[0]) names the test, the "devices" list the ranks. */
+static int json_time(const json_t *r, double *us)
+{
+	static const char *const place[] = {"out_of_place", "in_place"};
+
+	for (int k = 0; k < 2; k++) {
+		const json_t *o = json_object_get(r, place[k]), *t;
+		if (!json_is_object(o))
+			continue;
+		t = json_object_get(o, "time");
+		if (!t)
+			t = json_object_get(o, "cpu_time");
+		if (json_is_number(t)) {
+			*us = json_number_value(t);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void json_header(const json_t *root, struct pm_points *pts)
+{
+	const json_t *args = json_object_get(root, "args"), *cfg = json_object_get(root, "config");
+	const json_t *dev = json_object_get(root, "devices");
+	const char *prog = json_string_value(json_array_get(args, 0));
+
+	if (!json_is_array(dev) && json_is_object(cfg))
+		dev = json_object_get(cfg, "devices");
+	pts->ranks = json_is_array(dev) ? (int)json_array_size(dev) : 0;
+	if (prog) {
+		const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+		pm_strlcpy(pts->collective, base, sizeof pts->collective);
+	}
+}
+
+static int read_nccl_json(FILE *f, const char *path, struct pm_points *pts, struct pm_err *err)
+{
+	json_error_t je;
+	json_t *root = json_loadf(f, 0, &je), *res;
+	size_t i;
+	int rc = PM_OK;
+
+	if (!root)
+		return pm_fail(err, PM_EINPUT, "measurement file '%s' line %d: %s (expected nccl-tests -J JSON output)",
+			       path, je.line, je.text);
+	res = json_object_get(root, "results");
+	if (!json_is_array(res)) {
+		json_decref(root);
+		return pm_fail(err, PM_EINPUT, "measurement file '%s' has no \"results\" list (expected nccl-tests -J JSON output)", path);
+	}
+	json_header(root, pts);
+	for (i = 0; i < json_array_size(res) && !rc; i++) {
+		const json_t *r = json_array_get(res, i), *sz = json_object_get(r, "size");
+		double us;
+		if (!json_is_number(sz) || json_time(r, &us)) {
+			pts->skipped++;
+			continue;
+		}
+		double size = json_number_value(sz);
+		if (size <= 0 || us <= 0) {
+			pts->skipped++;
+			continue;
+		}
+		if (out_of_range(path, "result", (int)i + 1, size, us * 1e-6, err))
+			rc = PM_EINPUT;
+		else if (pm_points_add(pts, size, us * 1e-6))
+			rc = PM_EINTERNAL;
+	}
+	json_decref(root);
+	return rc;
+}
+
 static enum pm_points_format guess(FILE *f)
 {
-	char line[1024];
+	char line[1024] = "";
 	enum pm_points_format g = PM_POINTS_OSU;
-	int seen = 0;
+	int seen = 0, c;
 
+	while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\r' || c == '\n')
+		;
+	if (c == '{')
+		return PM_POINTS_NCCL_JSON;
+	ungetc(c, f);
+	/* a CSV's header is its first line that is not a comment */
+	while (fgets(line, sizeof line, f) && (line[0] == '#' || strspn(line, " \t\r\n") == strlen(line)))
+		;
+	if (strchr(line, ',') && (strstr(line, "size") || strstr(line, "time")))
+		return PM_POINTS_CSV;
+	rewind(f);
 	while (fgets(line, sizeof line, f) && seen < 50) {
 		if (strstr(line, "OSU"))
 			return PM_POINTS_OSU;
 		if (strstr(line, "nccl") || strstr(line, "out-of-place") || strstr(line, "busbw"))
 			return PM_POINTS_NCCL;
-		if (line[0] != '#' && strchr(line, ',') && (strstr(line, "size") || strstr(line, "time")))
-			return PM_POINTS_CSV;
 		if (line[0] != '#' && line[0] != '\n')
 			seen++;
 	}
@@ -285,13 +403,19 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 		rewind(f);
 	}
 	pts->format = fmt;
-	if (fmt == PM_POINTS_CSV) {
+	if (fmt == PM_POINTS_NCCL_JSON) {
+		if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > PM_INPUT_MAX_BYTES)
+			rc = pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",
+				     path, PM_INPUT_MAX_BYTES);
+		else if (fseek(f, 0, SEEK_SET) == 0)
+			rc = read_nccl_json(f, path, pts, err);
+	} else if (fmt == PM_POINTS_CSV) {
 		struct creader r = {.path = path, .pts = pts};
 		rc = pm_csv_read(path, "measurement file", csv_row, NULL, &r, err);
 	} else {
 		struct nccl_state st = {.time_col = -1};
 		while (!rc && fgets(line, sizeof line, f)) {
-			char *l = strip_tag(line);
+			char *l = unwrap(line);
 			lineno++;
 			if ((total += (long)strlen(line)) > PM_INPUT_MAX_BYTES) {
 				rc = pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",

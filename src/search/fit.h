@@ -1,10 +1,12 @@
 /* fit.h: calibration, turning measured (size, time) points into the alpha
  * and beta (time = alpha + size x beta) the models take.  Points come from
  * osu_allreduce / osu_latency output, nccl-tests (all_reduce_perf and
- * friends) output, or a CSV; the fit is GSL's ordinary least squares. */
+ * friends) output as text or as its -J JSON file, or a CSV; the fit is
+ * GSL's least squares. */
 #ifndef PM_FIT_H
 #define PM_FIT_H
 
+#include "model/coll.h"
 #include "model/err.h"
 
 enum pm_points_format {
@@ -12,6 +14,7 @@ enum pm_points_format {
 	PM_POINTS_OSU,
 	PM_POINTS_NCCL,
 	PM_POINTS_CSV,
+	PM_POINTS_NCCL_JSON,	/* nccl-tests -J FILE.json */
 };
 
 struct pm_points {
@@ -44,5 +47,39 @@ struct pm_fit {
  * (max_B <= 0: no upper limit); at least 3 points. */
 int pm_fit_line(const struct pm_points *pts, double min_B, double max_B,
 		struct pm_fit *f, struct pm_err *err);
+
+/* The curve as up to PM_FIT_MAX_REGIMES lines over contiguous size
+ * ranges (a protocol each, in NCCL), fitted for the relative residual;
+ * the number of lines by the Bayesian information criterion
+ * (regimes.c).  Each r[i].rms_s is the relative RMS residual. */
+#define PM_FIT_MAX_REGIMES 3
+#define PM_FIT_MAX_POINTS 4096
+struct pm_regimes {
+	int n;
+	struct pm_fit r[PM_FIT_MAX_REGIMES];
+};
+int pm_fit_regimes(const struct pm_points *pts, double min_B, double max_B,
+		   struct pm_regimes *out, struct pm_err *err);
+/* The slope of the line through (x, t) weighted 1/t^2, as the regimes are
+ * fitted; NaN for fewer than two points or one x. */
+double pm_fit_slope(const double *x, const double *t, int n);
+
+/* A machine's NCCL rates fitted to measured times of one collective on
+ * P ranks (fit_machine.c): on one node its launch latency and NVLink rate
+ * (ring_busbw, or nvls_busbw where NCCL runs NVLS at the largest size),
+ * across nodes its net_latency and nic_bw; the rest of base stays.  out
+ * is base with the fitted rows (value and source) replaced. */
+struct pm_machine;
+struct pm_nccl_fit {
+	int points, ranks, nodes;
+	double min_B, max_B;
+	const char *rate_name, *lat_name;	/* the parameters fitted */
+	double rate_Bps, lat_s;			/* their fitted values */
+	char rate_was[32], lat_was[32];		/* the preset's, as text */
+	double error_before, error_after;	/* exp(mean |ln(model/measured)|) - 1 */
+};
+int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll coll, int P,
+		const struct pm_machine *base, const char *file, struct pm_machine *out,
+		struct pm_nccl_fit *f, struct pm_err *err);
 
 #endif

@@ -1,0 +1,288 @@
+/* fit_machine.c: a machine's NCCL rates fitted to nccl-tests output
+ * (fit.h, pm_fit_nccl).
+ *
+ * NCCL's own model (model/nccl.c) prices every measured size on the base
+ * description, and two of the description's parameters are moved to meet
+ * the measurements:
+ *   one node:   launch (the latency every size pays) and the intra-node
+ *               rate of the algorithm NCCL runs at the largest size
+ *               (nvls_busbw when that is NVLS or NVLSTree, else ring_busbw);
+ *   more nodes: net_latency (per inter-node step) and nic_bw, or the
+ *               intra-node rate where the largest size does not move
+ *               with nic_bw in the preset's figures (on two nodes
+ *               NVLSTree can be bound by NVLS, not the NICs).
+ * Each parameter is fitted on its own regime of the curve (pm_fit_regimes):
+ *   the rate so that the model's slope over the largest regime (its
+ *   weighted least-squares line, the algorithm held at NCCL's choice)
+ *   equals the measured slope there: the asymptotic rate, whatever
+ *   fixed cost the regime's intercept carries;
+ *   the latency so that the model's times over the smallest regime meet
+ *   the measured ones, sum ln^2(model / measured) least.
+ * The middle, where NCCL's protocols switch and its model is least exact
+ * (docs/validation.md), bends neither.  Each is a scan of 41 values (the
+ * rate on its logarithm, 1/20 to 20 times the preset's; the latency from
+ * 0 to the smallest measured time) refined by golden-section search around
+ * the best, the two in turn for a few rounds (they barely interact).
+ * Protocols, channel counts and choices stay NCCL's: only a rate and a
+ * latency are fitted, so the file prices sizes and node counts the log did
+ * not measure by the same model.
+ */
+#include "search/fit.h"
+#include "model/machine.h"
+#include "model/nccl.h"
+#include "model/text.h"
+#include "model/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUNDS 4
+#define SCAN 41
+#define GOLDEN_STEPS 50
+
+struct job {
+	const struct pm_points *pts;
+	enum pm_coll coll;
+	int P;
+	struct pm_machine m;	/* being fitted */
+	double lo, hi;		/* the sizes the cost looks at */
+	unsigned mask;		/* algorithms NCCL may choose there */
+	double slope;		/* measured slope to meet; 0: meet the times */
+	double *x, *t, *y;	/* scratch: sizes, measured, model */
+};
+
+/* The model's times at the measured sizes in [lo, hi] into y; the count,
+ * or -1 when it prices one of them not. */
+static int model_times(struct job *j, unsigned mask)
+{
+	struct pm_nccl_sys s;
+	struct pm_nccl_cost c;
+	struct pm_err e;
+	int n = 0;
+
+	if (pm_nccl_sys_of(&j->m, j->P, &s, &e))
+		return -1;
+	for (int i = 0; i < j->pts->n; i++) {
+		double x = j->pts->size_B[i];
+		if (x < j->lo || (j->hi > 0 && x > j->hi))
+			continue;
+		if (pm_nccl_select(&s, j->coll, mask, ~0u, x, &c, &e))
+			return -1;
+		j->x[n] = x;
+		j->t[n] = j->pts->time_s[i];
+		j->y[n++] = c.time_s;
+	}
+	return n;
+}
+
+/* What the search lowers: the squared log error of the slope, or of the
+ * times. */
+static double cost(struct job *j)
+{
+	int n = model_times(j, j->mask);
+	double sq = 0;
+
+	if (n < 1)
+		return HUGE_VAL;
+	if (j->slope > 0) {
+		double l = log(pm_fit_slope(j->x, j->y, n) / j->slope);
+		return isfinite(l) ? l * l : HUGE_VAL;
+	}
+	for (int i = 0; i < n; i++)
+		sq += log(j->y[i] / j->t[i]) * log(j->y[i] / j->t[i]);
+	return sq;
+}
+
+static double cost_at(struct job *j, double *param, double v, int logscale)
+{
+	*param = logscale ? exp(v) : v;
+	return cost(j);
+}
+
+/* *param over [a, b] (its logarithm when logscale): the best of a scan,
+ * refined by golden-section search between the scan's neighbours. */
+static void search(struct job *j, double *param, double a, double b, int logscale)
+{
+	const double g = (sqrt(5.0) - 1) / 2, h = (b - a) / (SCAN - 1);
+	double best = HUGE_VAL, at = a;
+
+	for (int k = 0; k < SCAN; k++) {
+		double f = cost_at(j, param, a + k * h, logscale);
+		if (f < best)
+			best = f, at = a + k * h;
+	}
+	a = fmax(a, at - h), b = fmin(b, at + h);
+	double c = b - g * (b - a), d = a + g * (b - a);
+	double fc = cost_at(j, param, c, logscale), fd = cost_at(j, param, d, logscale);
+	for (int k = 0; k < GOLDEN_STEPS; k++) {
+		if (fc <= fd) {
+			b = d, d = c, fd = fc;
+			c = b - g * (b - a);
+			fc = cost_at(j, param, c, logscale);
+		} else {
+			a = c, c = d, fc = fd;
+			d = a + g * (b - a);
+			fd = cost_at(j, param, d, logscale);
+		}
+	}
+	double v = fc <= fd ? c : d;
+	cost_at(j, param, fmin(fc, fd) <= best ? v : at, logscale);
+}
+
+/* exp(mean |ln(model / measured)|) - 1 over [lo, hi]. */
+static double error(struct job *j, double lo, double hi)
+{
+	double sum = 0;
+	int n;
+
+	j->lo = lo, j->hi = hi;
+	n = model_times(j, ~0u);
+	for (int i = 0; i < n; i++)
+		sum += fabs(log(j->y[i] / j->t[i]));
+	return n > 0 ? exp(sum / n) - 1 : HUGE_VAL;
+}
+
+/* Record a fitted value in the description's parameter rows. */
+static void set_row(struct pm_machine *m, const char *name, const char *value, const char *source)
+{
+	struct pm_machine_nccl *nc = &m->nccl;
+	int i = 0;
+
+	while (i < nc->nsrc && strcmp(nc->src[i][0], name))
+		i++;
+	if (i == nc->nsrc) {
+		if (nc->nsrc == PM_MACHINE_NCCL_PARAMS)
+			return;
+		nc->nsrc++;
+	}
+	pm_strlcpy(nc->src[i][0], name, sizeof nc->src[i][0]);
+	pm_strlcpy(nc->src[i][1], value, sizeof nc->src[i][1]);
+	pm_strlcpy(nc->src[i][2], source, sizeof nc->src[i][2]);
+}
+
+static void record(const struct pm_nccl_fit *f, struct pm_machine *m, const char *file)
+{
+	char v[2][48], a[32], b[32], d[sizeof m->description];
+	size_t len;
+
+	snprintf(v[0], sizeof v[0], "%.4gGB/s", f->rate_Bps / 1e9);
+	snprintf(v[1], sizeof v[1], "%.4gus", f->lat_s * 1e6);
+	pm_fmt_size(f->min_B, a, sizeof a);
+	pm_fmt_size(f->max_B, b, sizeof b);
+	for (int k = 0; k < 2; k++) {
+		char src[320];
+		snprintf(src, sizeof src,
+			 "fitted by perfmodel fit to %s (%d sizes, %s to %s, %d ranks): NCCL's model then misses by %.1f%% (%.1f%% with the preset's %s)",
+			 file, f->points, a, b, f->ranks, f->error_after * 100, f->error_before * 100,
+			 k ? f->lat_was : f->rate_was);
+		set_row(m, k ? f->lat_name : f->rate_name, v[k], src);
+	}
+	snprintf(d, sizeof d, "NCCL %s and %s fitted to %s; ", f->rate_name, f->lat_name, file);
+	len = strlen(d);
+	pm_strlcpy(d + len, m->description, sizeof d - len);
+	memcpy(m->description, d, sizeof d);
+}
+
+/* Does the time at size top move with the NICs' rate (or is the largest
+ * size bound inside the node)? */
+static int nic_binds(const struct pm_nccl_sys *s, enum pm_coll coll, unsigned mask, double top)
+{
+	struct pm_nccl_sys faster = *s;
+	struct pm_nccl_cost a, b;
+	struct pm_err e;
+
+	faster.net_Bps *= 1.1;
+	return !pm_nccl_select(s, coll, mask, ~0u, top, &a, &e) &&
+	       !pm_nccl_select(&faster, coll, mask, ~0u, top, &b, &e) && b.time_s < a.time_s * (1 - 1e-6);
+}
+
+/* The parameters a log of this many nodes calibrates, and the algorithm
+ * NCCL runs at the largest size (held while the rate is fitted): across
+ * nodes the NICs' rate, unless that size is bound inside the node in the
+ * preset's figures (then the intra-node rate, as for one node). */
+static void choose(struct job *j, const struct pm_nccl_sys *s, double top, struct pm_nccl_fit *f,
+		   double **rate, double **lat)
+{
+	struct pm_nccl_cost c;
+	struct pm_err e;
+	int nvls = !pm_nccl_select(s, j->coll, ~0u, ~0u, top, &c, &e) &&
+		   (c.algo == PM_NCCL_NVLS || c.algo == PM_NCCL_NVLS_TREE);
+
+	j->mask = 1u << c.algo;
+	f->rate_name = nvls ? "nvls_busbw" : "ring_busbw";
+	*rate = nvls ? &j->m.nccl.nvls_Bps : &j->m.nccl.ring_Bps;
+	if (s->nodes > 1 && nic_binds(s, j->coll, j->mask, top))
+		f->rate_name = "nic_bw", *rate = &j->m.nccl.nic_Bps;
+	if (s->nodes > 1)
+		f->lat_name = "net_latency", *lat = &j->m.nccl.net_lat_s;
+	else
+		f->lat_name = "launch", *lat = &j->m.nccl.launch_s;
+	if (!(**rate > 0))	/* not given: start from what NCCL is fed instead */
+		**rate = *rate == &j->m.nccl.nic_Bps ? s->net_Bps / (j->m.nics > 0 ? j->m.nics : s->ppn) : s->ring_Bps;
+	pm_fmt_bw(**rate, f->rate_was, sizeof f->rate_was);
+	pm_fmt_time(**lat, f->lat_was, sizeof f->lat_was);
+}
+
+static void calibrate(struct job *j, const struct pm_regimes *g, double lo, double hi, double tmin,
+		      double *rate, double *lat)
+{
+	const struct pm_fit *big = &g->r[g->n - 1], *small = &g->r[0];
+	double rate0 = *rate;
+	unsigned mask = j->mask;
+
+	for (int r = 0; r < ROUNDS; r++) {
+		j->lo = g->n > 1 ? big->min_B : lo, j->hi = hi;
+		j->slope = big->beta_spB, j->mask = mask;
+		search(j, rate, log(rate0 / 20), log(rate0 * 20), 1);
+		j->lo = lo, j->hi = g->n > 1 ? small->max_B : hi;
+		j->slope = 0, j->mask = ~0u;
+		search(j, lat, 0, tmin, 0);
+	}
+}
+
+int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll coll, int P,
+		const struct pm_machine *base, const char *file, struct pm_machine *out,
+		struct pm_nccl_fit *f, struct pm_err *err)
+{
+	struct job j = {.pts = pts, .coll = coll, .P = P, .m = *base};
+	struct pm_nccl_sys s;
+	struct pm_regimes g;
+	double *rate, *lat, tmin = HUGE_VAL;
+	int rc = PM_OK;
+
+	memset(f, 0, sizeof *f);
+	if (pm_nccl_sys_of(base, P, &s, err) || pm_fit_regimes(pts, lo, hi, &g, err))
+		return PM_EINPUT;
+	if (!(g.r[g.n - 1].beta_spB > 0))
+		return pm_fail(err, PM_EINPUT, "the largest sizes measured do not take longer as they grow (expected a positive slope to fit a rate; try --range)");
+	j.x = malloc(sizeof(double) * 3 * (size_t)pts->n);
+	if (!j.x)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	j.t = j.x + pts->n, j.y = j.x + 2 * pts->n;
+	for (int i = 0; i < pts->n; i++)
+		if (pts->size_B[i] >= lo && (hi <= 0 || pts->size_B[i] <= hi)) {
+			tmin = fmin(tmin, pts->time_s[i]);
+			f->min_B = f->points ? fmin(f->min_B, pts->size_B[i]) : pts->size_B[i];
+			f->max_B = fmax(f->max_B, pts->size_B[i]);
+			f->points++;
+		}
+	f->ranks = P;
+	f->nodes = s.nodes;
+	f->error_before = error(&j, lo, hi);
+	if (!isfinite(f->error_before)) {
+		rc = pm_fail(err, PM_EINPUT, "NCCL's model does not price %s on %d ranks of '%s' (expected a collective NCCL runs there)",
+			     pm_coll_info(coll)->title, P, base->name);
+	} else {
+		choose(&j, &s, f->max_B, f, &rate, &lat);
+		calibrate(&j, &g, lo, hi, tmin, rate, lat);
+		f->rate_Bps = *rate;
+		f->lat_s = *lat;
+		f->error_after = error(&j, lo, hi);
+		*out = j.m;
+		record(f, out, file);
+	}
+	free(j.x);
+	return rc;
+}
