@@ -459,18 +459,19 @@ Test(cli, long_routes)
  * SIV-C with the layer bandwidth rule) and the contention evaluator on
  * machine:dgx-h100:4 price hring:8x4 the same when their models coincide:
  * alpha 0, s = 1, no link latency, no flow control, one NIC per GPU on a
- * non-blocking fabric (so hier's 8 rings sharing 400 GB/s of egress get
- * 50 GB/s each, the NIC link).  By hand: layer 1, 8 GPUs at 450 GB/s:
- * 2 x 7 x (64 MiB/8)/450e9 = 260.978 us; layer 2, 4 nodes at 50 GB/s:
- * 2 x 3 x (8 MiB/4)/50e9 = 251.658 us; 512.637 us in all. */
+ * non-blocking fabric (so hier's 8 rings sharing 8 x 48 = 384 GB/s of
+ * achieved egress get 48 GB/s each, the NIC link).  By hand, at the
+ * achieved rates (ring_busbw 370 GB/s, nic_bw 48 GB/s): layer 1, 8 GPUs:
+ * 2 x 7 x (64 MiB/8)/370e9 = 317.4068 us; layer 2, 4 nodes:
+ * 2 x 3 x (8 MiB/4)/48e9 = 262.144 us; 579.551 us in all. */
 Test(cli, hier_and_machine_network_agree)
 {
 	struct run h = run_perfmodel("hier --machine dgx-h100 --procs 32 --size 64M --layers 8x4 --pipeline 1 --alpha 0 --format csv");
-	struct run a = run_perfmodel("allreduce --topo machine:dgx-h100:4 --size 64M --algo hring:8x4 --flow none --link-lat 0 --model contention --format csv");
+	struct run a = run_perfmodel("allreduce --topo machine:dgx-h100:4 --size 64M --algo hring:8x4 --flow none --link-lat 0 --alpha 0 --model contention --format csv");
 	cr_assert_eq(h.status, 0, "%s", h.err);
 	cr_assert_eq(a.status, 0, "%s", a.err);
-	cr_assert(strstr(h.out, "given,8x4,512.637,"), "%s", h.out);
-	cr_assert(strstr(a.out, "hring:8x4,contention,512.637,"), "%s", a.out);
+	cr_assert(strstr(h.out, "given,8x4,579.551,"), "%s", h.out);
+	cr_assert(strstr(a.out, "hring:8x4,contention,579.551,"), "%s", a.out);
 	run_free(&h);
 	run_free(&a);
 }
@@ -491,19 +492,46 @@ Test(cli, multitree_fat_link_priced_at_slowest_rate)
 
 /* A network with its own link rates gives the closed forms its slowest
  * link, not the --link-bw default it never uses.  machine:dgx-h100:2: 16
- * GPUs, ring of 30 steps, each moving 16 MiB / 16 = 1 MiB over at least
- * one 400 Gb/s = 50 GB/s NIC link (20.97152 us) and two links of 150 ns
- * (GPU - switch - GPU): 30 x 21.27152 = 638.1456 us, in both evaluators.
- * With the 16 GB/s default the closed form said 30 x 65.8 us. */
+ * GPUs, a single ring (ring:1) of 30 steps, each moving 16 MiB / 16 = 1
+ * MiB over at least one NIC link at the 48 GB/s a 400 Gb/s CX-7 achieves
+ * (nic_bw; 21.845333 us) and two links of 150 ns (GPU - switch - GPU):
+ * 30 x 22.145333 = 664.36 us, in both evaluators.  With the 16 GB/s
+ * default the closed form said 30 x 65.8 us.  --link-bw given is what the
+ * closed form then uses: 30 x (1 MiB / 100 GB/s + 0.3 us) = 323.573 us. */
 Test(cli, closed_forms_see_the_networks_slowest_link)
+{
+	struct run r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring:1 --model closed,contention --flow none --alpha 0 --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "ring:1,closed,664.36,"), "%s", r.out);
+	cr_assert(strstr(r.out, "ring:1,contention,664.36,"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring:1 --model closed");
+	cr_assert(strstr(r.out, "# links: the network's own, 48 GB/s to 370 GB/s; closed forms that see one link use the slowest: 48 GB/s"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring:1 --model closed --flow none --alpha 0 --link-bw 100GB/s --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "ring:1,closed,323.573,"), "%s", r.out);
+	run_free(&r);
+}
+
+/* The default ring on a GPU cluster runs one channel per NIC rail, as
+ * NCCL does, and its closed form takes the channels' bottleneck:
+ * machine:dgx-h100:2, 8 channels of 16 MiB / 8 = 2 MiB; each of the 30
+ * steps moves 2 MiB / 16 = 128 KiB per channel; each GPU sends one
+ * channel's part by its NIC (48 GB/s: 2.730667 us) and seven over NVLink
+ * (370 GB/s: 7 x 131072 / 370e9 = 2.479741 us), so the NIC bounds the
+ * step: 30 x (2.730667 + 0.3) = 90.92 us in both evaluators, the rate of
+ * 8 NICs (384 GB/s) where the single ring had one.  The machine's own
+ * alpha (5 us) is the default there: 30 x 5 us more. */
+Test(cli, ring_channels_on_a_gpu_cluster)
 {
 	struct run r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring --model closed,contention --flow none --alpha 0 --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "ring,closed,638.146,"), "%s", r.out);
-	cr_assert(strstr(r.out, "ring,contention,638.146,"), "%s", r.out);
+	cr_assert(strstr(r.out, "ring:8,closed,90.92,"), "%s", r.out);
+	cr_assert(strstr(r.out, "ring:8,contention,90.92,"), "%s", r.out);
 	run_free(&r);
-	r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring --model closed");
-	cr_assert(strstr(r.out, "# links: the network's own, 50 GB/s to 450 GB/s; closed forms that see one link use the slowest: 50 GB/s"), "%s", r.out);
+	r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --size 16M --algo ring --model closed --flow none --format csv");
+	cr_assert(strstr(r.out, "ring:8,closed,240.92,"), "%s", r.out);
 	run_free(&r);
 }
 

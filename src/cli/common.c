@@ -169,6 +169,9 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		return PM_OK;
 	if (pm_topo_parse(o->topo, &ld, topo, err))
 		return PM_EINPUT;
+	const struct pm_machine *m = pm_topo_machine_desc(*topo);
+	if (!o->alpha && m && m->alpha_s > 0)	/* a GPU cluster's own startup */
+		p->alpha_s = m->alpha_s;
 	if (own_rates(*topo, &ld)) {	/* per-dimension rates too */
 		double bw = p->link_bw_Bps, lat = p->link_lat_s;
 		slowest_link(*topo, p);
@@ -274,8 +277,22 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 			       per, given_link(topo, p) ? "--link-bw and --link-lat" : "the slowest", bw, lat, inj);
 	else
 		cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
-	cli_table_meta(t, "alpha %s per message; gamma %.4g ns/B; flow control %s; pipelining s = %d",
-		       alpha, p->gamma_spB * 1e9, flow, p->pipeline_s);
+	const struct pm_machine *m = topo ? pm_topo_machine_desc(topo) : NULL;
+	if (m && m->alpha_s > 0 && p->alpha_s == m->alpha_s)
+		cli_table_meta(t, "alpha %s per message (%s's: %s); gamma %.4g ns/B; flow control %s; pipelining s = %d",
+			       alpha, m->name, m->alpha_source, p->gamma_spB * 1e9, flow, p->pipeline_s);
+	else
+		cli_table_meta(t, "alpha %s per message; gamma %.4g ns/B; flow control %s; pipelining s = %d",
+			       alpha, p->gamma_spB * 1e9, flow, p->pipeline_s);
+	if (m) {
+		char g[32], e[32];
+		pm_fmt_bw(pm_machine_gpu_bw(m), g, sizeof g);
+		pm_fmt_bw(pm_machine_egress_bw(m), e, sizeof e);
+		cli_table_meta(t, "machine %s: links at the rates it achieves, %s per GPU in a ring and %s out of a node over %d NIC%s (%s), not the nominal ones; ring's closed form takes its channels' own bottleneck, not the slowest link",
+			       m->name, g, e, m->nics > 0 ? m->nics : (int)m->level[0].count,
+			       (m->nics > 0 ? m->nics : m->level[0].count) > 1 ? "s" : "",
+			       m->nccl.ring_Bps > 0 || m->nccl.nic_Bps > 0 ? "its ring_busbw and nic_bw" : "none given: nominal");
+	}
 	if (p->endpoint != PM_END_IDEAL) {
 		char mem[32];
 		pm_fmt_bw(p->mem_bw_Bps, mem, sizeof mem);

@@ -271,22 +271,24 @@ static int json_level(struct mreader *r, const json_t *obj, struct pm_err *err)
  * CSV reader's take_param names the keys it knows). */
 static int json_params(struct mreader *r, json_t *root, struct pm_err *err)
 {
-	char buf[NC][512], *cells[NC], where[96];
-	const json_t *src = json_object_get(root, "alpha_source");
+	char buf[NC][512], *cells[NC], where[96], skey[96];
 	const char *k;
 	json_t *v;
 
 	json_object_foreach(root, k, v) {
-		if (strcmp(k, "levels") == 0 || strcmp(k, "alpha_source") == 0)
-			continue;
+		size_t len = strlen(k);
+		if (strcmp(k, "levels") == 0 || (len > 7 && strcmp(k + len - 7, "_source") == 0))
+			continue;	/* "NAME_source" is the source of NAME */
 		snprintf(where, sizeof where, "key '%.60s'", k);
 		r->where = where;
 		blank_row(r, buf, cells, "param");
 		pm_strlcpy(buf[C_NAME], k, sizeof buf[C_NAME]);
 		if (cell_text(v, buf[C_VALUE], sizeof buf[C_VALUE]))
 			return not_text(r, k, v, err);
-		if (strcmp(k, "alpha") == 0 && src && cell_text(src, buf[C_SOURCE], sizeof buf[C_SOURCE]))
-			return not_text(r, "alpha_source", src, err);
+		snprintf(skey, sizeof skey, "%.80s_source", k);
+		const json_t *src = json_object_get(root, skey);
+		if (src && cell_text(src, buf[C_SOURCE], sizeof buf[C_SOURCE]))
+			return not_text(r, skey, src, err);
 		int rc = take_param(r, err);
 		if (rc)
 			return rc;
@@ -410,6 +412,30 @@ int pm_machine_load(const char *spec, struct pm_machine *m, struct pm_err *err)
 	return rc;
 }
 
+double pm_machine_gpu_bw(const struct pm_machine *m)
+{
+	return m->nccl.ring_Bps > 0 ? m->nccl.ring_Bps : m->level[0].inner_bw;
+}
+
+double pm_machine_egress_bw(const struct pm_machine *m)
+{
+	double nics = m->nics > 0 ? m->nics : (double)m->level[0].count;
+	return m->nccl.nic_Bps > 0 ? m->nccl.nic_Bps * nics : m->level[0].egress_bw;
+}
+
+/* Level k's inner and egress rates as the models use them: level 0's
+ * achieved where the description gives them. */
+static void rates(const struct pm_machine *m, int k, double *inner, double *egress)
+{
+	const struct pm_level *l = &m->level[k];
+	*inner = l->inner_bw;
+	*egress = l->egress_bw;
+	if (k == 0 && l->inner_bw > 0)
+		*inner = pm_machine_gpu_bw(m);
+	if (k == 0 && l->egress_bw > 0)
+		*egress = pm_machine_egress_bw(m);
+}
+
 int pm_machine_layer(const struct pm_machine *m, long long stride, long long p,
 		     struct pm_layer_bw *out, struct pm_err *err)
 {
@@ -422,9 +448,11 @@ int pm_machine_layer(const struct pm_machine *m, long long stride, long long p,
 	for (int k = 0; k < m->nlevels; k++) {
 		const struct pm_level *l = &m->level[k];
 		int crossed = span > l->unit || l->unit % span != 0;
+		double inner, egress;
+		rates(m, k, &inner, &egress);
 		/* consecutive ring members inside one unit run at its inner rate */
-		if (l->inner_bw > 0 && stride < l->unit && l->inner_bw < bw) {
-			bw = l->inner_bw;
+		if (inner > 0 && stride < l->unit && inner < bw) {
+			bw = inner;
 			out->limit = k;
 			out->flows = 1;
 		}
@@ -432,7 +460,7 @@ int pm_machine_layer(const struct pm_machine *m, long long stride, long long p,
 			break;
 		out->crossed = k;
 		long long f = l->unit < stride ? l->unit : stride;
-		double share = l->egress_bw > 0 ? l->egress_bw / (double)f : INFINITY;
+		double share = egress > 0 ? egress / (double)f : INFINITY;
 		double cap = l->flow_bw > 0 ? l->flow_bw : INFINITY;
 		if (cap < share)
 			share = cap;

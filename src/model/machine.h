@@ -75,6 +75,14 @@ struct pm_layer_bw {
 int pm_machine_load(const char *name_or_path, struct pm_machine *m,
 		    struct pm_err *err);
 
+/* The rates the models use for a node (hier's layers, the machine:
+ * network's links, the ring's channels): what a GPU's NVLink carries in a
+ * ring and what all the node's NICs move out, achieved (the NCCL
+ * parameters ring_busbw, and nic_bw x nics) where the description gives
+ * them, else the node level's nominal inner_bw and egress_bw. */
+double pm_machine_gpu_bw(const struct pm_machine *m);
+double pm_machine_egress_bw(const struct pm_machine *m);
+
 /* Write m as a machine CSV file that pm_machine_load reads back to the
  * same description (machine_write.c); PM_EINTERNAL on a write error. */
 int pm_machine_write(FILE *f, const struct pm_machine *m);
@@ -83,7 +91,8 @@ int pm_machine_write(FILE *f, const struct pm_machine *m);
  * of s*p consecutive ranks does not fit evenly in one level-k unit; then
  * min(unit, s) rings leave each unit and share its egress, each at most
  * flow_bw; rings whose consecutive members share a unit also run at that
- * unit's inner_bw.  The slowest of these is the layer's bandwidth. */
+ * unit's inner_bw.  The slowest of these is the layer's bandwidth.  The
+ * node level's rates are the achieved ones (pm_machine_gpu_bw, _egress_bw). */
 int pm_machine_layer(const struct pm_machine *m, long long stride, long long p,
 		     struct pm_layer_bw *out, struct pm_err *err);
 

@@ -2,9 +2,11 @@
  * the same machine description `perfmodel hier` reads (data/machines).
  *
  * Level 0 of the description is the node: its count G GPUs sit on one
- * NVSwitch-like crossbar, each joined to it by a link of the level's
- * inner_bw.  The node's egress_bw is split over its NICs (param nics,
- * default one per GPU): GPU i uses NIC i*nics/G, its rail.  With one NIC
+ * NVSwitch-like crossbar, each joined to it by a link of the rate a GPU
+ * achieves in a ring (param ring_busbw; the level's nominal inner_bw when
+ * not given).  The node's NICs (param nics, default one per GPU; more
+ * than G are grouped G rails) share what they achieve together (param
+ * nic_bw x nics; else egress_bw): GPU i uses rail i*nics/G.  With one NIC
  * per GPU the GPU's own link goes to its rail's leaf switch; with fewer,
  * GPUs reach a shared NIC vertex over a link of inner_bw (the host path
  * is not in the description) and the NIC has the rail link.  Level 1
@@ -87,8 +89,8 @@ static int shape_of(struct pm_topo *t, const struct pm_machine *m, long nodes,
 	if (s->nics > s->G)
 		s->nics = s->G;
 	s->nodes = (int)nodes;
-	s->inner_bw = node->inner_bw;
-	s->nic_bw = node->egress_bw / s->nics;
+	s->inner_bw = pm_machine_gpu_bw(m);	/* achieved where the description says */
+	s->nic_bw = pm_machine_egress_bw(m) / s->nics;	/* a rail carries its NICs' share */
 	/* switch levels up to the first whose unit holds every node */
 	long long u = 1;
 	for (int k = 1; k < m->nlevels && s->nlev < PM_TOPO_MAX_HIER - 1; k++) {
