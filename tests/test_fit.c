@@ -49,6 +49,52 @@ Test(fit, logs_as_they_come)
 	}
 }
 
+/* Logs the first reader misread: a build with a suffix
+ * (all_reduce_perf_mpi) in a Markdown numbered list with indented
+ * mpirun tags (4 ranks, 20 us + n / 10 GB/s); two runs in one file
+ * (refused, naming where the second begins; --run picks one: run 2 is
+ * 20 us + n / 5 GB/s over 8 B..2 MiB, printed to two decimals); an old
+ * broadcast log without a test name (busbw = algbw: not all-reduce, so
+ * no conversion is assumed). */
+Test(fit, logs_the_first_reader_misread)
+{
+	char path[512];
+	struct pm_points p;
+	struct pm_fit f;
+	struct pm_err err;
+
+	snprintf(path, sizeof path, "%s/tests/data/nccl_allreduce_mpi_numbered.md", getenv("PM_SRCDIR"));
+	cr_assert_eq(pm_points_read(path, PM_POINTS_AUTO, &p, &err), PM_OK, "%s", err.msg);
+	cr_assert_str_eq(p.collective, "all_reduce_perf");
+	cr_assert_eq(p.ranks, 4);
+	cr_assert_eq(p.n, 6);
+	cr_assert_eq(pm_fit_line(&p, 0, 0, &f, &err), PM_OK);
+	assert_rel(f.alpha_s, 20e-6, 1e-3);
+	assert_rel(f.beta_spB, 0.1e-9, 1e-4);
+	pm_points_release(&p);
+
+	snprintf(path, sizeof path, "%s/tests/data/nccl_two_runs.log", getenv("PM_SRCDIR"));
+	cr_assert_eq(pm_points_read(path, PM_POINTS_AUTO, &p, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "holds 2 runs") && strstr(err.msg, "line 8"), "%s", err.msg);
+	cr_assert_eq(pm_points_read_run(path, PM_POINTS_AUTO, 2, &p, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(p.n, 3);
+	assert_rel(p.time_s[0], 31.88e-6, 1e-9);
+	assert_rel(p.time_s[2], 445.20e-6, 1e-9);
+	pm_points_release(&p);
+	cr_assert_eq(pm_points_read_run(path, PM_POINTS_AUTO, 3, &p, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "no run 3"), "%s", err.msg);
+
+	struct run r = run_perfmodel("fit tests/data/nccl_broadcast_old.log --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "collective,unknown"), "%s", r.out);
+	cr_assert(strstr(r.out, "as_options,\"none: the file does not name its test"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("fit tests/data/nccl_broadcast_old.log --machine dgx-h100 --procs 8");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "--machine needs to know the collective"), "%s", r.err);
+	run_free(&r);
+}
+
 /* Three lines chosen here: 10 us + n / 1 GB/s up to 64 KiB, 40 us + n /
  * 50 GB/s from 128 KiB to 4 MiB, 100 us + n / 200 GB/s from 8 MiB, at
  * every power of two from 1 KiB to 1 GiB (21 points).  Each regime is

@@ -117,6 +117,12 @@ static int which_coll(const char *op, const struct pm_points *pts, enum pm_coll 
 	} else if (from_file >= 0) {
 		*c = (enum pm_coll)from_file;
 		*how = pts->format == PM_POINTS_OSU ? "the OSU header" : "the nccl-tests header";
+	} else if (!pts->collective[0] && pts->bus_factor > 1.01) {
+		*c = PM_COLL_ALLREDUCE;	/* busbw = 2(P-1)/P algbw: all-reduce's alone exceeds 1 */
+		*how = "its busbw exceeds its algbw: only all-reduce's does";
+	} else if (!pts->collective[0] && pts->bus_factor > 0) {
+		*c = PM_COLL_ALLREDUCE;
+		*how = NULL;
 	} else {
 		*c = PM_COLL_ALLREDUCE;
 		*how = pts->collective[0] ? NULL : "assumed: the file does not say (give --op NAME)";
@@ -225,22 +231,23 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 int cmd_fit(int argc, char **argv, struct pm_err *err)
 {
 	const char *input = "auto", *range = NULL, *format = "table", *algo = NULL, *procs = NULL;
-	const char *op = NULL, *how = "", *machine = NULL, *write_to = NULL;
+	const char *op = NULL, *how = "", *machine = NULL, *write_to = NULL, *run = NULL;
 	enum pm_coll coll = PM_COLL_ALLREDUCE;
 	const char *pos[2];
 	int help = 0, npos, n = 0, rc;
-	struct cli_opt opts[12];
+	struct cli_opt opts[13];
 	enum pm_points_format pf = PM_POINTS_AUTO;
 	enum cli_format fmt;
 	struct pm_points pts;
 	struct pm_fit f;
 	double lo = 0, hi = 0;
-	long P = 0;
+	long P = 0, runs = 0;
 
 	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &input, NULL};
 	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &range, NULL};
 	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &op, NULL};
 	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: the first that implements the collective, ring for all-reduce)", &algo, NULL};
+	opts[n++] = (struct cli_opt){"run", "N", "the run to fit when the file holds several (a second column header after result rows begins one); default: refuse such a file", &run, NULL};
 	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &procs, NULL};
 	opts[n++] = (struct cli_opt){"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &machine, NULL};
 	opts[n++] = (struct cli_opt){"write-machine", "OUT", "write the fitted description to OUT (needs --machine)", &write_to, NULL};
@@ -258,9 +265,10 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "--write-machine needs --machine NAME (expected the description whose rates the log calibrates)");
 	if (parse_input(input, &pf, err) || cli_parse_format(format, &fmt, err) ||
 	    (range && parse_range(range, &lo, &hi, err)) ||
-	    (procs && pm_parse_int(procs, 2, 1L << 30, "process count", &P, err)))
+	    (procs && pm_parse_int(procs, 2, 1L << 30, "process count", &P, err)) ||
+	    (run && pm_parse_int(run, 1, 1000, "run", &runs, err)))
 		return PM_EINPUT;
-	if ((rc = pm_points_read(pos[0], pf, &pts, err)))
+	if ((rc = pm_points_read_run(pos[0], pf, (int)runs, &pts, err)))
 		return rc;
 	if ((rc = which_coll(op, &pts, &coll, &how, err)) || (rc = pm_fit_line(&pts, lo, hi, &f, err))) {
 		pm_points_release(&pts);
@@ -268,6 +276,10 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	}
 	if (!procs)
 		P = pts.ranks;
+	if (machine && !how) {
+		pm_points_release(&pts);
+		return pm_fail(err, PM_EINPUT, "--machine needs to know the collective measured (expected --op NAME: the file does not say)");
+	}
 	static const char *const cols[] = {"property", "value"};
 	static const unsigned flags[] = {0, COL_AUTO};
 	struct cli_table t;
@@ -280,8 +292,12 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 		cli_table_kv_user(&t, "test_in_header", pts.collective);
 	if (how)
 		cli_table_kv(&t, "collective", "%s (%s)", pm_coll_info(coll)->title, how);
+	else if (!pts.collective[0])
+		cli_table_kv(&t, "collective", "unknown: the file does not name its test (give --op NAME)");
 	if (pts.ranks)
 		cli_table_kv(&t, "ranks_in_header", "%d", pts.ranks);
+	if (runs)
+		cli_table_kv(&t, "run", "%ld of %d", runs, pts.runs);
 	cli_table_kv(&t, "rows_read", "%d", pts.n);
 	if (pts.format == PM_POINTS_NCCL || pts.format == PM_POINTS_NCCL_JSON)
 		cli_table_kv(&t, pts.format == PM_POINTS_NCCL ? "lines_skipped" : "results_skipped", "%d", pts.skipped);
@@ -301,6 +317,9 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	cli_table_kv(&t, "rms_residual_us", "%.4g", f.rms_s * 1e6);
 	if (how)
 		link_options(&t, &f, algo ? algo : default_algo(coll), coll, (int)P);
+	else if (!pts.collective[0])
+		cli_table_kv(&t, "as_options", "none: the file does not name its test and its busbw equals %.3g x algbw (broadcast, reduce, all-gather or reduce-scatter; not all-reduce): give --op NAME",
+			     pts.bus_factor);
 	else
 		cli_table_kv(&t, "as_options", "none: the file measures %s, which perfmodel does not convert (expected nccl-tests output of a collective, osu_allreduce, osu_reduce or osu_bcast; or --op NAME with SIZE as that command's --help defines it)",
 			     pts.collective);

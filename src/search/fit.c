@@ -82,9 +82,9 @@ static int out_of_range(const char *path, const char *where, int line,
  * after the last comma is the size. */
 /* Logs as they come: what launchers and notes wrap around each line.
  * mpirun --tag-output puts "[1,0]<stdout>:" before it, srun -l "0: ",
- * a Markdown note "> " (a quote) or "| ... |" (a table row, its pipes
- * read as spaces); a Markdown fence line ("```") and a table's rule
- * ("|---|---|") say nothing. */
+ * a Markdown note "> " (a quote), "12. " (a numbered list) or "| ... |"
+ * (a table row, its pipes read as spaces); a Markdown fence line ("```")
+ * and a table's rule ("|---|---|") say nothing. */
 static char *strip_tag(char *line)
 {
 	char *p = line;
@@ -104,13 +104,29 @@ static char *strip_srun(char *line)
 	return d > 0 && d < 8 && p[d] == ':' && (p[d + 1] == ' ' || p[d + 1] == '\t') ? p + d + 2 : line;
 }
 
+/* One wrapper off the front of l: a launcher's prefix, indentation, a
+ * Markdown quote or list number; l itself when there is none. */
+static char *peel(char *l)
+{
+	char *p = strip_srun(strip_tag(l));
+	size_t d;
+
+	if (p != l)
+		return p;
+	if (*l == ' ' || *l == '\t' || *l == '>')
+		return l + 1;
+	d = strspn(l, "0123456789");	/* a Markdown numbered list: "12. " */
+	if (d > 0 && d < 6 && l[d] == '.' && (l[d + 1] == ' ' || l[d + 1] == '\t'))
+		return l + d + 2;
+	return l;
+}
+
 static char *unwrap(char *line)
 {
-	char *l = strip_srun(strip_tag(line)), *p;
+	char *l = line, *p;
 
-	l = strip_srun(strip_tag(l + strspn(l, " \t")));	/* srun around mpirun, and back */
-	while (*l == '>')
-		l += 1 + strspn(l + 1, " \t");
+	while ((p = peel(l)) != l)
+		l = p;
 	if (strncmp(l, "```", 3) == 0 || strncmp(l, "~~~", 3) == 0) {
 		*l = '\0';
 		return l;
@@ -122,8 +138,7 @@ static char *unwrap(char *line)
 		if (strspn(l, " -:\t\r\n") == strlen(l))
 			*l = '\0';
 	}
-	p = l + strspn(l, " \t");
-	return *p == '#' ? p : l;
+	return l;
 }
 
 /* "# OSU MPI Allreduce Latency Test v5.4.0" names the benchmark:
@@ -172,7 +187,31 @@ static int parse_osu(char *line, int lineno, const char *path,
  * "[1,0]<stdout>:" is removed first. */
 struct nccl_state {
 	int time_col;		/* index of the out-of-place time; -1 unknown */
+	int run, want;		/* the run being read (1, 2, ...), the one kept (0 any) */
+	int rows_in_run;	/* result rows read since the run began */
+	int second_at;		/* line where the second run begins; 0 none */
+	int lineno;
 };
+
+/* A column header (nccl-tests) or benchmark header (OSU) after result
+ * rows begins another run of the benchmark in the same file. */
+static void new_run(struct nccl_state *st)
+{
+	if (st->run > 0 && st->rows_in_run == 0)
+		return;
+	st->run++;
+	st->rows_in_run = 0;
+	if (st->run == 2)
+		st->second_at = st->lineno;
+}
+
+/* "all_reduce_perf_mpi" (a build with a suffix) is all_reduce_perf. */
+static void test_name(char *name)
+{
+	char *p = strstr(name, "_perf");
+	if (p)
+		p[5] = '\0';
+}
 
 static void nccl_header(char *line, struct nccl_state *st, struct pm_points *pts)
 {
@@ -190,21 +229,35 @@ static void nccl_header(char *line, struct nccl_state *st, struct pm_points *pts
 			len++;
 		memcpy(pts->collective, c, (size_t)len);
 		pts->collective[len] = '\0';
+		test_name(pts->collective);
 	}
 	pm_strlcpy(copy, line + 1, sizeof copy);
 	n = fields(copy, f, 32);
-	if (n >= 2 && strcmp(f[0], "Rank") == 0)
+	if (n >= 2 && strcmp(f[0], "Rank") == 0 && st->run <= 1)
 		pts->ranks++;
-	if (n >= 3 && strcmp(f[0], "size") == 0 && strcmp(f[1], "count") == 0)
+	if (n >= 3 && strcmp(f[0], "size") == 0 && strcmp(f[1], "count") == 0) {
+		new_run(st);
 		for (int i = 2; i < n; i++)
 			if (strcmp(f[i], "time") == 0) {
 				st->time_col = i;
 				break;
 			}
+	}
+}
+
+/* busbw / algbw of a row, which names the collective when no header does
+ * (all-reduce's alone exceeds 1: 2(P-1)/P); 0 when the row is too small
+ * to tell (rates printed to two decimals). */
+static void bus_factor(char **f, int n, int tc, struct pm_points *pts)
+{
+	double alg, bus;
+	if (pts->bus_factor > 0 || tc + 2 >= n || number(f[tc + 1], &alg) || number(f[tc + 2], &bus) || alg < 1)
+		return;
+	pts->bus_factor = bus / alg;
 }
 
 static int parse_nccl(char *line, int lineno, const char *path,
-		      struct pm_points *pts, const struct nccl_state *st,
+		      struct pm_points *pts, struct nccl_state *st,
 		      struct pm_err *err)
 {
 	char *f[32];
@@ -222,6 +275,12 @@ static int parse_nccl(char *line, int lineno, const char *path,
 	tc = st->time_col >= 0 ? st->time_col : n >= 13 ? 5 : n == 12 ? 4 : 3;
 	if (tc >= n || number(f[tc], &us))
 		return line_error(path, lineno, "expected an nccl-tests result row (size count type [redop] [root] time algbw busbw ...)", err);
+	if (st->run == 0)
+		st->run = 1;
+	st->rows_in_run++;
+	if (st->want && st->run != st->want)
+		return PM_OK;
+	bus_factor(f, n, tc, pts);
 	if (size <= 0 || us <= 0)
 		return PM_OK;
 	if (out_of_range(path, "line", lineno, size, us * 1e-6, err))
@@ -319,6 +378,7 @@ static void json_header(const json_t *root, struct pm_points *pts)
 	if (prog) {
 		const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 		pm_strlcpy(pts->collective, base, sizeof pts->collective);
+		test_name(pts->collective);
 	}
 }
 
@@ -390,6 +450,12 @@ static enum pm_points_format guess(FILE *f)
 int pm_points_read(const char *path, enum pm_points_format fmt,
 		   struct pm_points *pts, struct pm_err *err)
 {
+	return pm_points_read_run(path, fmt, 0, pts, err);
+}
+
+int pm_points_read_run(const char *path, enum pm_points_format fmt, int run,
+		       struct pm_points *pts, struct pm_err *err)
+{
 	FILE *f;
 	char line[4096];
 	int rc = PM_OK, lineno = 0;
@@ -413,10 +479,10 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 		struct creader r = {.path = path, .pts = pts};
 		rc = pm_csv_read(path, "measurement file", csv_row, NULL, &r, err);
 	} else {
-		struct nccl_state st = {.time_col = -1};
+		struct nccl_state st = {.time_col = -1, .want = run};
 		while (!rc && fgets(line, sizeof line, f)) {
 			char *l = unwrap(line);
-			lineno++;
+			st.lineno = ++lineno;
 			if ((total += (long)strlen(line)) > PM_INPUT_MAX_BYTES) {
 				rc = pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",
 					     path, PM_INPUT_MAX_BYTES);
@@ -424,13 +490,28 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 			}
 			if (l[0] == '#' && fmt == PM_POINTS_NCCL)
 				nccl_header(l, &st, pts);
-			if (l[0] == '#' && fmt == PM_POINTS_OSU)
-				osu_header(l, pts);
+			if (l[0] == '#' && fmt == PM_POINTS_OSU && strstr(l, "OSU"))
+				new_run(&st), osu_header(l, pts);
 			if (l[0] == '#' || strspn(l, " \t\r\n") == strlen(l))
 				continue;
-			rc = fmt == PM_POINTS_NCCL ? parse_nccl(l, lineno, path, pts, &st, err)
-						   : parse_osu(l, lineno, path, pts, err);
+			st.lineno = lineno;
+			if (fmt == PM_POINTS_NCCL) {
+				rc = parse_nccl(l, lineno, path, pts, &st, err);
+			} else {
+				st.run += st.run == 0;
+				st.rows_in_run++;
+				if (!st.want || st.run == st.want)
+					rc = parse_osu(l, lineno, path, pts, err);
+			}
 		}
+		pts->runs = st.run;
+		if (!rc && st.run > 1 && !run)
+			rc = pm_fail(err, PM_EINPUT,
+				     "measurement file '%s' holds %d runs of the benchmark (the second begins at line %d; expected one: choose one with --run N)",
+				     path, st.run, st.second_at);
+		else if (!rc && run > st.run)
+			rc = pm_fail(err, PM_EINPUT, "no run %d in measurement file '%s' (expected --run 1 to %d)",
+				     run, path, st.run ? st.run : 1);
 	}
 	fclose(f);
 	if (rc == PM_EINTERNAL)

@@ -25,12 +25,22 @@ struct pm_points {
 	int skipped;		/* lines that were not result rows (NCCL INFO ...) */
 	int ranks;		/* nccl-tests: "#  Rank N" lines in the header; 0 unknown */
 	char collective[32];	/* the test the header names: nccl-tests'
-				 * (all_reduce_perf), OSU's (osu_allreduce), or "" */
+				 * (all_reduce_perf; a build's suffix, as in
+				 * all_reduce_perf_mpi, dropped), OSU's
+				 * (osu_allreduce), or "" */
+	double bus_factor;	/* nccl-tests: busbw / algbw of the first row
+				 * large enough to tell; 0 unknown */
+	int runs;		/* runs of the benchmark the file holds */
 };
 
-/* Read points from path (format AUTO guesses from the content). */
+/* Read points from path (format AUTO guesses from the content).  A file
+ * that holds several runs of the benchmark (a column header after result
+ * rows) is refused naming where the second begins, unless run >= 1 picks
+ * one (pm_points_read: run 0). */
 int pm_points_read(const char *path, enum pm_points_format fmt,
 		   struct pm_points *pts, struct pm_err *err);
+int pm_points_read_run(const char *path, enum pm_points_format fmt, int run,
+		       struct pm_points *pts, struct pm_err *err);
 void pm_points_release(struct pm_points *pts);
 int pm_points_add(struct pm_points *pts, double size_B, double time_s);
 
