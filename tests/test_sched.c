@@ -243,7 +243,7 @@ Test(sched, msccl_round_trip)
 		resolve_or_die(algos[a], t, 0, &in);
 		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
 		cr_assert_eq(pm_sched_expand(&s, &e, PM_SCHED_MAX_XFERS, &err), PM_OK);
-		cr_assert_eq(pm_msccl_write(f, &e, in.label, "allreduce", &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_msccl_write(f, &e, in.label, "allreduce", &(struct pm_msccl_opts){"Simple", 0, 1e12, 64}, &err), PM_OK, "%s", err.msg);
 		fclose(f);
 
 		struct pm_msccl_xfer *x;

@@ -313,7 +313,38 @@ struct output {
 	enum cli_format fmt;
 	enum view v;
 	int dot, msccl;
+	struct pm_msccl_opts mo;
 };
+
+/* --msccl-proto, --msccl-min-bytes, --msccl-max-bytes, --msccl-max-steps */
+struct msccl_args {
+	const char *proto, *min, *max, *steps;
+};
+
+static int parse_msccl(const struct msccl_args *a, struct pm_msccl_opts *o, struct pm_err *err)
+{
+	static const char *const protos[] = {"Simple", "LL128", "LL"};
+	long steps = 64;
+	int k;
+
+	*o = (struct pm_msccl_opts){"Simple", 0, 1099511627776.0, 64};
+	if (a->proto) {
+		for (k = 0; k < 3 && strcmp(a->proto, protos[k]); k++)
+			;
+		if (k == 3)
+			return pm_fail(err, PM_EINPUT, "invalid MSCCL protocol '%s' (expected Simple, LL128 or LL)", a->proto);
+		o->proto = protos[k];
+	}
+	if ((a->min && strcmp(a->min, "0") && pm_parse_size(a->min, &o->min_B, err)) ||
+	    (a->max && pm_parse_size(a->max, &o->max_B, err)) ||
+	    (a->steps && pm_parse_int(a->steps, 2, 1 << 20, "thread block step limit", &steps, err)))
+		return PM_EINPUT;
+	if (o->max_B <= o->min_B)
+		return pm_fail(err, PM_EINPUT, "--msccl-max-bytes %.0f is not above --msccl-min-bytes %.0f (expected MIN < MAX)",
+			       o->max_B, o->min_B);
+	o->max_steps = (int)steps;
+	return PM_OK;
+}
 
 static int parse_output(const char *format, const char *view, struct output *o,
 			struct pm_err *err)
@@ -348,7 +379,7 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 		return PM_OK;
 	}
 	if (o->msccl)
-		return pm_msccl_write(stdout, s, in->label, "allreduce", err);
+		return pm_msccl_write(stdout, s, in->label, "allreduce", &o->mo, err);
 	if (o->v == V_STEPS)
 		rc = view_steps(&tab, in, s, bytes, p, err);
 	else if (o->v == V_TRANSFERS)
@@ -382,9 +413,15 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n"
 	       "  perfmodel schedule --topo torus:4x4 --algo multitree --format msccl > multitree.xml\n\n"
 	       "--format msccl writes the schedule as msccl-tools' algorithm XML (Cowan et al.,\n"
-	       "ASPLOS 2023): one <gpu> per rank, a thread block per peer and direction, a send\n"
-	       "and a receive (rrc: receive-reduce-copy, or r) step per transfer, in place on\n"
-	       "buffer i, each send waiting for the receives that wrote its chunks.\n\nOptions:\n");
+	       "ASPLOS 2023) that the MSCCL executor (Azure/msccl-executor-nccl) loads: one\n"
+	       "<gpu> per rank, a thread block per peer, direction and channel, a send and a\n"
+	       "receive (rrc: receive-reduce-copy, or r) step per transfer, in place on buffer\n"
+	       "i.  Every hazard on a chunk is a wait: a send waits for the receives that wrote\n"
+	       "its chunks, a receive for the receive before it into the same chunk and for\n"
+	       "the sends that read it since.  Counts above 71 are cut into several steps, and\n"
+	       "a thread block past --msccl-max-steps continues on the next channel; a schedule\n"
+	       "past the executor's other limits (32 channels, 32 thread blocks a channel,\n"
+	       "4096 elements a GPU) is refused.\n\nOptions:\n");
 	cli_print_opts(stdout, opts, n);
 }
 
@@ -393,7 +430,8 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	struct cli_net_opts net = {0};
 	const char *algo = NULL, *size = "1M", *format = "table", *view = "steps", *pos[1];
 	int help = 0, npos, n, rc;
-	struct cli_opt opts[24];
+	struct cli_opt opts[28];
+	struct msccl_args ma = {0};
 	struct output out;
 	struct pm_params p;
 	struct pm_topo *t = NULL;
@@ -406,6 +444,10 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"size", "SIZE", "message size the steps are priced at (default 1M)", &size, NULL};
 	opts[n++] = (struct cli_opt){"view", "V", "steps (default), transfers or nodes (Huang et al. 2021 Fig. 5 tables)", &view, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv, json, dot (Graphviz trees) or msccl (MSCCL algorithm XML for MSCCL-enabled NCCL)", &format, NULL};
+	opts[n++] = (struct cli_opt){"msccl-proto", "P", "--format msccl: the protocol the executor runs it with, Simple (default), LL128 or LL", &ma.proto, NULL};
+	opts[n++] = (struct cli_opt){"msccl-min-bytes", "SIZE", "--format msccl: the smallest size MSCCL runs it for (default 0)", &ma.min, NULL};
+	opts[n++] = (struct cli_opt){"msccl-max-bytes", "SIZE", "--format msccl: sizes below this (default 1T)", &ma.max, NULL};
+	opts[n++] = (struct cli_opt){"msccl-max-steps", "N", "--format msccl: steps a thread block holds, the executor's MSCCL_MAX_NUM_STEPS (default 64, its default build)", &ma.steps, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("schedule", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
@@ -417,7 +459,8 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:3x3)");
 	if (!algo)
 		return pm_fail(err, PM_EINPUT, "missing --algo (expected one algorithm such as multitree; see perfmodel list)");
-	if (parse_output(format, view, &out, err) || pm_parse_size(size, &bytes, err))
+	if (parse_output(format, view, &out, err) || pm_parse_size(size, &bytes, err) ||
+	    parse_msccl(&ma, &out.mo, err))
 		return PM_EINPUT;
 	if ((rc = cli_net_build(&net, &p, &t, err)))
 		return rc;
