@@ -1095,3 +1095,67 @@ Test(cli, endpoint_sim_agrees_with_contention_on_fig5_sweep)
 			run_free(&r);
 		}
 }
+
+/* Hostile input, round three (the findings that became tests). */
+
+/* best with multiphase's SRAM limit at the sizes it cannot run: a size
+ * no algorithm runs is a row that says why, not a read before the array
+ * (the heap-buffer-overflow of pm_algo_at_size from crossing()). */
+Test(cli, best_when_no_algorithm_runs_a_size)
+{
+	struct run r = run_perfmodel("best --topo torus:4x4x4 --algo multiphase:chunk=64K,fsm=4,sram=4M --size 512M:1G:x2 --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "size,536870912,\"multiphase:chunk=64K,fsm=4,sram=4M\","), "%s", r.out);
+	cr_assert(strstr(r.out, "size,1073741824,\"none (multiphase"), "%s", r.out);
+	run_free(&r);
+}
+
+/* --trace naming the topology file is refused and the file left as it
+ * was; a trace that cannot be written leaves no file and fails. */
+Test(cli, trace_never_overwrites_its_input)
+{
+	char dir[] = "/tmp/pm_trace_XXXXXX", cmd[512], *before, *after;
+	cr_assert(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd, "%s/ring4.csv", dir);
+	FILE *f = fopen(cmd, "w");
+	fputs("src,dst,bandwidth,latency\n0,1,16GB/s,150ns\n1,2,16GB/s,150ns\n2,3,16GB/s,150ns\n3,0,16GB/s,150ns\n", f);
+	fclose(f);
+	before = slurp(cmd);
+	snprintf(cmd, sizeof cmd, "allreduce --topo file:%s/ring4.csv --size 1M --algo ring --model sim --trace %s/ring4.csv", dir, dir);
+	struct run r = run_perfmodel(cmd);
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "is the topology file"), "%s", r.err);
+	run_free(&r);
+	snprintf(cmd, sizeof cmd, "%s/ring4.csv", dir);
+	after = slurp(cmd);
+	cr_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	snprintf(cmd, sizeof cmd, "allreduce --topo file:%s/ring4.csv --size 1M --algo ring --model sim --trace %s/no/such/dir/t.json", dir, dir);
+	r = run_perfmodel(cmd);
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "cannot write trace file"), "%s", r.err);
+	run_free(&r);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* Every command with its output on a full disk fails with a message. */
+Test(cli, output_to_a_full_disk_fails)
+{
+	static const char *const cmds[] = {
+		"list", "help", "models", "topo --topo torus:4x4", "list --help",
+		"allreduce --topo torus:4x4 --size 1M", "allreduce --topo torus:4x4 --size 1M --format csv",
+		"allreduce --topo torus:4x4 --size 1M --format json", "reducescatter --topo ring:8 --size 1M",
+		"alltoall --topo full:8 --size 1M", "best --topo ring:8 --size 1M", "hier --machine abci --procs 32 --size 1M",
+		"fit tests/data/nccl_allreduce.json", "schedule --topo torus:3x3 --algo ring",
+		"schedule --topo torus:3x3 --algo multitree --format dot", "schedule --topo torus:3x3 --algo ring --format msccl",
+		"train --profile resnet50 --workers 8", "validate --list",
+	};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >/dev/full 2>/dev/null", getenv("PM_SRCDIR"), getenv("PERFMODEL"), cmds[i]);
+		int st = system(cmd);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "perfmodel %s > /dev/full exits 0", cmds[i]);
+	}
+}

@@ -97,6 +97,10 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 			}
 		}
 		size_row(tab, "size", pt->size_B);
+		if (pt->winner < 0) {	/* none runs it: say why, price nothing */
+			cli_table_set(tab, B_BEST, "none (%s)", pt->why);
+			continue;
+		}
 		cli_table_set(tab, B_BEST, "%s", in[pt->winner].label);
 		cli_table_set(tab, B_TIME, "%.6g", pt->time_s * 1e6);
 		cli_table_set(tab, B_BUSBW, "%.6g", busbw(in[0].coll, pt->size_B, pt->time_s, P));

@@ -3,6 +3,7 @@
  * the algorithms that cannot run listed with the reason. */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/file.h"
 #include "cli/plot.h"
 #include "model/algo.h"
 #include "model/text.h"
@@ -342,6 +343,10 @@ static int open_trace(const char *path, const int on[NMODEL], int nsizes, int nj
 	pm_fmt_size(size, sz, sizeof sz);
 	snprintf(title, sizeof title, "perfmodel allreduce --topo %s --size %s --algo %s --model %s",
 		 topo, sz, algo, on[M_SIM] ? "sim" : "dataflow");
+	const char *input = cli_topo_file(topo);
+	if (input && cli_same_file(path, input))
+		return pm_fail(err, PM_EINPUT, "trace file '%s' is the topology file '%s' (expected another path: it would be overwritten)",
+			       path, input);
 	return pm_trace_open(path, title, &so->trace, err);
 }
 
@@ -657,7 +662,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 		free(sizes);
 		return pm_fail(err, PM_EINPUT, "--plot draws a size sweep (expected --size as a range such as 32K:64M:x2)");
 	}
-	if (plot && (rc = cli_plot_check_path(plot, err))) {
+	if (plot && (rc = cli_plot_check_path(plot, cli_topo_file(net.topo), err))) {
 		free(sizes);
 		return rc;
 	}
@@ -681,14 +686,12 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 		rc = cli_table_write(stdout, &tab, fmt, err);
 	if (!rc && plot)
 		rc = draw(plot, coll, t, jobs, njobs, sizes, nsizes, on, err);
-	if (so.trace) {
-		int trc = pm_trace_close(so.trace, rc ? NULL : err);
+	if (so.trace && !rc) {
+		rc = pm_trace_close(so.trace, err);
 		so.trace = NULL;
-		rc = rc ? rc : trc;
 	}
 out:
-	if (so.trace)
-		pm_trace_close(so.trace, NULL);
+	pm_trace_discard(so.trace);
 	for (int i = 0; jobs && i < njobs; i++) {
 		if (jobs[i].have_sched)
 			pm_sched_release(&jobs[i].sched);

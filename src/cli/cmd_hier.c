@@ -352,7 +352,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	if ((rc = make_query(&qa, machine, &m, &q, err)))
 		return rc;
 	if (pm_parse_size_range(size, &sizes, &nsizes, err) ||
-	    (plot && (rc = cli_plot_check_path(plot, err))))
+	    (plot && (rc = cli_plot_check_path(plot, NULL, err))))
 		rc = rc ? rc : PM_EINPUT;
 	else if (plot && nsizes < 2)
 		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1M:1G:x2 (got '%s')", size);

@@ -648,7 +648,7 @@ static int check_args(struct targs *g, struct pm_err *err)
 		return PM_EINPUT;
 	if (g->plot && (g->groups || g->parallel || !g->sweep))
 		return pm_fail(err, PM_EINPUT, "--plot draws a --workers-sweep of the policies (expected --workers-sweep, without --groups or --parallel)");
-	if (g->plot && (rc = cli_plot_check_path(g->plot, err)))
+	if (g->plot && (rc = cli_plot_check_path(g->plot, NULL, err)))
 		return rc;
 	if (g->parallel && g->groups)
 		return pm_fail(err, PM_EINPUT, "--groups shows merge plans; it does not combine with --parallel (expected one of them)");

@@ -11,6 +11,10 @@
  * inode)? */
 int cli_same_file(const char *path, const char *other);
 
+/* The file a --topo spec reads (file:PATH, astrasim:PATH, machine:PATH
+ * or machine:PATH:N with a path), or NULL; a static buffer. */
+const char *cli_topo_file(const char *spec);
+
 /* Write path through write(f, ctx) into a temporary file beside it,
  * renamed over path once complete and flushed: a reader never sees half a
  * file.  Refuses (PM_EINPUT) a path that is one of inputs[0..ninputs) (the

@@ -1,5 +1,6 @@
 /* plot.c: figures with PLplot (see plot.h). */
 #include "cli/plot.h"
+#include "cli/file.h"
 
 #include "model/units.h"
 
@@ -7,6 +8,8 @@
 #include <plplot.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Tick labels of a log2 x axis: the size 2^v (32K, 1M, ...). */
 static void size_label(PLINT axis, PLFLT v, char *label, PLINT len, PLPointer data)
@@ -33,15 +36,32 @@ static const char *device_for(const char *path)
 	return NULL;
 }
 
-int cli_plot_check_path(const char *path, struct pm_err *err)
+/* The directory a path is in, writable? (Nothing is created or cut: the
+ * plot goes to a temporary name renamed over the path when whole.) */
+static int writable_dir(const char *path)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return access(".", W_OK) == 0;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return access(dir, W_OK) == 0;
+}
+
+int cli_plot_check_path(const char *path, const char *input, struct pm_err *err)
 {
 	const char *dev = device_for(path);
 	if (!dev)
 		return pm_fail(err, PM_EINPUT, "invalid plot file '%s' (expected a name ending in .svg, .png or .pdf)", path);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return pm_fail(err, PM_EINPUT, "cannot write plot file '%s' (expected a writable path)", path);
-	fclose(f);
+	if (input && cli_same_file(path, input))
+		return pm_fail(err, PM_EINPUT, "plot file '%s' is the input file '%s' (expected another path: it would be overwritten)",
+			       path, input);
+	if (!writable_dir(path) || strlen(path) > 4000)
+		return pm_fail(err, PM_EINPUT, "cannot write plot file '%s' (expected a path in a writable directory)", path);
 	if (strcmp(dev, "svg")) {	/* the cairo drivers are a separate package */
 		const char *menu_a[64], *devs_a[64];
 		const char **menu = menu_a, **devs = devs_a;
@@ -65,7 +85,7 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 	const char *text[16], *sym[16];
 	int ns = pl->nseries < 16 ? pl->nseries : 16;
 
-	if (cli_plot_check_path(pl->path, err))
+	if (cli_plot_check_path(pl->path, NULL, err))
 		return PM_EINPUT;
 	if (pl->npts < 2 || pl->npts > 1024)
 		return pm_fail(err, PM_EINPUT, "a plot needs 2 to 1024 points along x (got %d: give a range such as 32K:64M:x2)", pl->npts);
@@ -85,8 +105,14 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 	 * the colour-blind and in greyscale print) */
 	static const int pal[9][3] = {{0, 0, 0}, {230, 159, 0}, {86, 180, 233}, {0, 158, 115},
 				      {240, 228, 66}, {0, 114, 178}, {213, 94, 0}, {204, 121, 167}, {0, 0, 0}};
+	/* drawn under a temporary name with the same extension, renamed when
+	 * whole; a device or pipe (not a regular file) is written as it is */
+	char tmp[4200];
+	struct stat st;
+	int direct = stat(pl->path, &st) == 0 && !S_ISREG(st.st_mode);
+	snprintf(tmp, sizeof tmp, "%s.tmp-%ld%s", pl->path, (long)getpid(), strrchr(pl->path, '.'));
 	plsdev(device_for(pl->path));
-	plsfnam(pl->path);
+	plsfnam(direct ? pl->path : tmp);
 	plscolbg(255, 255, 255);
 	for (int k = 1; k < 9; k++)
 		plscol0(k, pal[k][0], pal[k][1], pal[k][2]);
@@ -135,9 +161,14 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 		 0.02, 0.02, 0.1, 0, 15, 1, 0, 0, ns, opt, 1.0, 0.8, 2.0, 0.0, lcol, text,
 		 NULL, NULL, NULL, NULL, lcol, lsty, lw, scol, ssc, snum, sym);
 	plend();
-	FILE *f = fopen(pl->path, "r");
+	if (direct)
+		return PM_OK;
+	FILE *f = fopen(tmp, "r");
 	int ok = f && fgetc(f) != EOF;
 	if (f)
 		fclose(f);
-	return ok ? PM_OK : pm_fail(err, PM_EINPUT, "PLplot wrote nothing to '%s'", pl->path);
+	if (ok && rename(tmp, pl->path) == 0)
+		return PM_OK;
+	remove(tmp);
+	return pm_fail(err, PM_EINPUT, "could not write plot file '%s' (PLplot wrote nothing, or the disk is full)", pl->path);
 }

@@ -19,7 +19,7 @@ struct cli_plot {
 
 /* PM_EINPUT when the file name's extension is not one PLplot can write
  * here or the file cannot be written. */
-int cli_plot_check_path(const char *path, struct pm_err *err);
+int cli_plot_check_path(const char *path, const char *input, struct pm_err *err);
 int cli_plot_write(const struct cli_plot *pl, struct pm_err *err);
 
 #endif

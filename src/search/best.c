@@ -64,11 +64,14 @@ static double crossing(const struct pricer *q, int a, int b, double lo, double h
 static void rank_size(const struct pricer *q, const struct pm_best *b, int n,
 		      double size, struct pm_best_point *pt)
 {
-	*pt = (struct pm_best_point){size, -1, -1, INFINITY, INFINITY};
+	*pt = (struct pm_best_point){size, -1, -1, INFINITY, INFINITY, ""};
 	for (int a = 0; a < n; a++) {
+		struct pm_err e;
 		if (!b->usable[a])
 			continue;
-		double t = price(q, a, size);
+		double t = price_why(q, a, size, &e);
+		if (!isfinite(t) && !pt->why[0])
+			snprintf(pt->why, sizeof pt->why, "%.60s: %.130s", q->in[a].label, e.msg);
 		if (t < pt->time_s) {
 			pt->second = pt->winner;
 			pt->second_s = pt->time_s;
@@ -130,8 +133,8 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 		if (i == 0)
 			continue;
 		const struct pm_best_point *x = &b->pts[i - 1], *y = &b->pts[i];
-		if (x->winner == y->winner)
-			continue;
+		if (x->winner == y->winner || x->winner < 0 || y->winner < 0)
+			continue;	/* no crossing where no algorithm runs a size */
 		struct pm_best_cross *c = &b->cross[b->ncross++];
 		c->from = x->winner;
 		c->to = y->winner;

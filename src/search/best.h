@@ -10,8 +10,10 @@
 
 struct pm_best_point {
 	double size_B;
-	int winner, second;		/* algorithm indices; second -1 if one */
+	int winner, second;		/* algorithm indices; winner -1 when none runs
+					 * this size (why says why), second -1 if one */
 	double time_s, second_s;
+	char why[200];
 };
 
 /* Where the winner changes from `from` to `to`: the size at which their

@@ -4,12 +4,14 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum { PID_SCHED = 1, PID_ENDPOINTS = 2, PID_LINKS = 3 };
 
 struct pm_trace {
 	FILE *f;
-	char path[1024];
+	char path[1024], tmp[1100];	/* written to tmp, renamed to path when whole */
 	int first, failed;
 	const struct pm_topo *t;
 	const struct pm_sched *s;
@@ -49,12 +51,23 @@ int pm_trace_open(const char *path, const char *title, struct pm_trace **out,
 	*out = NULL;
 	if (!tr)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	tr->f = fopen(path, "w");
+	if (strlen(path) >= sizeof tr->path) {
+		free(tr);
+		return pm_fail(err, PM_EINPUT, "trace file name too long (expected at most %zu characters)", sizeof tr->path - 1);
+	}
+	snprintf(tr->path, sizeof tr->path, "%s", path);
+	/* a device or a pipe (/dev/stdout) is written as it is, a file through a
+	 * temporary name renamed over it when whole */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		tr->tmp[0] = '\0';
+	else
+		snprintf(tr->tmp, sizeof tr->tmp, "%s.tmp-%ld", path, (long)getpid());
+	tr->f = fopen(tr->tmp[0] ? tr->tmp : path, "w");
 	if (!tr->f) {
 		free(tr);
 		return pm_fail(err, PM_EINPUT, "cannot write trace file '%s' (expected a writable path)", path);
 	}
-	snprintf(tr->path, sizeof tr->path, "%s", path);
 	tr->first = 1;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":", tr->f);
 	json_t *meta = json_pack("{s:s, s:s}", "generator", "perfmodel", "run", title);
@@ -178,8 +191,21 @@ int pm_trace_close(struct pm_trace *tr, struct pm_err *err)
 	free(tr->b1);
 	char path[1024];
 	snprintf(path, sizeof path, "%s", tr->path);
+	if (tr->tmp[0]) {
+		failed |= !failed && rename(tr->tmp, tr->path) != 0;
+		if (failed)	/* never a partial trace */
+			remove(tr->tmp);
+	}
 	free(tr);
 	if (failed && err)
 		return pm_fail(err, PM_EINPUT, "could not write trace file '%s' (expected a writable path with free space)", path);
 	return failed ? PM_EINPUT : PM_OK;
+}
+
+void pm_trace_discard(struct pm_trace *tr)
+{
+	if (tr) {
+		tr->failed = 1;	/* closed without renaming: no file */
+		pm_trace_close(tr, NULL);
+	}
 }

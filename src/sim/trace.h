@@ -33,7 +33,11 @@ void pm_trace_start(struct pm_trace *tr, uint32_t x, double t);
 void pm_trace_done(struct pm_trace *tr, uint32_t x, double t);
 void pm_trace_step(struct pm_trace *tr, int k, double t0, double t1);
 void pm_trace_busy(struct pm_trace *tr, int link, double t0, double t1);
-/* Flush, close; PM_EINPUT when the file could not be written. */
+/* Flush, close; PM_EINPUT when the file could not be written.  The trace
+ * is written under a temporary name and renamed to the path given only
+ * when whole: a failed write leaves no file. */
 int pm_trace_close(struct pm_trace *tr, struct pm_err *err);
+/* Close and leave no file (the run it records failed). */
+void pm_trace_discard(struct pm_trace *tr);
 
 #endif
