@@ -207,6 +207,11 @@ Test(cli, bad_input_exits_2)
 		{"train --model resnet50 --workers 8 --a 1us --b 1ns --compute-scale -1", "invalid compute scale '-1'"},
 		{"train --model resnet50 --workers 8 --fit data/measurements/osu_allreduce_8nodes.log --fit-range 1:16", "negative all-reduce cost"},
 		{"models extra", "unexpected argument 'extra'"},
+		/* hostile input, round three */
+		{"allreduce --topo torus:4x4 --algo dbtree:,shift --size 1M", "empty option in 'dbtree:,shift'"},
+		{"allreduce --topo torus:4x4 --algo multitree:ports=2,,priority --size 1M", "an empty item"},
+		{"train --profile resnet50 --model vgg16 --workers 8 --a 1us --b 1ns", "two profiles: --profile resnet50 and --model vgg16"},
+		{"allreduce --topo ring:4 --size 2P", "too large (expected at most 1 PiB)"},
 		/* issue 9 regressions: each crashed, hung or printed inf before */
 		{"train --model resnet50 --algo ring --workers 4 --cost-model contention", "--cost-model contention needs --topo"},
 		{"allreduce --topo file:/dev/zero --size 1M", "not a regular file"},
@@ -1138,6 +1143,23 @@ Test(cli, trace_never_overwrites_its_input)
 	run_free(&r);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* A pipe that never ends is not waited on forever: 1 s of silence (the
+ * default is 20 s) ends the read with an error; 1P is a size. */
+Test(cli, a_silent_pipe_is_not_waited_on)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cd '%s' && sleep 4 | PM_INPUT_WAIT_S=1 '%s' fit /dev/stdin 2>/dev/null", getenv("PM_SRCDIR"), getenv("PERFMODEL"));
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+	snprintf(cmd, sizeof cmd, "cd '%s' && cat tests/data/nccl_allreduce_tagged.log | '%s' fit /dev/stdin >/dev/null 2>&1", getenv("PM_SRCDIR"), getenv("PERFMODEL"));
+	st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a pipe that ends: status %d", st);
+	struct run r = run_perfmodel("allreduce --topo ring:4 --size 1P --algo ring --model closed --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "1125899906842624,ring,closed,"), "%s", r.out);
+	run_free(&r);
 }
 
 /* Every command with its output on a full disk fails with a message. */

@@ -682,9 +682,13 @@ Test(topo, astrasim_bad_files)
 		{"topology: [ Torus ]\nnpus_count: [ 4 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n", "unknown topology 'Torus' (expected Ring, FullyConnected or Switch)"},
 		{"topology: [ Ring, Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1, 1 ]\nlatency: [ 1, 1 ]\n", "line 2: 'npus_count' has 1 items and 'topology' 2"},
 		{"topology: [ Ring ]\nnpus_count: [ 4.5 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n", "invalid npus_count '4.5'"},
-		{"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ -1 ]\nlatency: [ 1 ]\n", "invalid bandwidth '-1' (expected GB/s above 0)"},
+		{"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ -1 ]\nlatency: [ 1 ]\n", "invalid bandwidth '-1' (expected GB/s from 1e-9 (1 B/s) to 1e6 (1 PB/s))"},
 		{"topology: [ Ring\n", "not YAML"},
 		{"topology: [ Ring ]\nnpus_count: [ 100000 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n", "more than 4096 NPUs"},
+		/* hostile input, round three */
+		{"topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 1e-300 ]\nlatency: [ 1 ]\n", "invalid bandwidth '1e-300'"},
+		{"topology: [ Ring ]\nnpus_count: [ 1 ]\nbandwidth: [ 50 ]\nlatency: [ 1 ]\n", "has 1 NPU (expected at least 2"},
+		{"topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: &b [ 50 ]\nlatency: *b\n", "line 4: a YAML alias"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char path[] = "/tmp/perfmodel-astra-XXXXXX";

@@ -125,6 +125,10 @@ static int resolve_any(const char *spec, const struct pm_topo *t, int P,
 		return pm_fail(err, PM_EINPUT,
 			       "empty argument in '%s' (expected %s:%s)", spec, name,
 			       a->arg_syntax);
+	if (arg && (arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,")))
+		return pm_fail(err, PM_EINPUT,
+			       "empty option in '%s' (expected %s:%s, options separated by single commas)", spec, name,
+			       a->arg_syntax);
 	memset(in, 0, sizeof *in);
 	in->algo = a;
 	in->topo = t;

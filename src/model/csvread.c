@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct state {
 	const char *path, *what;
@@ -59,6 +62,60 @@ static void on_row(int c, void *data)
 	st->ncell = 0;
 }
 
+/* A pipe read whole into a temporary file, so that a writer that never
+ * closes it (a terminal, `sleep | perfmodel fit /dev/stdin`) cannot hold
+ * the command: silence longer than PM_INPUT_WAIT_S (or $PM_INPUT_WAIT_S)
+ * and more than PM_INPUT_MAX_BYTES are errors. */
+static FILE *slurp_pipe(const char *path, const char *what, struct pm_err *err)
+{
+	const char *env = getenv("PM_INPUT_WAIT_S");
+	int wait_ms = (env && atoi(env) > 0 ? atoi(env) : PM_INPUT_WAIT_S) * 1000;
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	FILE *out = fd >= 0 ? tmpfile() : NULL;
+	long total = 0;
+	char buf[65536];
+
+	if (fd < 0 || !out) {
+		pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable file)", what, path, strerror(errno));
+		goto fail;
+	}
+	for (;;) {
+		struct pollfd p = {fd, POLLIN, 0};
+		int r = poll(&p, 1, wait_ms);
+		if (r == 0) {
+			pm_fail(err, PM_EINPUT, "%s '%s' is a pipe that sent nothing for %d s and did not end (expected a file, or a pipe whose writer finishes)",
+				what, path, wait_ms / 1000);
+			goto fail;
+		}
+		ssize_t n = r < 0 ? -1 : read(fd, buf, sizeof buf);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0) {
+			pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s", what, path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		if ((total += n) > PM_INPUT_MAX_BYTES) {
+			pm_fail(err, PM_EINPUT, "%s '%s' sent more than %ld bytes (expected a smaller input)", what, path, PM_INPUT_MAX_BYTES);
+			goto fail;
+		}
+		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
+			pm_fail(err, PM_EINPUT, "cannot keep %s '%s': the temporary file could not be written", what, path);
+			goto fail;
+		}
+	}
+	close(fd);
+	rewind(out);
+	return out;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (out)
+		fclose(out);
+	return NULL;
+}
+
 FILE *pm_input_open(const char *path, const char *what, struct pm_err *err)
 {
 	struct stat sb;
@@ -82,6 +139,8 @@ FILE *pm_input_open(const char *path, const char *what, struct pm_err *err)
 			what, path, (long long)sb.st_size, PM_INPUT_MAX_BYTES);
 		return NULL;
 	}
+	if (S_ISFIFO(sb.st_mode))
+		return slurp_pipe(path, what, err);
 	if (!(f = fopen(path, "r")))
 		pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable file)",
 			what, path, strerror(errno));

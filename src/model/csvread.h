@@ -24,7 +24,11 @@ int pm_csv_read(const char *path, const char *what, pm_csv_row_fn on_row,
  * like: no project file comes near it). */
 #define PM_INPUT_MAX_BYTES (256L << 20)
 
-/* Open a data file for reading: a regular file (or a pipe) of at most
+/* Seconds a pipe may stay silent before its reader gives up. */
+#define PM_INPUT_WAIT_S 20
+
+/* Open a data file for reading: a regular file (or a pipe, read whole
+ * first: PM_INPUT_WAIT_S of silence ends it with an error) of at most
  * PM_INPUT_MAX_BYTES; anything else (a directory, a device) is refused
  * with a message naming it.  NULL on error. */
 FILE *pm_input_open(const char *path, const char *what, struct pm_err *err);

@@ -1,6 +1,7 @@
 /* msccl.c: MSCCL algorithm XML read back (msccl.h) with libxml2 (Debian
  * libxml2-dev); msccl_write.c writes it. */
 #include "model/msccl.h"
+#include "model/csvread.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -48,10 +49,44 @@ static int by_pair_then_seq(const void *a, const void *b)
 	return c ? c : (x->seq < y->seq ? -1 : x->seq > y->seq);
 }
 
+/* The file read whole through pm_input_open (a pipe that never ends, a
+ * device, a huge file are refused there), then parsed. */
+static xmlDocPtr read_doc(const char *path, struct pm_err *err)
+{
+	FILE *f = pm_input_open(path, "MSCCL file", err);
+	char *text = NULL;
+	size_t n = 0, cap = 0;
+	xmlDocPtr doc = NULL;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			char *t = realloc(text, cap = cap ? 2 * cap : 65536);
+			if (!t) {
+				pm_fail(err, PM_EINTERNAL, "out of memory");
+				goto out;
+			}
+			text = t;
+		}
+		size_t got = fread(text + n, 1, cap - n, f);
+		n += got;
+		if (!got)
+			break;
+	}
+	doc = xmlReadMemory(text, (int)n, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!doc)
+		pm_fail(err, PM_EINPUT, "MSCCL file '%s' is not well-formed XML (expected an <algo> document)", path);
+out:
+	free(text);
+	fclose(f);
+	return doc;
+}
+
 int pm_msccl_read(const char *path, int *ngpus, unsigned *nchunks,
 		  struct pm_msccl_xfer **xfers, size_t *n, struct pm_err *err)
 {
-	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlDocPtr doc = read_doc(path, err);
 	struct half *sends = NULL, *recvs = NULL;
 	size_t ns = 0, nr = 0, cap = 0;
 	int ok = 1, rc = PM_OK;
@@ -59,7 +94,7 @@ int pm_msccl_read(const char *path, int *ngpus, unsigned *nchunks,
 	*xfers = NULL;
 	*n = 0;
 	if (!doc)
-		return pm_fail(err, PM_EINPUT, "MSCCL file '%s' is not well-formed XML (expected an <algo> document)", path);
+		return PM_EINPUT;
 	xmlNodePtr root = xmlDocGetRootElement(doc);
 	if (!root || xmlStrcmp(root->name, BAD_CAST "algo")) {
 		xmlFreeDoc(doc);

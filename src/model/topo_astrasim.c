@@ -19,6 +19,7 @@
  * ties to the lower dimension.  Parsed with libyaml (Debian libyaml-dev);
  * any other key is ignored, as ASTRA-sim ignores it.
  */
+#include "model/csvread.h"
 #include "model/topo_impl.h"
 
 #include <errno.h>
@@ -64,10 +65,11 @@ static int item(struct yml *y, int f, const char *v, int line, struct pm_err *er
 	char *end;
 	errno = 0;
 	double x = strtod(v, &end);
-	if (*end || end == v || errno || !isfinite(x) || (f == F_LAT ? x < 0 : x <= 0) ||
-	    x > (f == F_NPUS ? PM_TOPO_MAX_VERTICES : 1e9)) {
+	/* a rate from 1 B/s to 1 PB/s, as every bandwidth perfmodel reads */
+	double lo = f == F_BW ? 1.0 / GIB : 0, hi = f == F_NPUS ? PM_TOPO_MAX_VERTICES : f == F_BW ? 1e15 / GIB : 1e9;
+	if (*end || end == v || errno || !isfinite(x) || (f == F_LAT ? x < 0 : x <= 0) || (f == F_BW && x < lo) || x > hi) {
 		snprintf(msg, sizeof msg, "invalid %s '%.60s' (expected %s)", fields[f], v,
-			 f == F_NPUS ? "a whole number of NPUs from 1" : f == F_BW ? "GB/s above 0" : "ns, 0 or more");
+			 f == F_NPUS ? "a whole number of NPUs from 1" : f == F_BW ? "GB/s from 1e-9 (1 B/s) to 1e6 (1 PB/s)" : "ns, 0 to 1e9");
 		return bad(y, line, err, msg);
 	}
 	if (f == F_NPUS && x != floor(x)) {
@@ -118,6 +120,9 @@ static int read_yml(struct yml *y, FILE *f, struct pm_err *err)
 			in_seq = 0;
 			want_key = 1;
 			field = -1;
+			break;
+		case YAML_ALIAS_EVENT:
+			rc = bad(y, line, err, "a YAML alias (expected the values written out: perfmodel does not follow anchors)");
 			break;
 		case YAML_SCALAR_EVENT: {
 			const char *v = (const char *)e.data.scalar.value;
@@ -185,11 +190,11 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 	struct yml y = {.path = args};
 	int kinds[MAX_DIMS], D, rc;
 	long long N = 1, nsw = 0, nlinks = 0;
-	FILE *f = fopen(args, "r");
+	FILE *f = pm_input_open(args, "ASTRA-sim network file", err);
 
 	(void)ld;
 	if (!f)
-		return pm_fail(err, PM_EINPUT, "cannot read ASTRA-sim network file '%s' (expected a readable network.yml)", args);
+		return PM_EINPUT;
 	rc = read_yml(&y, f, err);
 	fclose(f);
 	if (rc || (rc = check(&y, kinds, err)))
@@ -208,7 +213,9 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 		nlinks += groups * (kinds[d] == K_FULL ? k * (k - 1) : 2 * k);
 		nsw += kinds[d] == K_SWITCH ? groups : 0;
 	}
-	if (N < 1 || (rc = pm_topo_alloc(t, N + nsw, (int)N, nlinks, 0, err)))
+	if (N < 2)
+		return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has %lld NPU (expected at least 2: nothing to reduce)", args, N);
+	if ((rc = pm_topo_alloc(t, N + nsw, (int)N, nlinks, 0, err)))
 		return rc;
 	int sw = (int)N;
 	for (int d = 0, stride = 1; d < D; stride *= (int)y.val[F_NPUS][d], d++) {

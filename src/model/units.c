@@ -20,7 +20,8 @@ static const struct suffix size_suffixes[] = {
 	{"M", 1048576.0}, {"MiB", 1048576.0},
 	{"G", 1073741824.0}, {"GiB", 1073741824.0},
 	{"T", 1099511627776.0}, {"TiB", 1099511627776.0},
-	{"KB", 1e3}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"P", 1125899906842624.0}, {"PiB", 1125899906842624.0},
+	{"KB", 1e3}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15},
 	{NULL, 0},
 };
 
@@ -226,11 +227,11 @@ int pm_parse_size_range(const char *s, double **sizes, int *n,
 
 void pm_fmt_size(double bytes, char *buf, size_t n)
 {
-	static const char *const names[] = {"", "K", "M", "G", "T"};
+	static const char *const names[] = {"", "K", "M", "G", "T", "P"};
 	double v = bytes;
 	int i = 0;
 
-	while (v >= 1024.0 && i < 4) {
+	while (v >= 1024.0 && i < 5) {
 		v /= 1024.0;
 		i++;
 	}
