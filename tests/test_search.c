@@ -267,6 +267,11 @@ Test(machine, bad_files)
 		{"m5.csv", "kind,name,count,inner_bw,egress_bw,flow_bw,value,source\nparam,alpha,,,,,5us,\n", "no level rows"},
 		{"m6.csv", "kind,name,count,inner_bw,egress_bw,flow_bw,value,source\nshelf,node,4,1GB/s,,,,\n", "invalid kind 'shelf'"},
 		{"m7.csv", "kind,name,count,inner_bw,egress_bw,flow_bw,value,source\nlevel,node,4,,,,,\n", "neither inner_bw nor egress_bw"},
+		/* JSON values of the wrong type (hostile input, round three) */
+		{"j1.json", "{\"pipeline\": \"2\", \"levels\": [{\"name\": \"node\", \"count\": 8, \"inner_bw\": \"450GB/s\"}]}", "key 'pipeline': invalid pipeline '2' (expected an integer"},
+		{"j2.json", "{\"description\": 5, \"levels\": [{\"name\": \"node\", \"count\": 8, \"inner_bw\": \"450GB/s\"}]}", "key 'description': invalid description 'a number' (expected text"},
+		{"j3.json", "{\"levels\": [{\"name\": \"node\", \"count\": \"8\", \"inner_bw\": \"450GB/s\"}]}", "invalid count '8' (expected an integer"},
+		{"j4.json", "{\"levels\": [{\"name\": \"node\", \"count\": 8, \"inner_bw\": 450}]}", "invalid inner_bw 'a number' (expected text"},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		struct pm_machine m;

@@ -213,13 +213,25 @@ static int on_row(void *ctx, int row, char *const *cells, int n, struct pm_err *
 
 /* ---- JSON machine files: the same rows as an object (docs/cli.md) ---- */
 
-/* A JSON value as the text a CSV cell would hold: strings as they are,
- * integers printed; anything else is not a cell. */
-static int cell_text(const json_t *v, char *buf, size_t size)
+/* What a key's JSON value must be: text (names, descriptions, sources,
+ * quantities with a unit such as "400GB/s") or an integer (counts). */
+static int integer_key(const char *k)
 {
-	if (json_is_string(v))
+	static const char *const ints[] = {"count", "pipeline", "nics", "channels", "sharp", "ll128"};
+	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+		if (!strcmp(k, ints[i]))
+			return 1;
+	return 0;
+}
+
+/* A JSON value as the text a CSV cell would hold: a string where the key
+ * wants text, an integer where it wants a count; anything else is not a
+ * cell (a number where a description belongs, "2" for a count). */
+static int cell_text(const char *key, const json_t *v, char *buf, size_t size)
+{
+	if (json_is_string(v) && !integer_key(key))
 		pm_strlcpy(buf, json_string_value(v), size);
-	else if (json_is_integer(v))
+	else if (json_is_integer(v) && integer_key(key))
 		snprintf(buf, size, "%lld", (long long)json_integer_value(v));
 	else
 		return -1;
@@ -241,8 +253,11 @@ static void blank_row(struct mreader *r, char buf[NC][512], char **cells, const 
 
 static int not_text(const struct mreader *r, const char *key, const json_t *v, struct pm_err *err)
 {
-	return bad(r, key, json_is_real(v) ? "a number without a unit" : "a non-text value",
-		   "text such as \"400GB/s\" (or an integer count)", err);
+	if (integer_key(key))
+		return bad(r, key, json_is_string(v) ? json_string_value(v) : "a non-integer value",
+			   "an integer such as 8 (a JSON number, not a string or a fraction)", err);
+	return bad(r, key, json_is_real(v) || json_is_integer(v) ? "a number" : "a non-text value",
+		   "text such as \"400GB/s\" or \"8 x H100 per node\"", err);
 }
 
 /* One level object as a level row: its keys are the CSV columns. */
@@ -261,7 +276,7 @@ static int json_level(struct mreader *r, const json_t *obj, struct pm_err *err)
 			i++;
 		if (i == 6)
 			return bad(r, "key", k, "one of name, count, inner_bw, egress_bw, flow_bw, source", err);
-		if (cell_text(v, buf[col[i]], sizeof buf[col[i]]))
+		if (cell_text(k, v, buf[col[i]], sizeof buf[col[i]]))
 			return not_text(r, k, v, err);
 	}
 	return take_level(r, err);
@@ -283,11 +298,11 @@ static int json_params(struct mreader *r, json_t *root, struct pm_err *err)
 		r->where = where;
 		blank_row(r, buf, cells, "param");
 		pm_strlcpy(buf[C_NAME], k, sizeof buf[C_NAME]);
-		if (cell_text(v, buf[C_VALUE], sizeof buf[C_VALUE]))
+		if (cell_text(k, v, buf[C_VALUE], sizeof buf[C_VALUE]))
 			return not_text(r, k, v, err);
 		snprintf(skey, sizeof skey, "%.80s_source", k);
 		const json_t *src = json_object_get(root, skey);
-		if (src && cell_text(src, buf[C_SOURCE], sizeof buf[C_SOURCE]))
+		if (src && cell_text(skey, src, buf[C_SOURCE], sizeof buf[C_SOURCE]))
 			return not_text(r, skey, src, err);
 		int rc = take_param(r, err);
 		if (rc)
