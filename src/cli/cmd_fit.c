@@ -51,7 +51,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "--topo machine:OUT:NODES and hier --machine OUT.\n\n"
 	       "Examples:\n"
 	       "  perfmodel fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M\n"
-	       "  perfmodel fit tests/data/nccl_allreduce_tagged.log --range 1M:1G --format json\n"
+	       "  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --range 8M:8G --procs 8 --format json\n"
 	       "  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --procs 8 --machine azure-nd-h100-v5 --write-machine /tmp/my-ndh100.csv\n"
 	       "  perfmodel allreduce --topo machine:/tmp/my-ndh100.csv:2 --algo nccl --size 8:8G:x4 --model closed\n\n"
 	       "Options:\n");

@@ -1,5 +1,6 @@
 /* csvread.c: the shared CSV reader (see csvread.h). */
 #include "model/csvread.h"
+#include "model/preset.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -120,7 +121,14 @@ FILE *pm_input_open(const char *path, const char *what, struct pm_err *err)
 {
 	struct stat sb;
 	FILE *f;
+	char shipped[4200];
 
+	/* "data/..." not found here names the shipped data wherever it lives
+	 * (an installed perfmodel run from another directory) */
+	if (stat(path, &sb) != 0 && strncmp(path, "data/", 5) == 0 &&
+	    snprintf(shipped, sizeof shipped, "%s/%s", pm_data_dir(), path + 5) < (int)sizeof shipped &&
+	    stat(shipped, &sb) == 0)
+		path = shipped;
 	if (stat(path, &sb) != 0) {
 		pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable file)",
 			what, path, strerror(errno));

@@ -27,7 +27,8 @@ int pm_csv_read(const char *path, const char *what, pm_csv_row_fn on_row,
 /* Seconds a pipe may stay silent before its reader gives up. */
 #define PM_INPUT_WAIT_S 20
 
-/* Open a data file for reading: a regular file (or a pipe, read whole
+/* Open a data file for reading (a path "data/..." that does not exist
+ * here is looked up in the data directory, pm_data_dir): a regular file (or a pipe, read whole
  * first: PM_INPUT_WAIT_S of silence ends it with an error) of at most
  * PM_INPUT_MAX_BYTES; anything else (a directory, a device) is refused
  * with a message naming it.  NULL on error. */

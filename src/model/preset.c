@@ -16,14 +16,34 @@
 #define PM_SRC_DATADIR PM_DATADIR
 #endif
 
+/* Is the running program one built in this library's build tree (the
+ * command, the tests, the fuzz harnesses), not an installed copy? */
+static int in_build_tree(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	size_t root = strlen(PM_BUILD_ROOT);
+
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	return strncmp(exe, PM_BUILD_ROOT, root) == 0 && exe[root] == '/';
+}
+
 const char *pm_data_dir(void)
 {
 	const char *d = getenv("PERFMODEL_DATA");
+	int src = access(PM_SRC_DATADIR "/machines", R_OK) == 0;
+	int installed = access(PM_DATADIR "/machines", R_OK) == 0;
+
 	if (d && *d)
 		return d;
-	/* the source tree while it exists (a build run in place), else
-	 * where meson install put the data */
-	return access(PM_SRC_DATADIR "/machines", R_OK) == 0 ? PM_SRC_DATADIR : PM_DATADIR;
+	/* a program of the build tree reads the source tree's data; an
+	 * installed one its installed copy (the source tree's only when
+	 * nothing was installed) */
+	if (src && (in_build_tree() || !installed))
+		return PM_SRC_DATADIR;
+	return PM_DATADIR;
 }
 
 static int ends_csv(const char *s)

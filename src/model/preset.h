@@ -8,8 +8,10 @@
 
 #include <stddef.h>
 
-/* The data directory: $PERFMODEL_DATA, else the source tree's data/ while
- * it exists, else the installed copy (DATADIR/perfmodel). */
+/* The data directory: $PERFMODEL_DATA, else the source tree's data/ for a
+ * program of this build tree (the command before installing, the tests),
+ * else the installed copy (DATADIR/perfmodel; the source tree's when none
+ * was installed). */
 const char *pm_data_dir(void);
 
 /* The preset names of one kind ("machines", "models"), sorted; release with

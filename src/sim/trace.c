@@ -55,7 +55,7 @@ int pm_trace_open(const char *path, const char *title, struct pm_trace **out,
 		free(tr);
 		return pm_fail(err, PM_EINPUT, "trace file name too long (expected at most %zu characters)", sizeof tr->path - 1);
 	}
-	snprintf(tr->path, sizeof tr->path, "%s", path);
+	memcpy(tr->path, path, strlen(path) + 1);
 	/* a device or a pipe (/dev/stdout) is written as it is, a file through a
 	 * temporary name renamed over it when whole */
 	struct stat st;
