@@ -411,7 +411,7 @@ Test(cli, plot_writes_an_svg)
 
 	/* hier: bus bandwidth per hierarchy against the size */
 	snprintf(args, sizeof args, "hier --machine abci --procs 64 --size 1M:64M:x4 --layers 4x16 --plot %s", path);
-	const char *hwant[] = {"best hierarchy at each size", "flat ring", "Rabenseifner", "4x16", "bus bandwidth", "64 processes on abci"};
+	const char *hwant[] = {"best hierarchy (named where it changes)", "flat ring", "Rabenseifner", "4x16", "bus bandwidth", "64 processes on abci"};
 	check_svg(args, path, hwant, sizeof hwant / sizeof *hwant);
 }
 
@@ -1205,4 +1205,48 @@ Test(cli, plots_in_every_format)
 		remove(path);
 		run_free(&r);
 	}
+}
+
+/* A plot read back: every series has its own marker glyph, drawn at each
+ * of its points and once in the legend (the same glyph), its own line
+ * colour (the first is black, the others distinct), its name in the
+ * legend, and the network's bound is named in it.  PLplot's SVG writes
+ * text as character references, markers as Unicode glyphs (and dashes as
+ * short strokes, so the dash itself is not checked here). */
+Test(cli, a_plot_has_distinct_series_styles)
+{
+	char path[64], cmd[256];
+	snprintf(path, sizeof path, "/tmp/pm_styles_%d.svg", (int)getpid());
+	snprintf(cmd, sizeof cmd, "allreduce --topo torus:4x4 --size 1K:1G:x4 --algo ring,bidir-ring,rabenseifner,multitree --plot %s", path);
+	struct run r = run_perfmodel(cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_free(&r);
+	char *svg = slurp(path), *text = malloc(strlen(svg) + 1), *o = text;
+	for (const char *p = svg; *p;) {	/* decode &#xHH; (ASCII) into text, keep the rest */
+		unsigned c;
+		int n;
+		if (sscanf(p, "&#x%x;%n", &c, &n) == 1 && c < 128) {
+			*o++ = (char)c;
+			p += n;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	static const char *const glyph[] = {"&#x25cb;", "&#x25a0;", "&#x25b3;", "&#x25bc;"};	/* o, filled square, triangle, filled down */
+	for (int s = 0; s < 4; s++) {
+		int n = 0;
+		for (const char *p = text; (p = strstr(p, glyph[s])); p++)
+			n++;
+		cr_assert_eq(n, 11 + 1, "series %d: marker %s drawn %d times (11 sizes + the legend)", s, glyph[s], n);
+	}
+	static const char *const names[] = {"ring", "bidir-ring", "rabenseifner", "multitree", "bound: the network's links"};
+	for (int s = 0; s < 5; s++)
+		cr_assert(strstr(text, names[s]), "legend lacks '%s'", names[s]);
+	static const char *const colour[] = {"#E69F00", "#56B4E9", "#009E73"};
+	for (int s = 0; s < 3; s++)
+		cr_assert(strstr(text, colour[s]), "no line in %s", colour[s]);
+	free(svg);
+	free(text);
+	remove(path);
 }

@@ -298,22 +298,22 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 /* --plot: busbw against size, one line per algorithm that has numbers, of
  * the most detailed evaluator asked for (contention, sim, dataflow,
  * closed), as Huang et al. 2021 Fig. 9 draws its sweeps. */
-static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t,
+static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t, double inj_Bps,
 		const struct job *jobs, int njobs, const double *sizes, int nsizes,
 		const int on[NMODEL], struct pm_err *err)
 {
 	static const int pref[NMODEL] = {M_CONTENTION, M_SIM, M_DATAFLOW, M_CLOSED};
 	int m = M_CLOSED, P = pm_topo_endpoints(t), ns = 0;
-	const char *names[16];
-	double *y = malloc(sizeof(double) * 16 * (size_t)nsizes);
-	char title[160], ylabel[64];
+	const char *names[24];
+	double *y = malloc(sizeof(double) * 25 * (size_t)nsizes), *bound;
+	char title[200], ylabel[64];
 
 	if (!y)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int k = NMODEL - 1; k >= 0; k--)
 		if (on[pref[k]])
 			m = pref[k];
-	for (int i = 0; i < njobs && ns < 16; i++) {
+	for (int i = 0; i < njobs && ns < 24; i++) {
 		if (jobs[i].status != PM_OK)
 			continue;
 		for (int z = 0; z < nsizes; z++) {
@@ -322,9 +322,16 @@ static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t,
 		}
 		names[ns++] = jobs[i].in.label;
 	}
-	snprintf(title, sizeof title, "%s on %s (%s)", pm_coll_info(coll)->title, pm_topo_spec(t), model_names[m]);
+	bound = y + (size_t)24 * nsizes;	/* the network's bound as bus bandwidth */
+	for (int z = 0; z < nsizes; z++) {
+		double tb = pm_coll_bound(coll, sizes[z], t, inj_Bps);
+		bound[z] = tb > 0 ? pm_algbw(sizes[z], tb) * pm_coll_busbw_factor(coll, P) / 1e9 : NAN;
+	}
+	snprintf(title, sizeof title, "%s on %s, %d endpoints (%s evaluator)", pm_coll_info(coll)->title, pm_topo_spec(t), P,
+		 model_names[m]);
 	snprintf(ylabel, sizeof ylabel, "bus bandwidth (GB/s)");
-	struct cli_plot pl = {path, title, "message size per rank (bytes, log scale)", ylabel, 1, ns, nsizes, names, sizes, y};
+	struct cli_plot pl = {path, title, "message size per rank (bytes, log scale)", ylabel, 1, ns, nsizes, names, sizes, y,
+			      "bound: the network's links", bound, NULL};
 	int rc = ns ? cli_plot_write(&pl, err) : pm_fail(err, PM_EINPUT, "nothing to plot: no algorithm has numbers");
 	free(y);
 	return rc;
@@ -685,7 +692,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 	if (!rc)
 		rc = cli_table_write(stdout, &tab, fmt, err);
 	if (!rc && plot)
-		rc = draw(plot, coll, t, jobs, njobs, sizes, nsizes, on, err);
+		rc = draw(plot, coll, t, p.inj_bw_Bps, jobs, njobs, sizes, nsizes, on, err);
 	if (so.trace && !rc) {
 		rc = pm_trace_close(so.trace, err);
 		so.trace = NULL;

@@ -183,7 +183,7 @@ static void extends_text(const struct pm_hier_query *q, const struct pm_hier *be
  * each --layers hierarchy. */
 static int hier_size(struct cli_table *t, struct pm_hier_query *q,
 		     const char *given, struct pm_hier_stats *st, double *ys, int *nser,
-		     struct pm_err *err)
+		     char best_name[64], struct pm_err *err)
 {
 	struct pm_hier best[PM_HIER_MAX_TOP];
 	char rank[16], ext[320];
@@ -201,8 +201,10 @@ static int hier_size(struct cli_table *t, struct pm_hier_query *q,
 		snprintf(rank, sizeof rank, "%d", i + 1);
 		extends_text(q, &best[i], ext, sizeof ext);
 		double ts = add_rows(t, rank, &best[i], q, flat_s, ext, err);
-		if (i == 0)
+		if (i == 0) {
 			ys[0] = ts;
+			pm_hier_name(&best[i], best_name, 64);
+		}
 	}
 	if (given && (rc = add_given(t, given, q, flat_s, ys + 3, &ng, err)))
 		return rc;
@@ -242,12 +244,15 @@ static void hier_meta(struct cli_table *t, const struct pm_hier_query *q, const 
 /* --plot: bus bandwidth 2(P-1)/P n / T of each series against n. */
 static int plot_hier(const char *path, const struct pm_hier_query *q,
 		     const char *given, const double *sizes, int ns,
-		     double *y, int nser, struct pm_err *err)
+		     double *y, int nser, char (*best)[64], struct pm_err *err)
 {
-	const char *names[HIER_SERIES] = {"best hierarchy at each size", "flat ring", "Rabenseifner (2x2x...)"};
+	const char *names[HIER_SERIES] = {"best hierarchy (named where it changes)", "flat ring", "Rabenseifner (2x2x...)"};
+	const char **labels = calloc((size_t)ns, sizeof *labels);
 	char buf[1024], title[160];
 	int k = 3;
 
+	for (int i = 0; labels && i < ns; i++)	/* the winner, where it changes */
+		labels[i] = !i || strcmp(best[i], best[i - 1]) ? best[i] : "";
 	if (given && strlen(given) < sizeof buf) {
 		strcpy(buf, given);
 		for (char *save, *h = strtok_r(buf, ",", &save); h && k < nser; h = strtok_r(NULL, ",", &save))
@@ -257,8 +262,10 @@ static int plot_hier(const char *path, const struct pm_hier_query *q,
 		y[i] = isfinite(y[i]) && y[i] > 0 ? 2.0 * (q->P - 1) / q->P * sizes[i % ns] / y[i] / 1e9 : NAN;
 	snprintf(title, sizeof title, "hierarchical ring all-reduce, %lld processes on %s", q->P, q->m->name);
 	struct cli_plot pl = {path, title, "size per process (log scale)",
-			      "bus bandwidth (GB/s): 2(P-1)/P n / T", 1, nser, ns, names, sizes, y};
-	return cli_plot_write(&pl, err);
+			      "bus bandwidth (GB/s): 2(P-1)/P n / T", 1, nser, ns, names, sizes, y, NULL, NULL, labels};
+	int rc = cli_plot_write(&pl, err);
+	free(labels);
+	return rc;
 }
 
 /* The query's options as given. */
@@ -320,6 +327,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	struct cli_table t = {0};
 	const char *plot = NULL;
 	double *sizes = NULL, *y = NULL;
+	char (*best)[64] = NULL;
 	int nsizes = 0, nser = 0;
 
 	opts[n++] = (struct cli_opt){"machine", "M", "a preset (abci, dgx-h100, tpu-v4-like) or a machine file, .csv or .json (required)", &machine, NULL};
@@ -356,14 +364,18 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 		rc = rc ? rc : PM_EINPUT;
 	else if (plot && nsizes < 2)
 		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1M:1G:x2 (got '%s')", size);
-	else if (plot && !(y = malloc(sizeof(double) * HIER_SERIES * (size_t)nsizes)))
+	else if (plot && (!(y = malloc(sizeof(double) * HIER_SERIES * (size_t)nsizes)) ||
+			  !(best = calloc((size_t)nsizes, sizeof *best))))
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	cli_table_init(&t, NH, hcols, hflags);
 	for (int i = 0; !rc && i < nsizes; i++) {
 		double ys[HIER_SERIES];
 		struct pm_hier_stats st;
 		q.n = sizes[i];
-		rc = hier_size(&t, &q, given, &st, ys, &nser, err);
+		char name[64];
+		rc = hier_size(&t, &q, given, &st, ys, &nser, name, err);
+		if (best)
+			memcpy(best[i], name, sizeof name);
 		if (!rc && i == 0)
 			hier_meta(&t, &q, sizes, nsizes, alpha ? NULL : m.alpha_source, &st);
 		for (int k = 0; y && k < nser; k++)
@@ -372,9 +384,10 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	if (!rc)
 		rc = cli_table_write(stdout, &t, fmt, err);
 	if (!rc && plot)
-		rc = plot_hier(plot, &q, given, sizes, nsizes, y, nser, err);
+		rc = plot_hier(plot, &q, given, sizes, nsizes, y, nser, best, err);
 	cli_table_release(&t);
 	free(sizes);
 	free(y);
+	free(best);
 	return rc;
 }

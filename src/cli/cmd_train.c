@@ -283,17 +283,21 @@ static int parallel_rows(struct cli_table *t, const int *schemes, int nsch, cons
 }
 
 /* --plot: speedup against workers, one line per policy. */
-static int plot_speedup(const char *path, const struct pm_profile *prof, const struct policy *pol,
-			int npol, const double *wl, int nw, const double *speed, struct pm_err *err)
+static int plot_speedup(const char *path, const struct pm_profile *prof, const char *net,
+			const struct policy *pol, int npol, const double *wl, int nw, const double *speed,
+			struct pm_err *err)
 {
-	const char *names[16];
-	char title[160];
+	const char *names[24];
+	char title[200];
+	double ideal[1024];
 
-	for (int k = 0; k < npol && k < 16; k++)
+	for (int k = 0; k < npol && k < 24; k++)
 		names[k] = pol[k].label;
-	snprintf(title, sizeof title, "S-SGD speedup of %s", prof->name);
+	for (int i = 0; i < nw && i < 1024; i++)
+		ideal[i] = wl[i];	/* S(N) = N: no communication at all */
+	snprintf(title, sizeof title, "S-SGD speedup of %s, %s", prof->name, net);
 	struct cli_plot pl = {path, title, "workers (log scale)", "speedup (N t_comp / t_iter)", 2,
-			      npol < 16 ? npol : 16, nw, names, wl, speed};
+			      npol < 24 ? npol : 24, nw, names, wl, speed, "ideal: S(N) = N", ideal, NULL};
 	return cli_plot_write(&pl, err);
 }
 
@@ -857,7 +861,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	if (!rc)
 		rc = cli_table_write(stdout, &t, g.fmt, err);
 	if (!rc && g.plot)
-		rc = plot_speedup(g.plot, &prof, g.pol, g.npol, wl, nw, speed, err);
+		rc = plot_speedup(g.plot, &prof, cost.topo ? pm_topo_spec(cost.topo) : "the all-reduce cost T(M) = a + b M",
+				  g.pol, g.npol, wl, nw, speed, err);
 out:
 	free(speed);
 	cli_table_release(&t);

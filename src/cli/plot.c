@@ -76,14 +76,103 @@ int cli_plot_check_path(const char *path, const char *input, struct pm_err *err)
 	return PM_OK;
 }
 
+/* Series styles: colour (Okabe-Ito, readable by the colour-blind; the
+ * yellow left out, unreadable on white) and Hershey marker, the same
+ * glyph drawn on the curve and in the legend. */
+static const int pal[8][3] = {{255, 255, 255}, {0, 0, 0}, {230, 159, 0}, {86, 180, 233},
+			      {0, 158, 115}, {0, 114, 178}, {213, 94, 0}, {204, 121, 167}};
+#define NCOLOURS 7	/* colour map 1..7 */
+static const char *const markers[] = {"#(840)", "#(851)", "#(842)", "#(854)", "#(841)", "#(852)",
+				      "#(843)", "#(846)", "#(855)", "#(845)", "#(853)", "#(847)"};
+#define NMARKERS 12
+#define MAX_SERIES 24
+
+/* Log y when the positive values span more than two decades. */
+static void y_range(const struct cli_plot *pl, int ns, double *lo, double *hi, int *logy)
+{
+	*lo = INFINITY, *hi = 0;
+	for (int s = -1; s < ns; s++)
+		for (int i = 0; i < pl->npts; i++) {
+			double y = s < 0 ? (pl->ref ? pl->ref[i] : NAN) : pl->y[s * pl->npts + i];
+			if (isfinite(y) && y > 0)
+				*lo = fmin(*lo, y), *hi = fmax(*hi, y);
+		}
+	if (!(*hi > 0))
+		*lo = 0.1, *hi = 1;
+	*logy = *hi / *lo > 100;
+	if (*logy)
+		*lo = floor(log10(*lo)), *hi = ceil(log10(*hi));
+	else
+		*lo = 0, *hi *= 1.05;
+}
+
+/* One curve: its points where y is a positive number. */
+static int points(const struct cli_plot *pl, const double *y, int logy, double *xs, double *ys)
+{
+	int n = 0;
+	for (int i = 0; i < pl->npts; i++) {
+		if (!isfinite(y[i]) || (logy && y[i] <= 0))
+			continue;
+		xs[n] = pl->logx ? log2(pl->x[i]) : pl->x[i];
+		ys[n++] = logy ? log10(y[i]) : y[i];
+	}
+	return n;
+}
+
+static void axes(const struct cli_plot *pl, double xmin, double xmax, double ylo, double yhi, int logy)
+{
+	plcol0(1);
+	plschr(0, 0.8);
+	plwind(xmin, xmax, ylo, yhi);
+	if (pl->logx) {	/* ticks at powers of two, labelled as sizes */
+		double step = ceil((xmax - xmin) / 8);
+		plslabelfunc(size_label, (PLPointer)&pl->logx);
+		plbox("bcnost", step > 1 ? step : 1, 0, logy ? "bcnstvl" : "bcnstv", 0, 0);
+	} else {
+		plbox("bcnst", 0, 0, logy ? "bcnstvl" : "bcnstv", 0, 0);
+	}
+	plslabelfunc(NULL, NULL);
+	pllab(pl->xlabel, pl->ylabel, "");
+	plmtex("t", 1.5, 0.5, 0.5, pl->title);
+}
+
+/* The legend right of the data, black text, each entry as drawn. */
+static void legend(const struct cli_plot *pl, int ns)
+{
+	PLINT opt[MAX_SERIES + 1], lcol[MAX_SERIES + 1], lsty[MAX_SERIES + 1], tcol[MAX_SERIES + 1];
+	PLINT snum[MAX_SERIES + 1];
+	PLFLT lw[MAX_SERIES + 1], ssc[MAX_SERIES + 1], w, h;
+	const char *text[MAX_SERIES + 1], *sym[MAX_SERIES + 1];
+	int n = 0;
+
+	for (int s = 0; s < ns; s++, n++) {
+		opt[n] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
+		lcol[n] = 1 + s % NCOLOURS;
+		lsty[n] = 1 + (s / NCOLOURS) % 4;
+		lw[n] = 1.5;
+		ssc[n] = 0.9;
+		snum[n] = 1;
+		tcol[n] = 1;
+		text[n] = pl->names[s];
+		sym[n] = markers[s % NMARKERS];
+	}
+	if (pl->ref) {
+		opt[n] = PL_LEGEND_LINE;
+		lcol[n] = 1, lsty[n] = 2, lw[n] = 1, ssc[n] = 0, snum[n] = 0, tcol[n] = 1;
+		text[n] = pl->ref_name;
+		sym[n++] = "";
+	}
+	plschr(0, 1.0);
+	pllegend(&w, &h, PL_LEGEND_BOUNDING_BOX, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE,
+		 0.02, 0.0, 0.06, 0, 1, 1, 0, 0, n, opt, 0.6, 0.65, 1.6, 0.0, tcol, text,
+		 NULL, NULL, NULL, NULL, lcol, lsty, lw, lcol, ssc, snum, sym);
+}
+
 int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 {
-	double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+	double xmin = INFINITY, xmax = -INFINITY, ylo, yhi;
 	double xs[1024], ys[1024];
-	PLINT opt[16], lcol[16], lsty[16], scol[16], snum[16];
-	PLFLT lw[16], ssc[16];
-	const char *text[16], *sym[16];
-	int ns = pl->nseries < 16 ? pl->nseries : 16;
+	int ns = pl->nseries < MAX_SERIES ? pl->nseries : MAX_SERIES, logy;
 
 	if (cli_plot_check_path(pl->path, NULL, err))
 		return PM_EINPUT;
@@ -91,20 +180,9 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "a plot needs 2 to 1024 points along x (got %d: give a range such as 32K:64M:x2)", pl->npts);
 	for (int i = 0; i < pl->npts; i++) {
 		double x = pl->logx ? log2(pl->x[i]) : pl->x[i];
-		xmin = x < xmin ? x : xmin;
-		xmax = x > xmax ? x : xmax;
-		for (int s = 0; s < ns; s++) {
-			double y = pl->y[s * pl->npts + i];
-			if (isfinite(y) && y > ymax)
-				ymax = y;
-		}
+		xmin = fmin(xmin, x), xmax = fmax(xmax, x);
 	}
-	if (!(ymax > 0))
-		ymax = 1;
-	/* white paper, black ink, lines in the Okabe-Ito colours (readable by
-	 * the colour-blind and in greyscale print) */
-	static const int pal[9][3] = {{0, 0, 0}, {230, 159, 0}, {86, 180, 233}, {0, 158, 115},
-				      {240, 228, 66}, {0, 114, 178}, {213, 94, 0}, {204, 121, 167}, {0, 0, 0}};
+	y_range(pl, ns, &ylo, &yhi, &logy);
 	/* drawn under a temporary name with the same extension, renamed when
 	 * whole; a device or pipe (not a regular file) is written as it is */
 	char tmp[4200];
@@ -113,53 +191,46 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld%s", pl->path, (long)getpid(), strrchr(pl->path, '.'));
 	plsdev(device_for(pl->path));
 	plsfnam(direct ? pl->path : tmp);
+	plspage(0, 0, 900, 540, 0, 0);
 	plscolbg(255, 255, 255);
-	for (int k = 1; k < 9; k++)
+	for (int k = 1; k < 8; k++)
 		plscol0(k, pal[k][0], pal[k][1], pal[k][2]);
-	plscol0(15, 0, 0, 0);
 	plinit();
-	plcol0(15);
 	pladv(0);
-	plvsta();
-	plwind(xmin, xmax, 0, ymax * 1.05);
-	if (pl->logx) {	/* ticks at powers of two, labelled as sizes */
-		double step = ceil((xmax - xmin) / 10);
-		plslabelfunc(size_label, (PLPointer)&pl->logx);
-		plbox("bcnost", step > 1 ? step : 1, 0, "bcnstv", 0, 0);
-	} else {
-		plbox("bcnst", 0, 0, "bcnstv", 0, 0);
-	}
-	pllab(pl->xlabel, pl->ylabel, pl->title);
+	plvpor(0.08, 0.62, 0.12, 0.90);	/* room on the right for the legend */
+	axes(pl, xmin, xmax, ylo, yhi, logy);
 	for (int s = 0; s < ns; s++) {
-		int n = 0;
-		for (int i = 0; i < pl->npts; i++) {
-			double y = pl->y[s * pl->npts + i];
-			if (!isfinite(y))
-				continue;
-			xs[n] = pl->logx ? log2(pl->x[i]) : pl->x[i];
-			ys[n++] = y;
-		}
-		plcol0(1 + s % 8);
-		pllsty(1 + (s / 8) % 8);
-		plwidth(2);
-		if (n > 0) {
+		int n = points(pl, pl->y + (size_t)s * pl->npts, logy, xs, ys);
+		plcol0(1 + s % NCOLOURS);
+		pllsty(1 + (s / NCOLOURS) % 4);
+		plwidth(1.5);
+		if (n > 1)
 			plline(n, xs, ys);
-			plpoin(n, xs, ys, 17);
-		}
-		opt[s] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
-		lcol[s] = scol[s] = 1 + s % 8;
-		lsty[s] = 1 + (s / 8) % 8;	/* dashes once the colours repeat */
-		lw[s] = 2;
-		ssc[s] = 1;
-		snum[s] = 1;
-		text[s] = pl->names[s];
-		sym[s] = "#(728)";
+		plschr(0, 0.9);
+		if (n > 0)
+			plstring(n, xs, ys, markers[s % NMARKERS]);
 	}
-	PLFLT w, h;
-	plcol0(15);
-	pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE,
-		 0.02, 0.02, 0.1, 0, 15, 1, 0, 0, ns, opt, 1.0, 0.8, 2.0, 0.0, lcol, text,
-		 NULL, NULL, NULL, NULL, lcol, lsty, lw, scol, ssc, snum, sym);
+	if (pl->ref && points(pl, pl->ref, logy, xs, ys) > 1) {	/* on top, thin */
+		plcol0(1);
+		pllsty(2);
+		plwidth(1);
+		plline(points(pl, pl->ref, logy, xs, ys), xs, ys);
+	}
+	pllsty(1);
+	plcol0(1);
+	plschr(0, 0.65);
+	for (int i = 0; pl->labels && ns > 0 && i < pl->npts; i++) {
+		double y = pl->y[i];
+		if (!pl->labels[i] || !pl->labels[i][0] || !isfinite(y) || (logy && y <= 0))
+			continue;
+		double x = pl->logx ? log2(pl->x[i]) : pl->x[i], yy = logy ? log10(y) : y;
+		double f = xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5, dy = (yhi - ylo) * 0.035;
+		/* inside the frame: left-aligned at the left edge, right-aligned
+		 * at the right, below the point near the top */
+		plptex(x, yy + dy > yhi - dy ? yy - 1.6 * dy : yy + dy, 1, 0, f < 0.15 ? 0 : f > 0.85 ? 1 : 0.5,
+		       pl->labels[i]);
+	}
+	legend(pl, ns);
 	plend();
 	if (direct)
 		return PM_OK;

@@ -1,7 +1,10 @@
 /* plot.h: figures for papers, drawn with PLplot (Debian libplplot-dev;
  * SVG through PLplot's own svg driver, PNG and PDF through its cairo
  * drivers, plplot-driver-cairo).  One kind of figure: lines of y against
- * x, one line per series, labelled axes with units, a legend. */
+ * x, one line per series, each with its own colour and marker (the same
+ * in the legend), labelled axes with units, the legend beside the data,
+ * a reference curve (a bound, the ideal) dashed in black, and y on a
+ * logarithmic axis when it spans more than two decades. */
 #ifndef PM_CLI_PLOT_H
 #define PM_CLI_PLOT_H
 
@@ -15,6 +18,9 @@ struct cli_plot {
 	const char *const *names;	/* per series */
 	const double *x;		/* npts */
 	const double *y;		/* nseries x npts, row-major; NaN: no point */
+	const char *ref_name;		/* the reference curve's legend, or NULL */
+	const double *ref;		/* npts: the reference curve (NaN: no point) */
+	const char *const *labels;	/* npts or NULL: text by series 0's points ("" none) */
 };
 
 /* PM_EINPUT when the file name's extension is not one PLplot can write
