@@ -409,6 +409,11 @@ Test(cli, plot_writes_an_svg)
 	const char *twant[] = {"mgwfbp", "workers", "64"};
 	check_svg(args, path, twant, sizeof twant / sizeof *twant);
 
+	/* best: the winner, named where it changes, the runner-up, the bound */
+	snprintf(args, sizeof args, "best --topo torus:4x4 --size 1K:1G:x8 --algo ring,recdoubling,multitree --plot %s", path);
+	const char *bwant[] = {"fastest (named where it changes)", "runner-up", "bound: the network's links", "recdoubling", "torus:4x4"};
+	check_svg(args, path, bwant, sizeof bwant / sizeof *bwant);
+
 	/* hier: bus bandwidth per hierarchy against the size */
 	snprintf(args, sizeof args, "hier --machine abci --procs 64 --size 1M:64M:x4 --layers 4x16 --plot %s", path);
 	const char *hwant[] = {"best hierarchy (named where it changes)", "flat ring", "Rabenseifner", "4x16", "bus bandwidth", "64 processes on abci"};

@@ -2,10 +2,13 @@
  * a network and the sizes where the winner changes. */
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/file.h"
+#include "cli/plot.h"
 #include "search/best.h"
 #include "model/text.h"
 #include "model/units.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +40,8 @@ static void usage(const struct cli_opt *opts, int n)
 	       "Examples:\n"
 	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x2\n"
 	       "  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n"
-	       "  perfmodel best --topo fattree:8,2 --op alltoall --size 1K:64M:x4\n\n"
+	       "  perfmodel best --topo fattree:8,2 --op alltoall --size 1K:64M:x4\n"
+	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x4 --plot best.svg\n\n"
 	       "Options:\n");
 	cli_print_opts(stdout, opts, n);
 }
@@ -112,13 +116,48 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 	}
 }
 
+/* --plot: the winner's bus bandwidth at each size, named where it
+ * changes, the runner-up's, and the network's bound. */
+static int plot_best(const char *path, const struct pm_best *b, const struct pm_inst *in, const struct pm_topo *t,
+		     double inj_Bps, const char *model, struct pm_err *err)
+{
+	int n = b->npts, P = pm_topo_endpoints(t), rc;
+	double *y = malloc(sizeof(double) * 3 * (size_t)n + 1), *x = malloc(sizeof(double) * (size_t)n + 1);
+	const char **labels = calloc((size_t)n + 1, sizeof *labels);
+	const char *names[2] = {"fastest (named where it changes)", "runner-up"};
+	char title[200];
+	enum pm_coll c = in[0].coll;
+
+	if (!y || !x || !labels) {
+		free(y), free(x), free(labels);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	for (int i = 0; i < n; i++) {
+		const struct pm_best_point *pt = &b->pts[i];
+		double tb = pm_coll_bound(c, pt->size_B, t, inj_Bps);
+		x[i] = pt->size_B;
+		y[i] = pt->winner >= 0 ? busbw(c, pt->size_B, pt->time_s, P) : NAN;
+		y[n + i] = pt->second >= 0 ? busbw(c, pt->size_B, pt->second_s, P) : NAN;
+		y[2 * n + i] = tb > 0 ? busbw(c, pt->size_B, tb, P) : NAN;
+		labels[i] = pt->winner >= 0 && (!i || pt->winner != b->pts[i - 1].winner) ? in[pt->winner].label : "";
+	}
+	snprintf(title, sizeof title, "fastest %s on %s, %d endpoints (%s evaluator)", pm_coll_info(c)->title,
+		 pm_topo_spec(t), P, model);
+	struct cli_plot pl = {path, title, "message size per rank (bytes, log scale)", "bus bandwidth (GB/s)", 1, 2, n,
+			      names, x, y, "bound: the network's links", y + 2 * n, labels};
+	rc = cli_plot_write(&pl, err);
+	free(y), free(x), free(labels);
+	return rc;
+}
+
 int cmd_best(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
 	const char *size = "1K:1G:x2", *algo = "all", *model = "contention", *format = "table", *op = "allreduce";
+	const char *plot = NULL;
 	const char *pos[1];
 	int help = 0, npos, n, rc, nsizes = 0, nalgo = 0;
-	struct cli_opt opts[20];
+	struct cli_opt opts[21];
 	enum cli_format fmt;
 	struct pm_params p;
 	struct pm_topo *t = NULL;
@@ -133,6 +172,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"op", "COLL", "the collective: allreduce (default), reducescatter, allgather, reduce, broadcast or alltoall", &op, NULL};
 	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &model, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = (struct cli_opt){"plot", "FILE", "draw the fastest algorithm's bus bandwidth against the size, named where the winner changes, with the runner-up and the network's bound, to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("best", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
@@ -146,6 +186,14 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed or contention)", model);
 	if (cli_parse_format(format, &fmt, err) || pm_parse_size_range(size, &sizes, &nsizes, err))
 		return PM_EINPUT;
+	if (plot && nsizes < 2) {
+		free(sizes);
+		return pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1K:1G:x2 (got '%s')", size);
+	}
+	if (plot && (rc = cli_plot_check_path(plot, cli_topo_file(net.topo), err))) {
+		free(sizes);
+		return rc;
+	}
 	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
 		goto out;
 	if (!(in = calloc(MAX_ALGOS, sizeof *in))) {
@@ -176,6 +224,8 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 		}
 	put_rows(&tab, &b, in, pm_topo_endpoints(t));
 	rc = cli_table_write(stdout, &tab, fmt, err);
+	if (!rc && plot)
+		rc = plot_best(plot, &b, in, t, p.inj_bw_Bps, model, err);
 out:
 	cli_table_release(&tab);
 	pm_best_release(&b);
