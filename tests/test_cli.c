@@ -1255,3 +1255,35 @@ Test(cli, a_plot_has_distinct_series_styles)
 	free(text);
 	remove(path);
 }
+
+/* The docs list every command and the help lists every preset: the
+ * command table of docs/cli.md names each command perfmodel --help
+ * lists, and hier --help names each machine preset of data/machines. */
+Test(cli, docs_list_every_command_and_preset)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/docs/cli.md", getenv("PM_SRCDIR"));
+	char *doc = slurp(path);
+	struct run r = run_perfmodel("--help");
+	cr_assert(doc && r.status == 0);
+	char *p = strstr(r.out, "Commands:\n");
+	cr_assert(p);
+	int n = 0;
+	for (char *line = strtok(p + 10, "\n"); line && !strncmp(line, "  ", 2); line = strtok(NULL, "\n")) {
+		char name[32], want[48];
+		if (sscanf(line, " %31s", name) != 1)
+			continue;
+		snprintf(want, sizeof want, "| `%s` |", name);
+		cr_assert(strstr(doc, want), "docs/cli.md's command table lacks %s", name);
+		n++;
+	}
+	cr_assert(n >= 15, "%d commands listed", n);
+	run_free(&r);
+	free(doc);
+	r = run_perfmodel("hier --help");
+	static const char *const presets[] = {"abci", "dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "mi300x",
+					      "aws-p4d", "aws-p5", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5", "tpu-v4-like"};
+	for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+		cr_assert(strstr(r.out, presets[i]), "hier --help lacks %s", presets[i]);
+	run_free(&r);
+}

@@ -330,7 +330,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	char (*best)[64] = NULL;
 	int nsizes = 0, nser = 0;
 
-	opts[n++] = (struct cli_opt){"machine", "M", "a preset (abci, dgx-h100, tpu-v4-like) or a machine file, .csv or .json (required)", &machine, NULL};
+	opts[n++] = (struct cli_opt){"machine", "M", "a preset (listed below) or a machine file, .csv or .json (required)", &machine, NULL};
 	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required)", &procs, NULL};
 	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M, or a range such as 1M:1G:x4 (one set of rows per size) (required)", &size, NULL};
 	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &top, NULL};

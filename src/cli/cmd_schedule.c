@@ -265,9 +265,9 @@ static void write_dot(FILE *f, const struct pm_inst *in, const struct pm_sched *
 	for (size_t i = 0; i < s->nx; i++)
 		if (s->x[i].flow + 1 > nflows)
 			nflows = s->x[i].flow + 1;
-	fprintf(f, "digraph \"%s on %s\" {\n  label=\"%s on %s: %s steps %d..%d, edge labels = step\";\n",
+	fprintf(f, "digraph \"%s on %s\" {\n  label=\"%s on %s: %s, edge labels = its step (1 to %d; schedule steps %d to %d)\";\n",
 		in->label, pm_topo_spec(in->topo), in->label, pm_topo_spec(in->topo),
-		first ? "all-gather" : "all", first + 1, s->nsteps);
+		first ? "the all-gather half" : "every step", s->nsteps - first, first + 1, s->nsteps);
 	fprintf(f, "  node [shape=circle, fontsize=10];\n");
 	char *declared = calloc((size_t)s->nranks + 1, 1);
 	for (int T = 0; T < nflows && declared; T++) {

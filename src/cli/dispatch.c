@@ -16,7 +16,7 @@ static const struct cli_cmd commands[] = {
 	{"reduce", "predict reduce time (to one root)", cmd_reduce},
 	{"broadcast", "predict broadcast time (from one root)", cmd_broadcast},
 	{"alltoall", "predict all-to-all time (each rank a block to every other)", cmd_alltoall},
-	{"best", "which all-reduce algorithm is fastest at each size, and the crossover sizes", cmd_best},
+	{"best", "which algorithm of a collective is fastest at each size, and the crossover sizes", cmd_best},
 	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
 	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},
 	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},
