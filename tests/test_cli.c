@@ -212,6 +212,9 @@ Test(cli, bad_input_exits_2)
 		{"allreduce --topo torus:4x4 --algo multitree:ports=2,,priority --size 1M", "an empty item"},
 		{"train --profile resnet50 --model vgg16 --workers 8 --a 1us --b 1ns", "two profiles: --profile resnet50 and --model vgg16"},
 		{"allreduce --topo ring:4 --size 2P", "too large (expected at most 1 PiB)"},
+		{"train --profile resnet50 --procs 8 --workers 8 --a 1us --b 1ns", "--procs 8 and --workers 8 both given"},
+		{"hier --topo machine:dgx-h100:16 --machine abci --size 1G", "both given"},
+		{"hier --topo torus:4x4 --size 1G", "expected machine:NAME or machine:NAME:NODES"},
 		/* issue 9 regressions: each crashed, hung or printed inf before */
 		{"train --model resnet50 --algo ring --workers 4 --cost-model contention", "--cost-model contention needs --topo"},
 		{"allreduce --topo file:/dev/zero --size 1M", "not a regular file"},
@@ -1286,4 +1289,23 @@ Test(cli, docs_list_every_command_and_preset)
 	for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
 		cr_assert(strstr(r.out, presets[i]), "hier --help lacks %s", presets[i]);
 	run_free(&r);
+}
+
+/* One spelling per idea: hier takes the machine as --topo machine:M:NODES
+ * (procs = NODES x 8 on dgx-h100) and train takes --procs as hier and fit
+ * do; each gives what the older spelling gives. */
+Test(cli, one_spelling_per_idea)
+{
+	struct run a = run_perfmodel("hier --topo machine:dgx-h100:16 --size 1G --top 1 --format csv");
+	struct run b = run_perfmodel("hier --machine dgx-h100 --procs 128 --size 1G --top 1 --format csv");
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert_str_eq(a.out, b.out);
+	run_free(&a);
+	run_free(&b);
+	a = run_perfmodel("train --profile resnet50 --procs 8 --a 1us --b 1ns --format csv");
+	b = run_perfmodel("train --profile resnet50 --workers 8 --a 1us --b 1ns --format csv");
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert_str_eq(a.out, b.out);
+	run_free(&a);
+	run_free(&b);
 }

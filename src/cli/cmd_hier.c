@@ -268,6 +268,35 @@ static int plot_hier(const char *path, const struct pm_hier_query *q,
 	return rc;
 }
 
+/* --topo machine:M[:NODES]: the machine, and --procs from NODES when
+ * not given. */
+static int machine_from_topo(const char *topo, const char *machine, const char **procs, char *name, size_t size,
+			     char pbuf[32], struct pm_err *err)
+{
+	struct pm_machine m;
+	const char *c;
+
+	if (machine)
+		return pm_fail(err, PM_EINPUT, "--topo %s and --machine %s both given (expected one: they name the same thing)", topo, machine);
+	if (strncmp(topo, "machine:", 8) || !topo[8] || strlen(topo + 8) >= size)
+		return pm_fail(err, PM_EINPUT, "invalid --topo '%s' for hier (expected machine:NAME or machine:NAME:NODES, such as machine:dgx-h100:128)", topo);
+	snprintf(name, size, "%s", topo + 8);
+	c = strrchr(name, ':');
+	if (!c || !c[1] || strspn(c + 1, "0123456789") != strlen(c + 1))
+		return PM_OK;	/* no NODES */
+	long nodes;
+	if (pm_parse_int(c + 1, 1, 1L << 30, "node count", &nodes, err))
+		return PM_EINPUT;
+	name[c - name] = '\0';
+	if (*procs)
+		return PM_OK;
+	if (pm_machine_load(name, &m, err))
+		return PM_EINPUT;
+	snprintf(pbuf, 32, "%lld", (long long)nodes * m.level[0].count);
+	*procs = pbuf;
+	return PM_OK;
+}
+
 /* The query's options as given. */
 struct query_args {
 	const char *procs, *top, *method, *alpha, *pipeline;
@@ -320,7 +349,9 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	const char *given = NULL;
 	const char *pos[1];
 	int help = 0, aligned = 0, npos, n = 0, rc = PM_OK;
-	struct cli_opt opts[16];
+	struct cli_opt opts[17];
+	const char *topo = NULL;
+	char mname[512], pbuf[32];
 	enum cli_format fmt;
 	struct pm_machine m;
 	struct pm_hier_query q = {0};
@@ -331,7 +362,8 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	int nsizes = 0, nser = 0;
 
 	opts[n++] = (struct cli_opt){"machine", "M", "a preset (listed below) or a machine file, .csv or .json (required)", &machine, NULL};
-	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required)", &procs, NULL};
+	opts[n++] = (struct cli_opt){"topo", "machine:M[:NODES]", "the same machine spelled as the other commands spell it; NODES gives --procs as NODES x the accelerators of a node", &topo, NULL};
+	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required unless --topo gives NODES)", &procs, NULL};
 	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M, or a range such as 1M:1G:x4 (one set of rows per size) (required)", &size, NULL};
 	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &top, NULL};
 	opts[n++] = (struct cli_opt){"layers", "LIST", "also price these hierarchies, e.g. 4x8x4,4x32 (each must multiply to P)", &given, NULL};
@@ -348,6 +380,10 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 		usage(opts, n);
 		return 0;
 	}
+	if (topo && (rc = machine_from_topo(topo, machine, &procs, mname, sizeof mname, pbuf, err)))
+		return rc;
+	if (topo)
+		machine = mname;
 	if (!machine)
 		return pm_fail(err, PM_EINPUT, "missing --machine (expected a preset such as abci or a machine .csv)");
 	if (!procs)

@@ -593,7 +593,7 @@ static int parse_timeline(const char *order, const char *overlap, int *lifo,
 
 /* The command's options, as given and as parsed. */
 struct targs {
-	const char *model, *model_old, *workers, *sweep, *a, *b, *fit, *fit_range, *algo, *table2;
+	const char *model, *model_old, *workers, *procs, *sweep, *a, *b, *fit, *fit_range, *algo, *table2;
 	const char *policy, *bpp, *scale, *format, *cmodel, *parallel, *plot;
 	const char *npu_sms, *npu_mem, *mem_bound, *inflight, *order, *overlap, *a2a_algo;
 	int help, groups;
@@ -612,7 +612,8 @@ static int train_opt_rows(struct targs *g, struct cli_opt *opts)
 
 	opts[n++] = (struct cli_opt){"profile", "NAME", "DNN profile: a name from perfmodel models or a profile .csv (required)", &g->model, NULL};
 	opts[n++] = (struct cli_opt){"model", "NAME", "the old spelling of --profile, kept until the next release (--model means the evaluator in allreduce)", &g->model_old, NULL};
-	opts[n++] = (struct cli_opt){"workers", "N", "data-parallel workers (with --topo: its endpoints)", &g->workers, NULL};
+	opts[n++] = (struct cli_opt){"procs", "N", "data-parallel workers, one process each (with --topo: its endpoints); as hier --procs and fit --procs", &g->procs, NULL};
+	opts[n++] = (struct cli_opt){"workers", "N", "the same as --procs (the MG-WFBP paper's word)", &g->workers, NULL};
 	opts[n++] = (struct cli_opt){"workers-sweep", "RANGE", "one table per worker count, e.g. 4:2048:x2", &g->sweep, NULL};
 	opts[n++] = (struct cli_opt){"a", "T", "all-reduce startup a", &g->a, NULL};
 	opts[n++] = (struct cli_opt){"b", "T|BW", "all-reduce time per byte b (or a rate)", &g->b, NULL};
@@ -644,6 +645,11 @@ static int check_args(struct targs *g, struct pm_err *err)
 {
 	int rc;
 
+	if (g->procs && g->workers)
+		return pm_fail(err, PM_EINPUT, "--procs %s and --workers %s both given (expected one: they are the same option)",
+			       g->procs, g->workers);
+	if (!g->workers)
+		g->workers = g->procs;
 	if (g->model && g->model_old)
 		return pm_fail(err, PM_EINPUT, "two profiles: --profile %s and --model %s (expected one; --model is the old spelling of --profile)",
 			       g->model, g->model_old);
