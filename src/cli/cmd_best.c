@@ -205,8 +205,14 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 		rc = pm_fail(err, PM_EINPUT, "invalid --op '%s' (expected allreduce, reducescatter, allgather, reduce, broadcast or alltoall)", op);
 		goto out;
 	}
-	if ((rc = resolve((enum pm_coll)coll, algo, t, in, &nalgo, err)) ||
-	    (rc = pm_best_run(in, nalgo, sizes, nsizes, &p, strcmp(model, "contention") == 0, &b, err)))
+	if ((rc = resolve((enum pm_coll)coll, algo, t, in, &nalgo, err)))
+		goto out;
+	struct cli_progress pr;
+	cli_progress_start(&pr);
+	cli_progress_step(&pr, "best", 0, 1);
+	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, strcmp(model, "contention") == 0, &b, err);
+	cli_progress_end(&pr);
+	if (rc)
 		goto out;
 	cli_table_init(&tab, NB, cols, flags);
 	cli_table_meta(&tab, "perfmodel best: the fastest %s per size on %s (%d ranks), %s evaluator",

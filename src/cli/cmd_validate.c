@@ -88,7 +88,12 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 		return PM_EINPUT;
 	pm_params_default(&p);
 	p.flow = PM_FLOW_PACKET;
-	if ((rc = pm_validate_run(quick, &p, &v, err)))
+	struct cli_progress pr;
+	cli_progress_start(&pr);
+	cli_progress_step(&pr, "validate", 0, 1);
+	rc = pm_validate_run(quick, &p, &v, err);
+	cli_progress_end(&pr);
+	if (rc)
 		goto out;
 	cli_table_init(&tab, NV, cols, flags);
 	cli_table_meta(&tab, "perfmodel validate%s: closed form, contention evaluator and router simulator on one matrix; links 16 GB/s, 150 ns, packet:256/16, alpha = gamma = 0",

@@ -1,11 +1,13 @@
 /* common.c: shared network and parameter options. */
 #include "cli/common.h"
+#include "model/progress.h"
 #include "model/machine.h"
 #include "model/nccl.h"
 #include "model/algo.h"
 #include "model/text.h"
 #include "model/units.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -310,27 +312,50 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void cli_progress_start(struct cli_progress *pr)
+/* The line, at most four times a second, from a second in, on a terminal. */
+static void show(struct cli_progress *pr, const char *what, double done, double total)
 {
-	pr->t0 = now_s();
-	pr->tty = isatty(STDERR_FILENO);
-	pr->shown = 0;
-}
+	double t = now_s();
 
-void cli_progress_step(struct cli_progress *pr, const char *what, int i, int n)
-{
-	if (!pr->tty || now_s() - pr->t0 < 1.0)
+	if (!pr->tty || t - pr->t0 < 1.0 || t - pr->last < 0.25)
 		return;
-	fprintf(stderr, "\rperfmodel: %s (%d/%d)\033[K", what, i + 1, n);
+	pr->last = t;
+	if (total > 0)
+		fprintf(stderr, "\rperfmodel: %s: %s %.0f%% (%.0f s)\033[K", pr->job, what, 100 * fmin(done / total, 1), t - pr->t0);
+	else
+		fprintf(stderr, "\rperfmodel: %s: %s %.3g (%.0f s)\033[K", pr->job, what, done, t - pr->t0);
 	fflush(stderr);
 	pr->shown = 1;
 }
 
+/* What the model reports inside one job (simulator events, tree building). */
+static void inside(void *ctx, const char *what, double done, double total)
+{
+	show(ctx, what, done, total);
+}
+
+void cli_progress_start(struct cli_progress *pr)
+{
+	pr->t0 = now_s();
+	pr->last = 0;
+	pr->tty = isatty(STDERR_FILENO);
+	pr->shown = 0;
+	pr->job[0] = '\0';
+	if (pr->tty)
+		pm_progress_set(inside, pr);
+}
+
+void cli_progress_step(struct cli_progress *pr, const char *what, int i, int n)
+{
+	snprintf(pr->job, sizeof pr->job, "%s (%d/%d)", what, i + 1, n);
+	show(pr, "started", i, n);
+}
+
 void cli_progress_end(struct cli_progress *pr)
 {
+	pm_progress_set(NULL, NULL);
 	if (pr->shown)
 		fprintf(stderr, "\r\033[K");
-	pr->shown = 0;
 }
 
 /* Does the piece s (up to a comma) start with an algorithm's name? */

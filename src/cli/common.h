@@ -41,9 +41,13 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 
 /* A progress line on stderr for work past a second, only when stderr is
  * a terminal (pipes and logs see nothing): "perfmodel: multitree (9/12)". */
+/* A progress line on stderr, only on a terminal, from a second in: the
+ * job (cli_progress_step) and what the model reports inside it
+ * (model/progress.h) while the progress is started. */
 struct cli_progress {
-	double t0;
+	double t0, last;
 	int tty, shown;
+	char job[160];
 };
 void cli_progress_start(struct cli_progress *pr);
 void cli_progress_step(struct cli_progress *pr, const char *what, int i, int n);

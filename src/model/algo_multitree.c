@@ -49,6 +49,7 @@
  * and the multitree-msg variant all use the same construction.
  */
 #include "model/algo.h"
+#include "model/progress.h"
 #include "model/multitree.h"
 #include "model/limits.h"
 #include "model/units.h"
@@ -875,6 +876,7 @@ static int mt_construct(struct mt *m, const struct pm_topo *t,
 	}
 	while (incomplete > 0) {
 		int tstep = ++m->S, na = 0;
+		pm_progress("building MULTITREE's trees", P - incomplete, P);
 		if (tstep >= MT_MAX_STEPS)
 			goto out;
 		if (tstep >= m->capsteps) {

@@ -1,5 +1,6 @@
 /* best.c: the fastest algorithm per size and the crossovers (best.h). */
 #include "search/best.h"
+#include "model/progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -120,6 +121,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int a = 0; a < n; a++)
 		b->usable[a] = 1;
+	pm_progress("building the schedules", 0, 0);
 	if (contention && (rc = build_schedules(&q, n, b, err)))
 		goto out;
 	for (int a = 0; a < n; a++)
@@ -129,6 +131,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 		goto out;
 	}
 	for (int i = 0; i < nsizes; i++) {
+		pm_progress("pricing every algorithm, size by size", i, nsizes);
 		rank_size(&q, b, n, sizes[i], &b->pts[b->npts++]);
 		if (i == 0)
 			continue;

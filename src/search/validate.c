@@ -1,5 +1,6 @@
 /* validate.c: the evaluators checked against each other (see validate.h). */
 #include "search/validate.h"
+#include "model/progress.h"
 
 #include "model/algo.h"
 #include "model/eval.h"
@@ -170,8 +171,10 @@ int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
 		struct pm_topo *t;
 		if ((rc = pm_topo_parse(topos[i], &ld, &t, err)))
 			break;
-		for (int a = 0; a < na && !rc; a++)
+		for (int a = 0; a < na && !rc; a++) {
+			pm_progress("validating, algorithm and network", i * na + a, nt * na);
 			rc = price(t, topos[i], algos[a], sizes, p, v, err);
+		}
 		pm_topo_free(t);
 	}
 	return rc;

@@ -1,5 +1,6 @@
 /* psim.c: the packet simulator (see psim.h). */
 #include "sim/psim.h"
+#include "model/progress.h"
 
 #include "sim/rnet.h"
 
@@ -35,6 +36,7 @@ struct sim {
 	size_t nheap, capheap;
 	uint64_t seq;
 	double end, events, segments;
+	double est_events;	/* what plan() expects, for progress */
 	/* dataflow */
 	uint32_t *pending;	/* unfinished writers of transfer i's chunks */
 	double *ready;
@@ -353,6 +355,8 @@ static void run(struct sim *m)
 		if (m->trace)
 			pm_trace_busy(m->trace, l, start, done);
 		m->events += 1;
+		if (((uint64_t)m->events & 0xffff) == 0)
+			pm_progress("simulating", m->events, m->est_events);
 		if (e.hop == 0 && m->left0 && --m->left0[e.x] == 0)
 			port_free(m, e.x, done);
 		if (e.hop + 1 == hops)
@@ -675,6 +679,8 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 			  m->roff, m->route, &h, &m->net, err);
 	if (rc == PM_OK && o->trace)
 		rnet_trace(m->net, o->trace);
+	if (rc == PM_OK)
+		rnet_expect(m->net, m->est_events);
 	return rc;
 }
 
@@ -721,6 +727,7 @@ static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the trace");
 	}
 	m.trace = o->trace;
+	m.est_events = ev;
 	if ((rc = prepare(&m, o, ev, err))) {
 		sim_free(&m);
 		return rc;

@@ -7,6 +7,7 @@
  * one sender per injection channel (L + E + e*ports + k).
  */
 #include "sim/rnet.h"
+#include "model/progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +112,7 @@ struct rnet {
 	struct ev rekey;
 	uint64_t seq;
 	double packets, hops, events;
+	double expect;		/* events the run should take, for progress; 0 unknown */
 	double *mem_free;	/* per endpoint: when its memory reads are done */
 	double mem_bw;		/* 0: reads cost nothing (ideal endpoint) */
 	int failed;
@@ -810,10 +812,17 @@ void rnet_send(struct rnet *n, uint32_t x, double t)
 	n->failed = 1;	/* the driver keeps every rank within its ports */
 }
 
+void rnet_expect(struct rnet *n, double events)
+{
+	n->expect = events;
+}
+
 int rnet_run(struct rnet *n)
 {
 	while ((n->nheap || n->noh) && !n->failed) {
 		n->events += 1;
+		if (((uint64_t)n->events & 0xffff) == 0)
+			pm_progress("simulating router events", n->events, n->expect);
 		if (n->nheap && (!n->noh || before(&n->heap[0], &n->oh[0]))) {
 			struct ev e = pop(n);
 			if (n->h.delivered)

@@ -107,6 +107,9 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
  * t on (ACE bringing a chunk it reduces into its SRAM).  Call before
  * rnet_send; nothing happens for the ideal endpoint. */
 void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double reader_B, double t);
+/* How many events the run is expected to take (for its progress line;
+ * 0: unknown). */
+void rnet_expect(struct rnet *n, double events);
 /* Record every link's busy intervals in tr. */
 void rnet_trace(struct rnet *n, struct pm_trace *tr);
 /* Packets of transfer x start at t on a free injection channel of its
