@@ -248,3 +248,23 @@ Test(nccl, machine_file_params_checked)
 	cr_assert(strstr(err.msg, "'pascal'") && strstr(err.msg, "hopper"), "%s", err.msg);
 	unlink(path);
 }
+
+/* The LL limit across nodes follows the host CPU as tuning.cc's index1
+ * does: AMD hosts take llMaxBws row 1, Intel and Arm (GB200's Grace) row
+ * 0.  Two nodes of 8 Blackwell GPUs, ring busbw 370 GB/s, 8 x 48 GB/s of
+ * NICs: Ring/LL's bus bandwidth is min(llMaxBw[row][N2], 0.5 x 370) =
+ * 39.0 GB/s on Intel and Arm, 22.5 on AMD; at 1 GiB every channel and
+ * thread runs, so the bandwidth term is n / (busbw x R / 2(R-1)). */
+Test(nccl, ll_limit_follows_the_host_cpu)
+{
+	struct pm_nccl_sys s = one_node();
+	const double want[3] = {39.0e9, 22.5e9, 39.0e9};	/* intel, amd, arm */
+
+	s.ranks = 16, s.nodes = 2, s.arch = PM_NCCL_BLACKWELL, s.net_Bps = 8 * 48e9;
+	for (int cpu = 0; cpu < 3; cpu++) {
+		s.amd_cpu = cpu;
+		struct pm_nccl_cost c = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 1073741824.0);
+		double bus = 1073741824.0 / c.bw_s * (2.0 * 15 / 16);
+		assert_rel(bus, want[cpu], 1e-9);
+	}
+}

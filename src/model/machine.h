@@ -32,7 +32,7 @@ struct pm_level {
 #define PM_MACHINE_NCCL_PARAMS 12
 struct pm_machine_nccl {
 	int arch;		/* enum pm_nccl_arch, -1 none */
-	int amd_cpu;		/* host CPU vendor is AMD */
+	int amd_cpu;		/* host CPU: 0 Intel, 1 AMD, 2 Arm */
 	double ring_Bps;	/* param ring_busbw: Simple ring bus bandwidth in one node */
 	double nvls_Bps;	/* param nvls_busbw: NVLS all-reduce bus bandwidth; 0 none */
 	double nic_Bps;		/* param nic_bw: what one NIC moves (achieved) */

@@ -120,7 +120,7 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 		     enum pm_nccl_proto p, double *to_alg)
 {
 	int i2 = s->nodes <= 2 ? s->nodes - 1 : 2, R = s->ranks;
-	int i1 = s->nodes == 1 ? (int)s->arch : s->amd_cpu;
+	int i1 = s->nodes == 1 ? (int)s->arch : s->amd_cpu == 1;	/* AMD hosts: row 1; Intel, Arm: 0 */
 	double ch = s->channels, ppn = s->ppn, G = 1e9;
 	double intra = s->ring_Bps, inter = s->nodes == 1 ? s->ring_Bps : fmin(s->ring_Bps, s->net_Bps);
 	double llmax = ll_max[i1][i2] * G, b = 0;
@@ -182,7 +182,8 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 			int hw = N == 1 ? HW_NVLINK : HW_NET;
 			lat += steps * hw_us[hw][p == PM_NCCL_SIMPLE ? PM_NCCL_TREE : PM_NCCL_RING][p];
 		} else {
-			double over = N > 1 ? (s->amd_cpu ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1) : 0;
+			/* getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm */
+			double over = N > 1 ? (s->amd_cpu == 1 ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1) : 0;
 			int ni = N == 1 ? 0 : c == PM_COLL_ALLREDUCE ? 2 * (N - 1) : N - 1;
 			lat += (steps - ni) * fmax(intra, over) + ni * inter;
 		}
@@ -293,6 +294,11 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		int k = pm_floor_log2((long)(n / 64));
 		if (a == PM_NCCL_TREE && c == PM_COLL_ALLREDUCE && n >= 64 && k < 23)
 			alg *= tree_corr[p][k];
+		/* NVLSTree takes the same correction on Blackwell with x86 hosts
+		 * (ncclTopoGetAlgoTime; the table's 24th entry, 256 MiB, is 0.9) */
+		if (a == PM_NCCL_NVLS_TREE && c == PM_COLL_ALLREDUCE && s->arch >= PM_NCCL_BLACKWELL &&
+		    s->amd_cpu != 2 && n >= 64 && k < 24)
+			alg *= k < 23 ? tree_corr[p][k] : 0.9;
 		o->lat_s = latency(s, c, a, p);
 		if (a == PM_NCCL_RING && p == PM_NCCL_SIMPLE && s->nodes > 1 && c == PM_COLL_ALLREDUCE &&
 		    n / ((double)s->channels * s->ranks) >= 64)

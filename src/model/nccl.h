@@ -27,7 +27,7 @@ enum pm_nccl_arch { PM_NCCL_VOLTA, PM_NCCL_AMPERE, PM_NCCL_HOPPER, PM_NCCL_BLACK
 struct pm_nccl_sys {
 	int ranks, nodes, ppn;		/* GPUs, nodes, GPUs per node */
 	enum pm_nccl_arch arch;		/* compute capability class */
-	int amd_cpu;			/* host CPU vendor (LL limits, network overhead) */
+	int amd_cpu;			/* host CPU: 0 Intel, 1 AMD, 2 Arm (LL limits, network overhead) */
 	double ring_Bps;		/* Simple ring bus bandwidth inside one node */
 	double nvls_Bps;		/* NVLS all-reduce bus bandwidth in one node; 0: no NVLS */
 	double net_Bps;			/* what one node's NICs move out at once */
