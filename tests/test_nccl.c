@@ -268,3 +268,32 @@ Test(nccl, ll_limit_follows_the_host_cpu)
 		assert_rel(bus, want[cpu], 1e-9);
 	}
 }
+
+/* One set of constants per NCCL release (tuning.cc at each tag): before
+ * 2.21 the ring's LL protocol ran at a quarter of the bus (after: a half)
+ * and Hopper's one-node LL limit was 87.7 GB/s (after: 141).  8 H100 on
+ * NVSwitch, ring busbw 370 GB/s, 1 GiB (every channel and thread):
+ * 2.18.5: min(87.7, 370/4 = 92.5) = 87.7 GB/s; 2.30.7: min(141, 185) =
+ * 141 GB/s.  2.18's NVLS latency is its baseLat, 23 us (2.19 on: the
+ * NVLink hwLat, 25 us, on a zero base).  Releases outside 2.18 to the
+ * newest are refused. */
+Test(nccl, constants_per_release)
+{
+	struct pm_nccl_sys s = one_node();
+	const char *rel[] = {"2.18.5", "2.30.7"};
+	const double ll[] = {87.7e9, 141e9}, nvls_lat[] = {23e-6, 25e-6};
+
+	cr_assert_eq(pm_nccl_version_find("2.30.7"), 0);
+	cr_assert_eq(pm_nccl_version_find("2.24"), pm_nccl_version_find("2.27.7"));
+	cr_assert_neq(pm_nccl_version_find("2.21.5"), pm_nccl_version_find("2.20.3"));
+	cr_assert_eq(pm_nccl_version_find("2.17.1"), -1);
+	cr_assert_eq(pm_nccl_version_find("2.31.0"), -1);
+	cr_assert_eq(pm_nccl_version_find("two"), -1);
+	for (int k = 0; k < 2; k++) {
+		s.version = pm_nccl_version_find(rel[k]);
+		struct pm_nccl_cost c = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 1073741824.0);
+		assert_rel(1073741824.0 / c.bw_s * (14.0 / 8), ll[k], 1e-9);
+		c = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS, PM_NCCL_SIMPLE, 8);
+		assert_rel(c.lat_s, nvls_lat[k], 1e-9);
+	}
+}

@@ -246,8 +246,10 @@ void cli_nccl_meta(struct cli_table *t, const struct pm_topo *topo, int explain)
 	for (int i = 0; i < m->nccl.nsrc && len < sizeof line; i++)
 		len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", i ? ", " : "",
 					m->nccl.src[i][0], m->nccl.src[i][1]);
-	cli_table_meta(t, "nccl rows: NCCL %s's model (algorithm/protocol(channels) it would run) on %s's NCCL parameters: %s; --alpha, --link-bw and the links above do not enter them",
-		       pm_nccl_version, m->name, line);
+	cli_table_meta(t, "nccl rows: NCCL's model (algorithm/protocol(channels) it would run; %s constants, %s) on %s's NCCL parameters: %s; --alpha, --link-bw and the links above do not enter them",
+		       m->nccl.version ? pm_nccl_epoch_name(m->nccl.version) : pm_nccl_version,
+		       m->nccl.version ? "the machine's nccl_version" : "the newest; nccl:...,RELEASE or the machine's nccl_version picks another",
+		       m->name, line);
 	for (int i = 0; explain && i < m->nccl.nsrc; i++)
 		cli_table_meta(t, "  %s %s: %s", m->nccl.src[i][0], m->nccl.src[i][1], m->nccl.src[i][2]);
 }

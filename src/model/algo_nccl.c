@@ -27,6 +27,7 @@
 struct nccl_state {
 	struct pm_nccl_sys sys;
 	unsigned algo_mask, proto_mask;
+	int version;			/* -1: the machine's */
 	struct pm_nccl_cost pick;	/* at_size: what runs n bytes */
 };
 _Static_assert(sizeof(struct nccl_state) <= PM_PRIV_BYTES, "nccl state fits pm_inst.priv");
@@ -48,8 +49,31 @@ static int system_of(const struct pm_inst *in, struct pm_nccl_sys *s, struct pm_
 	return pm_nccl_sys_of(m, in->P, s, err);
 }
 
+static int parse_choice(const char *arg, unsigned *am, unsigned *pm, struct pm_err *err);
+
+/* "[ALGO[/PROTO]][,RELEASE]": the choice, and an NCCL release (digits and
+ * dots, such as 2.18.5) whose constants price it. */
+static int parse_arg(const char *arg, unsigned *am, unsigned *pm, int *version, struct pm_err *err)
+{
+	char buf[64];
+	const char *comma = arg ? strchr(arg, ',') : NULL;
+	const char *rel = comma ? comma + 1 : arg && strspn(arg, "0123456789.") == strlen(arg) ? arg : NULL;
+
+	*version = -1;
+	if (rel) {
+		if ((*version = pm_nccl_version_find(rel)) < 0)
+			return pm_fail(err, PM_EINPUT, "invalid NCCL release '%s' in 'nccl:%s' (expected 2.18 to %s, such as 2.24.3)",
+				       rel, arg, pm_nccl_version);
+		if (!comma)
+			return parse_choice(NULL, am, pm, err);
+		snprintf(buf, sizeof buf, "%.*s", (int)(comma - arg), arg);
+		return parse_choice(buf, am, pm, err);
+	}
+	return parse_choice(arg, am, pm, err);
+}
+
 /* ALGO, PROTO or ALGO/PROTO into the masks. */
-static int parse_arg(const char *arg, unsigned *am, unsigned *pm, struct pm_err *err)
+static int parse_choice(const char *arg, unsigned *am, unsigned *pm, struct pm_err *err)
 {
 	char buf[64];
 	const char *slash = arg ? strchr(arg, '/') : NULL;
@@ -84,10 +108,12 @@ static int parse_arg(const char *arg, unsigned *am, unsigned *pm, struct pm_err 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	struct nccl_state *st = state(in);
-	int rc = parse_arg(arg, &st->algo_mask, &st->proto_mask, err);
+	int rc = parse_arg(arg, &st->algo_mask, &st->proto_mask, &st->version, err);
 
 	if (rc == PM_OK)
 		rc = system_of(in, &st->sys, err);
+	if (rc == PM_OK && st->version >= 0)
+		st->sys.version = st->version;
 	in->sized = 1;
 	return rc;
 }
@@ -139,8 +165,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 const struct pm_algo pm_algo_nccl = {
 	.name = "nccl",
 	.summary = "what NCCL runs: its algorithm, protocol and channels chosen and priced by its own model on the machine's achieved rates",
-	.arg_syntax = "ALGO[/PROTO]",
-	.arg_help = "restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do: ALGO ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat or p2p; PROTO ll, ll128 or simple (nccl:ring/ll128, nccl:nvls, nccl:simple)",
+	.arg_syntax = "[ALGO[/PROTO]][,RELEASE]",
+	.arg_help = "restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do: ALGO ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat or p2p; PROTO ll, ll128 or simple (nccl:ring/ll128, nccl:nvls, nccl:simple); RELEASE prices with that NCCL release's constants, 2.18 on (nccl:2.18.5, nccl:ring,2.24.3; default: the machine's nccl_version, else the newest)",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_EVERY_COLL,
 	.phases = PM_PHASES_NONE,
 	.formula = "launch + NCCL latency(algo, proto, P, nodes) + n / (busbw(algo, proto) x algbw ratio x channel share)",

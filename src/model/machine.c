@@ -86,7 +86,7 @@ static int take_level(const struct mreader *r, struct pm_err *err)
 }
 
 /* The NCCL parameters (struct pm_machine_nccl), as a table. */
-enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG };
+enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG, N_VERSION };
 static const struct nparam {
 	const char *name;
 	enum nkind kind;
@@ -103,6 +103,7 @@ static const struct nparam {
 	{"channels", N_COUNT, offsetof(struct pm_machine_nccl, channels), "a channel count from 1 to 64"},
 	{"sharp", N_FLAG, offsetof(struct pm_machine_nccl, collnet), "0 or 1"},
 	{"ll128", N_FLAG, offsetof(struct pm_machine_nccl, ll128), "0 or 1"},
+	{"nccl_version", N_VERSION, offsetof(struct pm_machine_nccl, version), "an NCCL release from 2.18 on, such as 2.24.3"},
 };
 
 static int nccl_value(const struct nparam *np, const char *v, void *dst, struct pm_err *sub)
@@ -113,9 +114,11 @@ static int nccl_value(const struct nparam *np, const char *v, void *dst, struct 
 	switch (np->kind) {
 	case N_ARCH:
 		return (*(int *)dst = pm_nccl_arch_find(v)) < 0;
+	case N_VERSION:
+		return (*(int *)dst = pm_nccl_version_find(v)) < 0;
 	case N_CPU:
 		k = pm_pick(v, cpus, 3);
-		*(int *)dst = k == 1;
+		*(int *)dst = (int)k;	/* 0 Intel, 1 AMD, 2 Arm */
 		return k < 0;
 	case N_BW:
 		return pm_parse_bw(v, dst, sub) != PM_OK;

@@ -2,7 +2,9 @@
  *
  * The constants are NCCL 2.30.7's (src/graph/tuning.cc, the default tuner
  * constants; src/enqueue.cc, the channel tuning; src/include/comm.h and
- * device.h, thread counts and thresholds), kept as data.  What NCCL takes
+ * device.h, thread counts and thresholds), kept as data, with the ones
+ * that changed since 2.18 per release epoch (a machine's nccl_version
+ * picks one).  What NCCL takes
  * from its topology search (each graph's bwIntra, bwInter and channel
  * count) comes instead from the rates the machine achieves (struct
  * pm_nccl_sys), so a candidate's bus bandwidth is NCCL's formula applied
@@ -29,16 +31,81 @@ const char *const pm_nccl_arch_names[PM_NCCL_NARCH] = {"volta", "ampere", "hoppe
 enum { HW_NVLINK, HW_PCI, HW_NET, NHW };
 #define NTUNED 7	/* the algorithms tuning.cc prices (all but p2p) */
 
-/* tuning.cc, ncclTunerConstantsDefaults; latencies in us, rates in GB/s
- * (bus bandwidth); per architecture x {1 node, 2 nodes, more}. */
-static const double base_us[NTUNED][PM_NCCL_NPROTO] = {
-	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0},
+/* tuning.cc's constants that changed between releases, one row per
+ * epoch (the releases from `first` to the next row's): latencies in us
+ * (baseLat, hwLat), the LL limit of Hopper on one node (llMaxBws' row),
+ * and the model refinements that changed.  Read from the tagged sources
+ * (git show vX.Y.Z-1:src/graph/tuning.cc); rates in GB/s.  Row 0 is the
+ * release pm_nccl_version names. */
+struct consts {
+	const char *first, *last;	/* releases the row holds for */
+	double base_us[NTUNED][PM_NCCL_NPROTO];
+	double hw_us[NHW][NTUNED][PM_NCCL_NPROTO];
+	double hopper_ll[3];		/* llMaxBws[Hopper] */
+	int ll_quarter;			/* ring LL at 1/4 of the bus (1/3 on one node
+					 * for broadcast, all-gather, reduce-scatter) */
+	int ll128_ppn1;			/* ring LL128 at 0.7 with one GPU a node */
+	int pat;			/* PAT exists */
+	int nvls_base;			/* 2.18: NVLS latency is baseLat (+ the network's
+					 * across nodes), NVLSTree's baseLat + 2(N-1) of it */
 };
-static const double hw_us[NHW][NTUNED][PM_NCCL_NPROTO] = {
-	[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
-	[HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
-	[HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
+static const struct consts epochs[] = {
+	{"2.28", "2.30", {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+	 {[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+	  [HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},
+	 {141.0, 45.0, 35.0}, 0, 0, 1, 0},
+	{"2.23", "2.27", {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+	 {[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+	  [HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 14}}},
+	 {141.0, 45.0, 35.0}, 0, 0, 1, 0},
+	{"2.21", "2.22", {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	 {[HW_NVLINK] = {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}},
+	  [HW_PCI] = {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	  [HW_NET] = {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
+	 {141.0, 45.0, 35.0}, 0, 1, 0, 0},
+	{"2.19", "2.20", {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	 {[HW_NVLINK] = {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 23}, {0, 0, 23}, {0, 0, 0}},
+	  [HW_PCI] = {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	  [HW_NET] = {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
+	 {87.7, 22.5, 19.0}, 1, 1, 0, 0},
+	{"2.18", "2.18", {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0}, {6.8, 14.0, 0}, {0, 0, 23.0}, {0, 0, 23.0}, {0, 0, 0}},
+	 {[HW_NVLINK] = {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 8.0}, {0, 0, 4.75}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	  [HW_PCI] = {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 8.0}, {0, 0, 8.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 10.7}, {0, 0, 14}, {0, 0, 18}, {0, 0, 19}, {0, 0, 0}}},
+	 {87.7, 22.5, 19.0}, 1, 1, 0, 1},
 };
+#define NEPOCHS ((int)(sizeof epochs / sizeof epochs[0]))
+
+/* "2.24.3" (or "2.24"): the row whose releases hold it; -1 before 2.18
+ * or past the newest. */
+int pm_nccl_version_find(const char *v)
+{
+	int maj, min;
+
+	if (!v || strspn(v, "0123456789.") != strlen(v) || sscanf(v, "%d.%d", &maj, &min) != 2 || maj != 2)
+		return -1;
+	for (int e = 0; e < NEPOCHS; e++) {
+		int lo, hi;
+		sscanf(epochs[e].first, "2.%d", &lo);
+		sscanf(epochs[e].last, "2.%d", &hi);
+		if (min >= lo && min <= hi)
+			return e;
+	}
+	return -1;
+}
+
+const char *pm_nccl_epoch_name(int e)
+{
+	static char buf[NEPOCHS][24];
+	if (e < 0 || e >= NEPOCHS)
+		e = 0;
+	if (!buf[e][0])
+		snprintf(buf[e], sizeof buf[e], "%s to %s", epochs[e].first, epochs[e].last);
+	return buf[e];
+}
+
 static const double ll_max[PM_NCCL_NARCH][3] = {	/* row: arch on one node; else 0 Intel, 1 AMD */
 	{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0},
 };
@@ -77,6 +144,11 @@ static int nsteps(enum pm_coll c, int R)
 	return c == PM_COLL_REDUCESCATTER || c == PM_COLL_ALLGATHER ? R - 1 : R;
 }
 
+static const struct consts *K(const struct pm_nccl_sys *s)
+{
+	return &epochs[s->version >= 0 && s->version < NEPOCHS ? s->version : 0];
+}
+
 /* Does NCCL run algorithm a with protocol p for c here?  NULL, or why not. */
 static const char *why_not(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
 			   enum pm_nccl_proto p)
@@ -98,6 +170,8 @@ static const char *why_not(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_
 		return "this algorithm runs the Simple protocol only";
 	if (p == PM_NCCL_LL128 && !s->ll128)
 		return "LL128 is not enabled on this machine";
+	if (a == PM_NCCL_PAT && !K(s)->pat)
+		return "PAT came with NCCL 2.23";
 	if (a == PM_NCCL_PAT && s->ppn != 1)
 		return "PAT needs one GPU per node";
 	if ((a == PM_NCCL_NVLS || a == PM_NCCL_NVLS_TREE) && s->nvls_Bps <= 0)
@@ -123,16 +197,17 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 	int i1 = s->nodes == 1 ? (int)s->arch : s->amd_cpu == 1;	/* AMD hosts: row 1; Intel, Arm: 0 */
 	double ch = s->channels, ppn = s->ppn, G = 1e9;
 	double intra = s->ring_Bps, inter = s->nodes == 1 ? s->ring_Bps : fmin(s->ring_Bps, s->net_Bps);
-	double llmax = ll_max[i1][i2] * G, b = 0;
+	double llmax = (s->nodes == 1 && s->arch == PM_NCCL_HOPPER ? K(s)->hopper_ll[i2] : ll_max[i1][i2]) * G, b = 0;
 
 	*to_alg = (double)R / nsteps(c, R);
 	switch (a) {
 	case PM_NCCL_RING:
 		b = inter;
-		if (p == PM_NCCL_LL)
-			b = fmin(llmax, b * 0.5);
+		if (p == PM_NCCL_LL)	/* before 2.21: a quarter (a third for one node's bcast, AG, RS) */
+			b = fmin(llmax, b * (!K(s)->ll_quarter ? 0.5
+					     : s->nodes > 1 || c == PM_COLL_ALLREDUCE || c == PM_COLL_REDUCE ? 0.25 : 1.0 / 3));
 		if (p == PM_NCCL_LL128)
-			b = fmin(b * 0.92, ch * ring_ll128_ch[s->arch][i2] * G);
+			b = fmin(b * (K(s)->ll128_ppn1 && ppn < 2 ? 0.7 : 0.92), ch * ring_ll128_ch[s->arch][i2] * G);
 		return b;
 	case PM_NCCL_TREE:
 		*to_alg = 0.5;	/* a node sends n/2 up and n/2 down per tree; with 2 nodes that is all */
@@ -170,9 +245,10 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 		      enum pm_nccl_proto p)
 {
 	int N = s->nodes, R = s->ranks, ppn = s->ppn, steps = nsteps(c, R);
-	double net = s->net_lat_s * 1e6, intra = hw_us[HW_NVLINK][a][p];
-	double inter = (ppn == 1 ? hw_us[HW_NET][PM_NCCL_TREE][p] : hw_us[HW_NET][a][p]) + net;
-	double lat = base_us[a][p];
+	const struct consts *k = K(s);
+	double net = s->net_lat_s * 1e6, intra = k->hw_us[HW_NVLINK][a][p];
+	double inter = (ppn == 1 ? k->hw_us[HW_NET][PM_NCCL_TREE][p] : k->hw_us[HW_NET][a][p]) + net;
+	double lat = k->base_us[a][p];
 
 	if (p == PM_NCCL_SIMPLE)
 		inter += net;	/* the flush */
@@ -180,7 +256,7 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 	case PM_NCCL_RING:
 		if (c == PM_COLL_BROADCAST || c == PM_COLL_REDUCE) {
 			int hw = N == 1 ? HW_NVLINK : HW_NET;
-			lat += steps * hw_us[hw][p == PM_NCCL_SIMPLE ? PM_NCCL_TREE : PM_NCCL_RING][p];
+			lat += steps * k->hw_us[hw][p == PM_NCCL_SIMPLE ? PM_NCCL_TREE : PM_NCCL_RING][p];
 		} else {
 			/* getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm */
 			double over = N > 1 ? (s->amd_cpu == 1 ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1) : 0;
@@ -198,10 +274,10 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 		lat += 2 * (ppn - 1) * intra + inter;
 		break;
 	case PM_NCCL_NVLS:
-		lat = intra + (N > 1 ? inter : 0);
+		lat = (k->nvls_base ? lat : intra) + (N > 1 ? inter : 0);
 		break;
 	case PM_NCCL_NVLS_TREE:
-		lat += intra + 2 * pm_floor_log2(N) * inter;
+		lat += k->nvls_base ? 2 * (N - 1) * inter : intra + 2 * pm_floor_log2(N) * inter;
 		break;
 	case PM_NCCL_PAT:
 		lat += pm_floor_log2(N) * (inter / 3.5) + R * 2.8;
@@ -240,9 +316,10 @@ static void price_p2p(const struct pm_nccl_sys *s, double n, struct pm_nccl_cost
 	double across = s->nodes > 1 ? ppn * n * (R - ppn) / R / s->net_Bps : 0;
 	double inside = n * (ppn - 1) / R / s->ring_Bps;
 
-	o->lat_s = (base_us[PM_NCCL_RING][PM_NCCL_SIMPLE] +
-		    (s->nodes > 1 ? hw_us[HW_NET][PM_NCCL_RING][PM_NCCL_SIMPLE] + 2 * s->net_lat_s * 1e6
-				  : hw_us[HW_NVLINK][PM_NCCL_RING][PM_NCCL_SIMPLE])) * 1e-6;
+	const struct consts *k = K(s);
+	o->lat_s = (k->base_us[PM_NCCL_RING][PM_NCCL_SIMPLE] +
+		    (s->nodes > 1 ? k->hw_us[HW_NET][PM_NCCL_RING][PM_NCCL_SIMPLE] + 2 * s->net_lat_s * 1e6
+				  : k->hw_us[HW_NVLINK][PM_NCCL_RING][PM_NCCL_SIMPLE])) * 1e-6;
 	o->bw_s = fmax(across, inside);
 	o->steps = 1;
 	o->channels = s->channels;
@@ -271,6 +348,7 @@ int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, str
 	s->channels = m->nccl.channels;
 	s->collnet = m->nccl.collnet;
 	s->ll128 = m->nccl.ll128;
+	s->version = m->nccl.version;
 	return PM_OK;
 }
 

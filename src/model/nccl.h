@@ -36,6 +36,7 @@ struct pm_nccl_sys {
 	int channels;			/* ring and tree channels */
 	int collnet;			/* SHARP reduction in the switches (CollNet) */
 	int ll128;			/* LL128 enabled */
+	int version;			/* the release epoch of the constants (pm_nccl_version_find); 0 newest */
 };
 
 struct pm_machine;
@@ -76,6 +77,11 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_mask,
 		   unsigned proto_mask, double n, struct pm_nccl_cost *out,
 		   struct pm_err *err);
+
+/* The constants' epoch of an NCCL release ("2.18.5", "2.24"), or -1
+ * outside 2.18 to the newest; its releases as text ("2.21 to 2.22"). */
+int pm_nccl_version_find(const char *release);
+const char *pm_nccl_epoch_name(int epoch);
 
 /* Name lookups: the index, or -1. */
 int pm_nccl_algo_find(const char *name);
