@@ -213,6 +213,8 @@ Test(cli, bad_input_exits_2)
 		{"train --profile resnet50 --model vgg16 --workers 8 --a 1us --b 1ns", "two profiles: --profile resnet50 and --model vgg16"},
 		{"allreduce --topo ring:4 --size 2P", "too large (expected at most 1 PiB)"},
 		{"train --profile resnet50 --procs 8 --workers 8 --a 1us --b 1ns", "--procs 8 and --workers 8 both given"},
+		{"schedule --topo full:2048 --algo ring --view nodes --format json", "the nodes view would list 8384512 transfers (expected at most 1048576"},
+		{"schedule --topo full:2048 --algo ring --format msccl", "the MSCCL XML would list 8384512 transfers"},
 		{"allreduce --topo machine:dgx-h100:1 --size 1M --algo nccl:3.1", "invalid NCCL release '3.1' in 'nccl:3.1' (expected 2.18 to"},
 		{"allreduce --topo machine:dgx-h100:1 --size 1M --algo nccl:ring,2.17", "invalid NCCL release '2.17'"},
 		{"hier --topo machine:dgx-h100:16 --machine abci --size 1G", "both given"},

@@ -307,6 +307,10 @@ static int play_out(struct pm_sched *s, struct pm_err *err)
 	return rc;
 }
 
+/* Transfers a listing (the transfers and nodes views, DOT, MSCCL) may
+ * hold: about 100 MB of text. */
+#define MAX_LISTED (1 << 20)
+
 /* What to write: a view as a table (or CSV, JSON), the trees as DOT,
  * or MSCCL's XML. */
 struct output {
@@ -374,6 +378,13 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 	struct cli_table tab = {0};
 	int rc;
 
+	/* output counts as work: a listing of every transfer is refused
+	 * before it starts when it could not be read (or opened) anyway */
+	if ((o->dot || o->v != V_STEPS || o->msccl) && s->nx > MAX_LISTED)
+		return pm_fail(err, PM_EINPUT,
+			       "the %s would list %zu transfers (expected at most %d: --view steps summarises any schedule, or a smaller network)",
+			       o->dot ? "DOT trees" : o->msccl ? "MSCCL XML" : o->v == V_NODES ? "nodes view" : "transfers view",
+			       s->nx, MAX_LISTED);
 	if (o->dot) {
 		write_dot(stdout, in, s);
 		return PM_OK;

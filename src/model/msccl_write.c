@@ -457,6 +457,12 @@ int pm_msccl_write(FILE *f, const struct pm_sched *s, const char *name, const ch
 	if ((size_t)s->nranks * s->nchunks > MAX_CELLS)
 		return pm_fail(err, PM_EINPUT, "schedule too large for MSCCL export: %d ranks x %u chunks (expected at most %u)",
 			       s->nranks, s->nchunks, MAX_CELLS);
+	/* each transfer is a step at its sender and one at its receiver: the
+	 * busiest rank's share bounds its elements from below */
+	if (s->nranks > 0 && 2.0 * s->nx / s->nranks > EXEC_MAX_NODES)
+		return pm_fail(err, PM_EINPUT,
+			       "MSCCL export: %zu transfers on %d ranks need %.0f steps a rank on average (expected at most %d XML elements a GPU, what the executor's parser keeps)",
+			       s->nx, s->nranks, 2.0 * s->nx / s->nranks, EXEC_MAX_NODES);
 	if ((rc = prepare(&w, err)))
 		goto out;
 	if (plan(&w)) {
