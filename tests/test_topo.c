@@ -597,8 +597,8 @@ Test(topo, machine_network_errors)
 
 	cr_assert_eq(pm_topo_parse("machine:dgx-h100:0", NULL, &t, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "machine:NAME:NODES"), "%s", err.msg);
-	cr_assert_eq(pm_topo_parse("machine:dgx-h100:9000", NULL, &t, &err), PM_EINPUT);
-	cr_assert(strstr(err.msg, "at most the 8192"), "%s", err.msg);
+	cr_assert_eq(pm_topo_parse("machine:dgx-h100:17000", NULL, &t, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "at most the 16384"), "%s", err.msg);
 	cr_assert_eq(pm_topo_parse("machine:nosuch", NULL, &t, &err), PM_EINPUT);
 	cr_assert_eq(pm_topo_parse("machine:tpu-v4-like:2", NULL, &t, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "not a switched cluster (expected a GPU cluster description; as a network it is --topo torus:16x16x16"), "%s", err.msg);
@@ -796,5 +796,23 @@ Test(topo, mirrored_routes)
 	pm_topo_free(t);
 	t = topo_or_die(leaves);
 	cr_assert_eq(pm_topo_mirrored(t), 1);
+	pm_topo_free(t);
+}
+
+/* 100k GPUs on dgx-h100: 12,500 nodes are 390 full 32-node scalable units
+ * and one of 20 (the last unit partial); the hierarchy it suggests keeps
+ * the unit level as the largest divisor of 12,500 no larger than 32, 25:
+ * 8 x 25 x 500.  1000 nodes: 8 x 25 x 40, not 8 x 1000. */
+Test(topo, partial_units_keep_their_level)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:12500");
+	int h[8], n = pm_topo_hierarchy(t, h);
+	cr_assert_eq(pm_topo_endpoints(t), 100000);
+	cr_assert_eq(n, 3);
+	cr_assert(h[0] == 8 && h[1] == 25 && h[2] == 500, "%dx%dx%d", h[0], h[1], h[2]);
+	pm_topo_free(t);
+	t = topo_or_die("machine:dgx-h100:1000");
+	n = pm_topo_hierarchy(t, h);
+	cr_assert(n == 3 && h[0] == 8 && h[1] == 25 && h[2] == 40, "%d layers: %dx%dx%d", n, h[0], h[1], h[2]);
 	pm_topo_free(t);
 }

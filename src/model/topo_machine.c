@@ -191,11 +191,21 @@ static void record_hierarchy(struct pm_topo *t, const struct shape *s)
 	if (s->G > 1)
 		t->hier[t->nhier++] = s->G;
 	for (int k = 1; k <= s->nlev; k++) {
-		long long g = s->unit[k] / below;
-		if (g > 1 && s->nodes % s->unit[k] == 0)
+		long long g = s->unit[k] / below, left = s->nodes / below;
+		if (g > 1 && s->nodes % s->unit[k] == 0) {
 			t->hier[t->nhier++] = (int)g;
-		else if (g > 1)
-			break;	/* a partial unit: no clean layer */
+		} else if (g > 1 && t->nhier < PM_TOPO_MAX_HIER - 1) {
+			/* a partial last unit (1000 nodes of 32-node units): the
+			 * layer is the largest divisor of the units below that fits
+			 * one unit (25), so no level is dropped; it is the last
+			 * clean layer, the top takes the rest */
+			long long d = g < left ? g : left;
+			while (d > 1 && left % d)
+				d--;
+			if (d > 1)
+				t->hier[t->nhier++] = (int)d;
+			break;
+		}
 		below = s->unit[k];
 	}
 	/* the layers must multiply to P: the top takes what is left */
