@@ -38,12 +38,9 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 		printf("  %-18s %s\n", name, a[i]->summary);
 		if (a[i]->arg_help)
 			printf("  %-18s   argument: %s\n", "", a[i]->arg_help);
-		if (a[i]->flags & PM_ALGO_POW2)
-			printf("  %-18s   needs: a power-of-two number of endpoints\n", "");
-		if (a[i]->flags & PM_ALGO_GRID2D)
-			printf("  %-18s   needs: a 2-D torus or mesh\n", "");
-		if (a[i]->flags & PM_ALGO_BIGRAPH)
-			printf("  %-18s   needs: a BiGraph network\n", "");
+		char needs[256];
+		if (pm_algo_needs(a[i], needs, sizeof needs))
+			printf("  %-18s   needs: %s\n", "", needs);
 		char colls[160] = "";
 		for (int c = 0; c < PM_NCOLL; c++)
 			if (pm_algo_does(a[i], (enum pm_coll)c)) {

@@ -65,36 +65,83 @@ static int unknown_algo(const char *name, struct pm_err *err)
 		       "unknown algorithm '%s' (expected one of %s)", name, list);
 }
 
+/* The restrictions flags stand for: what each needs, said once (the
+ * refusal and perfmodel list print it), and whether a network has it. */
+static int has_grid2d(const struct pm_topo *t, int P)
+{
+	int dims[3], wrap;
+	(void)P;
+	return t && (!strcmp(pm_topo_kind_name(t), "torus") || !strcmp(pm_topo_kind_name(t), "mesh")) &&
+	       pm_topo_grid(t, dims, &wrap) == 2;
+}
+
+static int has_torus(const struct pm_topo *t, int P)	/* a grid that wraps: torus, ace, ring */
+{
+	int dims[3], wrap;
+	(void)P;
+	return t && pm_topo_grid(t, dims, &wrap) >= 1 && wrap;
+}
+
+static int has_bigraph(const struct pm_topo *t, int P)
+{
+	int m, sw;
+	(void)P;
+	return t && pm_topo_bigraph(t, &m, &sw);
+}
+
+static int has_network(const struct pm_topo *t, int P)
+{
+	(void)P;
+	return t != NULL;
+}
+
+static int has_pow2(const struct pm_topo *t, int P)
+{
+	(void)t;
+	return pm_is_pow2(P);
+}
+
+static const struct restriction {
+	unsigned flag;
+	const char *needs;	/* "a 2-D torus or mesh" */
+	const char *example;	/* " such as torus:4x4x4 or torus:8", or "" */
+	int (*holds)(const struct pm_topo *t, int P);
+} restrictions[] = {
+	{PM_ALGO_NEEDS_TOPO, "a network (--topo), not just a process count", "", has_network},
+	{PM_ALGO_GRID2D, "a 2-D torus or mesh", "", has_grid2d},
+	{PM_ALGO_TORUS, "a torus", " such as torus:4x4x4 or torus:8", has_torus},
+	{PM_ALGO_BIGRAPH, "a BiGraph network", " such as bigraph:4x8", has_bigraph},
+	{PM_ALGO_POW2, "a power-of-two number of endpoints", "", has_pow2},
+};
+
+size_t pm_algo_needs(const struct pm_algo *a, char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof restrictions / sizeof *restrictions && len < size; i++)
+		if (a->flags & restrictions[i].flag)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "; " : "", restrictions[i].needs);
+	return len;
+}
+
 /* The restrictions of flags, checked in one place. */
 static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 		      struct pm_err *err)
 {
-	int dims[3], wrap, m, sw;
 	const struct pm_topo *t = in->topo;
+	char got[64];
 
-	if ((a->flags & PM_ALGO_NEEDS_TOPO) && !t)
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: needs a network (--topo), not just a process count");
-	if ((a->flags & PM_ALGO_GRID2D) &&
-	    (!t || (strcmp(pm_topo_kind_name(t), "torus") &&
-		    strcmp(pm_topo_kind_name(t), "mesh")) ||
-	     pm_topo_grid(t, dims, &wrap) != 2))
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: needs a 2-D torus or mesh (got %s)",
-			       t ? pm_topo_spec(t) : "no network");
-	if ((a->flags & PM_ALGO_TORUS) &&	/* a grid that wraps: torus, ace, ring */
-	    (!t || pm_topo_grid(t, dims, &wrap) < 1 || !wrap))
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: needs a torus such as torus:4x4x4 or torus:8 (got %s)",
-			       t ? pm_topo_spec(t) : "no network");
-	if ((a->flags & PM_ALGO_BIGRAPH) && (!t || !pm_topo_bigraph(t, &m, &sw)))
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: needs a BiGraph network such as bigraph:4x8 (got %s)",
-			       t ? pm_topo_spec(t) : "no network");
-	if ((a->flags & PM_ALGO_POW2) && !pm_is_pow2(in->P))
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: needs a power-of-two number of endpoints (got %d)",
-			       in->P);
+	for (size_t i = 0; i < sizeof restrictions / sizeof *restrictions; i++) {
+		const struct restriction *r = &restrictions[i];
+		if (!(a->flags & r->flag) || r->holds(t, in->P))
+			continue;
+		if (r->flag == PM_ALGO_NEEDS_TOPO)
+			return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: needs %s", r->needs);
+		if (r->flag == PM_ALGO_POW2)
+			snprintf(got, sizeof got, "%d", in->P);
+		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: needs %s%s (got %s)", r->needs, r->example,
+			       r->flag == PM_ALGO_POW2 ? got : t ? pm_topo_spec(t) : "no network");
+	}
 	return PM_OK;
 }
 

@@ -114,6 +114,11 @@ int pm_algo_resolve_coll(enum pm_coll c, const char *spec, const struct pm_topo 
 /* Does algorithm a implement collective c? */
 int pm_algo_does(const struct pm_algo *a, enum pm_coll c);
 
+/* What a's restriction flags need of a network, as one line ("a 2-D torus
+ * or mesh; a power-of-two number of endpoints"), the same words its
+ * refusal uses; the length (0: no restriction). */
+size_t pm_algo_needs(const struct pm_algo *a, char *buf, size_t size);
+
 /* Replay in's schedule and check it does its collective (sched.h,
  * pm_sched_check); an all-gather or broadcast is checked on the data the
  * algorithm's first phase leaves. */

@@ -17,9 +17,18 @@ static const double quick_sizes[] = {65536, 1048576, 0};
 
 static const char *const full_topos[] = {"torus:4x4", "torus:8x8", "mesh:4x4", "fattree:4,2",
 					 "fattree:8,2", "bigraph:4x8", NULL};
-static const char *const full_algos[] = {"ring", "bidir-ring", "recdoubling", "rabenseifner",
-					 "binomial", "dbtree", "2d-ring", "hring", "multitree",
-					 "multitree-msg", "hdrm", "multiphase", NULL};
+/* the full matrix runs every all-reduce algorithm of the table (a new one
+ * is never skipped), all but NCCL's model, which has no schedule */
+static int full_algos(const char **out, int max)
+{
+	int n, k = 0;
+	const struct pm_algo *const *a = pm_algos(&n);
+	for (int i = 0; i < n && k < max - 1; i++)
+		if (pm_algo_does(a[i], PM_COLL_ALLREDUCE) && !(a[i]->flags & PM_ALGO_EVERY_COLL) && !a[i]->only_coll)
+			out[k++] = a[i]->name;
+	out[k] = NULL;
+	return k;
+}
 static const double full_sizes[] = {32768, 1048576, 16777216, 0};
 
 /* Does every step send each transfer over one link of its own, with no
@@ -152,10 +161,13 @@ int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
 		    struct pm_err *err)
 {
 	const char *const *topos = quick ? quick_topos : full_topos;
-	const char *const *algos = quick ? quick_algos : full_algos;
+	const char *every[64];
+	const char *const *algos = quick ? quick_algos : every;
 	const double *sizes = quick ? quick_sizes : full_sizes;
 	int nt = 0, na = 0, ns = 0, rc = PM_OK;
 
+	if (!quick)
+		full_algos(every, 64);
 	while (topos[nt])
 		nt++;
 	while (algos[na])
