@@ -1313,3 +1313,38 @@ Test(cli, one_spelling_per_idea)
 	run_free(&a);
 	run_free(&b);
 }
+
+/* Every example of the README runs (exit 0), from a scratch directory as
+ * a user of the installed command would run it: data/... names the
+ * shipped data, and the files the examples write land there. */
+Test(cli, readme_examples_run)
+{
+	char path[512], dir[] = "/tmp/pm_readme_XXXXXX";
+	snprintf(path, sizeof path, "%s/README.md", getenv("PM_SRCDIR"));
+	char *text = slurp(path);
+	int n = 0, code = 0;
+	cr_assert(text && mkdtemp(dir));
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char args[1024], cmd[2048], *cut;
+		if (!strncmp(line, "```", 3))
+			code = !code;	/* only the code blocks' lines */
+		if (!code || strncmp(line, "perfmodel ", 10))
+			continue;
+		snprintf(args, sizeof args, "%s", line + 10);
+		if ((cut = strstr(args, " #")))
+			*cut = '\0';
+		if ((cut = strchr(args, '>')))
+			*cut = '\0';
+		snprintf(cmd, sizeof cmd, "cd %s && '%s' %s >/dev/null 2>/tmp/pm_readme_err", dir, getenv("PERFMODEL"), args);
+		int st = system(cmd);
+		char *e = slurp("/tmp/pm_readme_err");
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "README example 'perfmodel %s' exits %d: %s", args,
+			  WIFEXITED(st) ? WEXITSTATUS(st) : -1, e ? e : "");
+		free(e);
+		n++;
+	}
+	cr_assert(n >= 25, "%d README examples", n);
+	snprintf(path, sizeof path, "rm -rf %s /tmp/pm_readme_err", dir);
+	cr_assert_eq(system(path), 0);
+	free(text);
+}
