@@ -67,7 +67,7 @@ Test(cli, expected_outputs)
 Test(cli, bad_input_exits_2)
 {
 	struct { const char *args, *needle; } cases[] = {
-		{"allreduce --topo tours:8x8 --size 1M", "unknown topology 'tours:8x8' (expected one of"},
+		{"allreduce --topo tours:8x8 --size 1M", "unknown topology kind 'tours' (expected one of ring, full"},
 		{"allreduce --topo torus:8x8 --size -3", "invalid size '-3' (expected a positive byte count"},
 		{"allreduce --topo torus:8x8 --size 0", "invalid size '0'"},
 		{"allreduce --topo torus:8x8 --size 64X", "invalid size '64X'"},

@@ -433,7 +433,7 @@ static void expect_bad(const char *spec, const char *needle)
 Test(topo, bad_specs)
 {
 	expect_bad("tours:8x8", "did you mean 'torus'");
-	expect_bad("hypercube:4", "KIND one of ring, full");
+	expect_bad("hypercube:4", "unknown topology kind 'hypercube' (expected one of ring, full");
 	expect_bad("torus:0x4", "torus:0x4");
 	expect_bad("torus:8x", "torus:8x");
 	expect_bad("torus:", "no arguments");

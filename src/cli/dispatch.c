@@ -31,18 +31,12 @@ static const struct cli_cmd commands[] = {
 static int unknown_command(const char *name)
 {
 	const char *names[NCMDS];
-	char list[256];
+	char msg[1200];
 
 	for (int i = 0; i < NCMDS; i++)
 		names[i] = commands[i].name;
-	int near = pm_nearest(name, names, NCMDS);
-	pm_join(list, sizeof list, names, NCMDS);
-	if (near >= 0)
-		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s; did you mean '%s'?)\n",
-			name, list, names[near]);
-	else
-		fprintf(stderr, "perfmodel: unknown command '%s' (expected one of %s)\n",
-			name, list);
+	pm_unknown_text(msg, sizeof msg, "command", name, names, NCMDS, NULL);
+	fprintf(stderr, "perfmodel: %s\n", msg);
 	return 2;
 }
 

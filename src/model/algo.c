@@ -51,18 +51,12 @@ static int unknown_algo(const char *name, struct pm_err *err)
 	int n;
 	const struct pm_algo *const *a = pm_algos(&n);
 	const char *names[64];
-	char list[512];
+	char msg[1200];
 
 	for (int i = 0; i < n && i < 64; i++)
 		names[i] = a[i]->name;
-	pm_join(list, sizeof list, names, n);
-	int near = pm_nearest(name, names, n);
-	if (near >= 0)
-		return pm_fail(err, PM_EINPUT,
-			       "unknown algorithm '%s' (expected one of %s; did you mean '%s'?)",
-			       name, list, names[near]);
-	return pm_fail(err, PM_EINPUT,
-		       "unknown algorithm '%s' (expected one of %s)", name, list);
+	pm_unknown_text(msg, sizeof msg, "algorithm", name, names, n < 64 ? n : 64, NULL);
+	return pm_fail(err, PM_EINPUT, "%s", msg);
 }
 
 /* The restrictions flags stand for: what each needs, said once (the

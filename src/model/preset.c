@@ -104,21 +104,15 @@ int pm_preset_names(const char *kind, char ***names, int *n)
 static int unknown(const char *spec, const char *kind, const char *what,
 		   const char *path, struct pm_err *err)
 {
-	char **names, list[512] = "";
-	int n, rc;
+	char **names, msg[1200];
+	int n;
 
 	if (pm_preset_names(kind, &names, &n) != PM_OK)
 		return pm_fail(err, PM_EINPUT, "unknown %s '%s' (no %s; set PERFMODEL_DATA to the data directory)",
 			       what, spec, path);
-	pm_join(list, sizeof list, (const char *const *)names, n);
-	int near = pm_nearest(spec, (const char *const *)names, n);
-	rc = near >= 0
-		? pm_fail(err, PM_EINPUT, "unknown %s '%s' (expected one of %s; did you mean '%s'?)",
-			  what, spec, list, names[near])
-		: pm_fail(err, PM_EINPUT, "unknown %s '%s' (expected one of %s, or a path to a .csv file)",
-			  what, spec, list);
+	pm_unknown_text(msg, sizeof msg, what, spec, (const char *const *)names, n, ", or a path to a .csv file");
 	pm_preset_free(names, n);
-	return rc;
+	return pm_fail(err, PM_EINPUT, "%s", msg);
 }
 
 int pm_preset_find(const char *spec, const char *kind, const char *what,

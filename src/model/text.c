@@ -92,3 +92,16 @@ void pm_strlcpy(char *dst, const char *src, size_t size)
 	strncpy(dst, src, size - 1);
 	dst[size - 1] = '\0';
 }
+
+void pm_unknown_text(char *buf, size_t size, const char *what, const char *name,
+		     const char *const *names, int n, const char *tail)
+{
+	char list[1024];
+	int near = pm_nearest(name, names, n);
+
+	pm_join(list, sizeof list, names, n);
+	if (near >= 0)
+		snprintf(buf, size, "unknown %s '%s' (expected one of %s; did you mean '%s'?)", what, name, list, names[near]);
+	else
+		snprintf(buf, size, "unknown %s '%s' (expected one of %s%s)", what, name, list, tail ? tail : "");
+}

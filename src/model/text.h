@@ -17,6 +17,12 @@ int pm_pick(const char *s, const char *const *names, int n);
 /* Write "a, b, c" (the n names) into buf. */
 void pm_join(char *buf, size_t size, const char *const *names, int n);
 
+/* The one message for a name that is not among names: "unknown WHAT
+ * 'name' (expected one of a, b, c; did you mean 'b'?)", or with tail
+ * (", such as torus:8x8") where nothing is close enough to suggest. */
+void pm_unknown_text(char *buf, size_t size, const char *what, const char *name,
+		     const char *const *names, int n, const char *tail);
+
 /* strncpy that always terminates. */
 void pm_strlcpy(char *dst, const char *src, size_t size);
 

@@ -131,19 +131,12 @@ static int unknown_kind(const char *spec, const char *name, struct pm_err *err)
 	int n;
 	const struct pm_topo_kind *const *kinds = pm_topo_kinds(&n);
 	const char *names[32];
-	char list[256];
+	char msg[1200];
 
 	for (int i = 0; i < n && i < 32; i++)
 		names[i] = kinds[i]->name;
-	pm_join(list, sizeof list, names, n);
-	int near = pm_nearest(name, names, n);
-	if (near >= 0)
-		return pm_fail(err, PM_EINPUT,
-			       "unknown topology '%s' (expected one of %s; did you mean '%s'?)",
-			       spec, list, names[near]);
-	return pm_fail(err, PM_EINPUT,
-		       "unknown topology '%s' (expected KIND:ARGS with KIND one of %s, such as torus:8x8)",
-		       spec, list);
+	pm_unknown_text(msg, sizeof msg, "topology kind", name, names, n < 32 ? n : 32, ", as KIND:ARGS such as torus:8x8");
+	return pm_fail(err, PM_EINPUT, "%s (in '%s')", msg, spec);
 }
 
 int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
