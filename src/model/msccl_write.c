@@ -153,9 +153,10 @@ static int waits(struct w *w, uint32_t q, int side)
 	return 0;
 }
 
-/* Every piece's waits, step by step: a step's sends read what the earlier
- * steps wrote, then its receives write. */
-static int plan(struct w *w)
+/* fn for every piece's send side then receive side, step by step (a
+ * step's sends read what the earlier steps wrote, then its receives
+ * write): the order the waits are found in and the steps laid out in. */
+static int each_side(struct w *w, int (*fn)(struct w *, uint32_t, int))
 {
 	const struct pm_sched *s = w->s;
 	size_t q0 = 0;
@@ -164,12 +165,10 @@ static int plan(struct w *w)
 		size_t q1 = q0;
 		while (q1 < w->np && w->p[q1].x < s->step_off[k + 1])
 			q1++;
-		for (size_t q = q0; q < q1; q++)
-			if (waits(w, (uint32_t)q, 0))
-				return -1;
-		for (size_t q = q0; q < q1; q++)
-			if (waits(w, (uint32_t)q, 1))
-				return -1;
+		for (int side = 0; side < 2; side++)
+			for (size_t q = q0; q < q1; q++)
+				if (fn(w, (uint32_t)q, side))
+					return -1;
 		q0 = q1;
 	}
 	return 0;
@@ -288,24 +287,6 @@ static int lay(struct w *w, uint32_t q, int side)
 		return -1;
 	w->at_tb[self] = tb;
 	w->at_st[self] = st;
-	return 0;
-}
-
-static int layout(struct w *w)
-{
-	const struct pm_sched *s = w->s;
-	size_t q0 = 0;
-
-	for (int k = 0; k < s->nsteps; k++) {
-		size_t q1 = q0;
-		while (q1 < w->np && w->p[q1].x < s->step_off[k + 1])
-			q1++;
-		for (int side = 0; side < 2; side++)
-			for (size_t q = q0; q < q1; q++)
-				if (lay(w, (uint32_t)q, side))
-					return -1;
-		q0 = q1;
-	}
 	return 0;
 }
 
@@ -465,13 +446,13 @@ int pm_msccl_write(FILE *f, const struct pm_sched *s, const char *name, const ch
 			       s->nx, s->nranks, 2.0 * s->nx / s->nranks, EXEC_MAX_NODES);
 	if ((rc = prepare(&w, err)))
 		goto out;
-	if (plan(&w)) {
+	if (each_side(&w, waits)) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
 	if ((rc = channels(&w, err)))
 		goto out;
-	if (layout(&w)) {
+	if (each_side(&w, lay)) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
