@@ -304,7 +304,12 @@ static double channel_share(const struct pm_nccl_sys *s, enum pm_nccl_algo a,
 	while (a == PM_NCCL_RING && n < (double)nc * nt * th && nt % 128 == 0)
 		nt /= 2;
 	*nc_out = nc;
-	return (double)nc / s->channels * nt / max_threads[p];
+	/* a channel's rate does not fall with its threads: enqueue.cc cuts
+	 * threads only where each would hold less than its threshold, and
+	 * then a thread's few lines take a round trip's time, not a share of
+	 * the channel's bandwidth (nccl-tests' single-channel LL rings rise
+	 * linearly from 1 KiB to 32 KiB at one channel's rate) */
+	return (double)nc / s->channels;
 }
 
 /* All-to-all as NCCL's point-to-point sends: every rank sends n/R to
