@@ -816,3 +816,33 @@ Test(topo, partial_units_keep_their_level)
 	cr_assert(n == 3 && h[0] == 8 && h[1] == 25 && h[2] == 40, "%d layers: %dx%dx%d", n, h[0], h[1], h[2]);
 	pm_topo_free(t);
 }
+
+/* Grid routes are arithmetic on coordinates: every route, on tori, meshes
+ * and the ACE torus, for every pair, is a chain of links each leaving
+ * where the last arrived (the links' own endpoints), from src to dst, of
+ * the shortest length the coordinates give. */
+Test(topo, grid_routes_follow_the_links)
+{
+	static const char *const specs[] = {"torus:5x4x3", "torus:8", "mesh:4x3", "mesh:2x3x2", "torus:2x2", "ace:2x2x2"};
+	for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+		struct pm_topo *t = topo_or_die(specs[k]);
+		int n = pm_topo_endpoints(t), links[64], dims[3], wrap, nd = pm_topo_grid(t, dims, &wrap);
+		for (int a = 0; a < n; a++)
+			for (int b = 0; b < n; b++) {
+				int h = pm_topo_route(t, a, b, links), v = a, want = 0;
+				for (int j = 0; j < h; j++) {
+					cr_assert_eq(pm_topo_link(t, links[j])->src, v, "%s %d->%d hop %d", specs[k], a, b, j);
+					v = pm_topo_link(t, links[j])->dst;
+				}
+				cr_assert_eq(v, b, "%s %d->%d ends at %d", specs[k], a, b, v);
+				for (int d = 0, ia = a, ib = b; d < nd; d++) {
+					int x = ia % dims[d] - ib % dims[d];
+					x = x < 0 ? -x : x;
+					want += wrap && dims[d] - x < x ? dims[d] - x : x;
+					ia /= dims[d], ib /= dims[d];
+				}
+				cr_assert_eq(h, want, "%s %d->%d: %d hops, %d by coordinates", specs[k], a, b, h, want);
+			}
+		pm_topo_free(t);
+	}
+}
