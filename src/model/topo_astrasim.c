@@ -16,7 +16,8 @@
  * with the dimension's bandwidth and latency.  GB is 2^30 bytes, as the
  * ASTRA-sim analytical backend converts it (1 GB/s = 2^30 / 10^9 bytes a
  * nanosecond); `latency` is nanoseconds.  Routing: shortest path in links,
- * ties to the lower dimension.  Parsed with libyaml (Debian libyaml-dev);
+ * dimension by dimension from the lowest, by arithmetic on the NPU id (no
+ * tables: any size up to the endpoint limit).  Parsed with libyaml (Debian libyaml-dev);
  * any other key is ignored, as ASTRA-sim ignores it.
  */
 #include "model/csvread.h"
@@ -183,6 +184,55 @@ static int check(struct yml *y, int *kinds, struct pm_err *err)
 	return PM_OK;
 }
 
+/* The network's shape for routing by arithmetic (kept with the network,
+ * pm_topo_memo "astrasim"): per dimension its kind, size, NPU id stride
+ * and the first of its ports.  An NPU's ports: a Ring dimension 2 (+1,
+ * -1), a FullyConnected one k (to member j), a Switch one 1 (up); a
+ * switch's ports: its k members. */
+struct geo {
+	int D, kind[MAX_DIMS], k[MAX_DIMS], stride[MAX_DIMS], base[MAX_DIMS];
+};
+
+static int width(int kind, int k)
+{
+	return k < 2 ? 0 : kind == K_RING ? 2 : kind == K_FULL ? k : k;	/* a switch's members */
+}
+
+/* Shortest path, dimension by dimension from dimension 0: the path the
+ * breadth-first tables gave (among equal next hops the link added first:
+ * the lower dimension's; on a ring at exactly half way, the -1 link, added
+ * before the +1 one, except at member 0, whose -1 link closes the ring
+ * last).  A test holds every route to the tables'. */
+static int route(const struct pm_topo *t, int src, int dst, int *links)
+{
+	const struct geo *g = pm_topo_memo(t, "astrasim");
+	int hops = 0, v = src;
+
+	for (int d = 0; d < g->D; d++) {
+		int k = g->k[d], st = g->stride[d], c = v / st % k, want = dst / st % k;
+		if (k < 2 || c == want)
+			continue;
+		if (g->kind[d] == K_FULL) {
+			links[hops++] = pm_port_link(t, v, g->base[d] + want);
+			v += (want - c) * st;
+		} else if (g->kind[d] == K_SWITCH) {
+			int up = pm_port_link(t, v, g->base[d]), sw = t->links[up].dst;
+			links[hops++] = up;
+			links[hops++] = pm_port_link(t, sw, g->base[d] + want);
+			v += (want - c) * st;
+		} else {
+			int fwd = (want - c + k) % k, dir = fwd < k - fwd ? 0 : fwd > k - fwd ? 1 : c == 0 ? 0 : 1;
+			for (int n = dir ? k - fwd : fwd; n > 0; n--) {
+				links[hops++] = pm_port_link(t, v, g->base[d] + dir);
+				int next = dir ? (c + k - 1) % k : (c + 1) % k;
+				v += (next - c) * st;
+				c = next;
+			}
+		}
+	}
+	return hops;
+}
+
 /* Vertex ids: NPUs 0..N-1, then the switches of each Switch dimension. */
 static int build(struct pm_topo *t, const char *args, const struct pm_link_defaults *ld,
 		 struct pm_err *err)
@@ -202,9 +252,9 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 	D = y.n[F_TOPO];
 	for (int d = 0; d < D; d++) {
 		N *= (long long)y.val[F_NPUS][d];
-		if (N > PM_TOPO_MAX_FILE_VERTICES)
-			return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has more than %d NPUs (expected at most %d: it is routed by search)",
-				       args, PM_TOPO_MAX_FILE_VERTICES, PM_TOPO_MAX_FILE_VERTICES);
+		if (N > PM_TOPO_MAX_VERTICES)
+			return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has more than %d NPUs (expected at most %d)",
+				       args, PM_TOPO_MAX_VERTICES, PM_TOPO_MAX_VERTICES);
 	}
 	for (int d = 0; d < D; d++) {
 		long long k = (long long)y.val[F_NPUS][d], groups = N / k;
@@ -215,11 +265,24 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 	}
 	if (N < 2)
 		return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has %lld NPU (expected at least 2: nothing to reduce)", args, N);
-	if ((rc = pm_topo_alloc(t, N + nsw, (int)N, nlinks, 0, err)))
+	struct geo *g = calloc(1, sizeof *g);
+	int ports = 0;
+	if (!g)
+		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
+	g->D = D;
+	for (int d = 0, stride = 1; d < D; stride *= (int)y.val[F_NPUS][d], d++) {
+		g->kind[d] = kinds[d], g->k[d] = (int)y.val[F_NPUS][d], g->stride[d] = stride, g->base[d] = ports;
+		ports += width(kinds[d], g->k[d]);
+	}
+	if ((rc = pm_topo_alloc(t, N + nsw, (int)N, nlinks, ports, err)) ||
+	    (rc = pm_topo_memo_keep(t, "astrasim", g, free) ? pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec) : 0)) {
+		if (!pm_topo_memo(t, "astrasim"))
+			free(g);
 		return rc;
+	}
 	int sw = (int)N;
 	for (int d = 0, stride = 1; d < D; stride *= (int)y.val[F_NPUS][d], d++) {
-		int k = (int)y.val[F_NPUS][d];
+		int k = (int)y.val[F_NPUS][d], pb = g->base[d];
 		double bw = y.val[F_BW][d] * GIB, lat = y.val[F_LAT][d] * 1e-9;
 		if (k < 2)
 			continue;
@@ -228,17 +291,17 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 				continue;	/* one group per base with x_d = 0 */
 			for (int i = 0; i < k; i++) {
 				int a = base + i * stride;
-				if (kinds[d] == K_RING) {
+				if (kinds[d] == K_RING) {	/* a's +1 port, b's -1 port */
 					int b = base + ((i + 1) % k) * stride;
-					pm_topo_add(t, a, b, bw, lat, -1);
-					pm_topo_add(t, b, a, bw, lat, -1);
+					pm_topo_add(t, a, b, bw, lat, pb);
+					pm_topo_add(t, b, a, bw, lat, pb + 1);
 				} else if (kinds[d] == K_FULL) {
 					for (int j = 0; j < k; j++)
 						if (j != i)
-							pm_topo_add(t, a, base + j * stride, bw, lat, -1);
+							pm_topo_add(t, a, base + j * stride, bw, lat, pb + j);
 				} else {
-					pm_topo_add(t, a, sw, bw, lat, -1);
-					pm_topo_add(t, sw, a, bw, lat, -1);
+					pm_topo_add(t, a, sw, bw, lat, pb);
+					pm_topo_add(t, sw, a, bw, lat, pb + i);
 				}
 			}
 			sw += kinds[d] == K_SWITCH;
@@ -261,7 +324,7 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 				others += e != d && (int)y.val[F_NPUS][e] >= 2 && kinds[e] != K_SWITCH;
 			t->min_hops = others ? 1 : 2;
 		}
-	return pm_topo_route_shortest(t, 0, err);
+	return PM_OK;
 }
 
 static void describe(const struct pm_topo *t, struct pm_topo_info *info)
@@ -276,6 +339,6 @@ const struct pm_topo_kind pm_topo_astrasim = {
 	.syntax = "astrasim:FILE.yml",
 	.summary = "an ASTRA-sim 2.0 network.yml: topology [Ring|FullyConnected|Switch, ...], npus_count, bandwidth (GB/s = 2^30 B/s), latency (ns) per dimension",
 	.build = build,
-	.route = pm_topo_route_table,
+	.route = route,
 	.describe = describe,
 };
