@@ -102,3 +102,8 @@ int cli_check_list(const char *opt, const char *s, char sep,
 			       opt, s, sep, example);
 	return PM_OK;
 }
+
+struct cli_opt cli_format_opt(const char **value)
+{
+	return (struct cli_opt){"format", "F", "table, csv or json (default table)", value, NULL};
+}

@@ -15,6 +15,9 @@ struct cli_opt {
 	int *flag;		/* where a flag goes */
 };
 
+/* The --format option row the commands share (the value into *value). */
+struct cli_opt cli_format_opt(const char **value);
+
 /* Parse argv[0..argc) against opts (count n).  Non-option words go to
  * pos[] (at most maxpos).  --name value and --name=value both work. */
 int cli_parse(const char *cmd, int argc, char **argv, const struct cli_opt *opts,

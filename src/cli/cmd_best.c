@@ -171,7 +171,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list, comma separated, with arguments as in allreduce --algo", &algo, NULL};
 	opts[n++] = (struct cli_opt){"op", "COLL", "the collective: allreduce (default), reducescatter, allgather, reduce, broadcast or alltoall", &op, NULL};
 	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &model, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"plot", "FILE", "draw the fastest algorithm's bus bandwidth against the size, named where the winner changes, with the runner-up and the network's bound, to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("best", argc, argv, opts, n, pos, &npos, 0, err))

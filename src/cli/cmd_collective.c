@@ -640,7 +640,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument, whose own options are comma separated too (ring,multitree:ports=1,priority,dbtree:4: a piece that names no algorithm continues the argument before it)", &algo, NULL};
 	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &model, NULL};
 	n += sim_opt_rows(&sa, opts + n);
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &plot, NULL};
 	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &explain_flag};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};

@@ -251,7 +251,7 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &procs, NULL};
 	opts[n++] = (struct cli_opt){"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &machine, NULL};
 	opts[n++] = (struct cli_opt){"write-machine", "OUT", "write the fitted description to OUT (needs --machine)", &write_to, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "output: table, csv or json (default table)", &format, NULL};
+	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("fit", argc, argv, opts, n, pos, &npos, 1, err))
 		return PM_EINPUT;

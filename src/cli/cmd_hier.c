@@ -372,7 +372,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"alpha", "T", "per-message startup (default: the machine's)", &alpha, NULL};
 	opts[n++] = (struct cli_opt){"pipeline", "S", "pipelining factor s (default: the machine's)", &pipeline, NULL};
 	opts[n++] = (struct cli_opt){"plot", "FILE", "with a --size range: draw each hierarchy's bus bandwidth (the best at each size, the flat ring, Rabenseifner, --layers) against the size to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("hier", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;

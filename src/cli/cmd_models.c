@@ -15,7 +15,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 	enum cli_format fmt;
 	char **names;
 
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("models", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;

@@ -19,7 +19,7 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 
 	cli_net_opt_rows(&net, opts);
 	n = 5;	/* of the shared rows: topo, link-bw, link-lat, dim-bw, dim-lat */
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("topo", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;

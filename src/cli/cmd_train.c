@@ -635,7 +635,7 @@ static int train_opt_rows(struct targs *g, struct cli_opt *opts)
 	opts[n++] = (struct cli_opt){"a2a-algo", "NAME", "hybrid profiles (dlrm): the all-to-all algorithm whose cost on the network prices the embeddings' exchange (default direct; bruck)", &g->a2a_algo, NULL};
 	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &g->groups};
 	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &g->plot, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &g->format, NULL};
+	opts[n++] = cli_format_opt(&g->format);
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &g->help};
 	return n;
 }

@@ -77,7 +77,7 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 	struct cli_table tab = {0};
 
 	opts[n++] = (struct cli_opt){"quick", NULL, "the small matrix (2 networks x 4 algorithms x 2 sizes)", NULL, &quick};
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv or json (default table)", &format, NULL};
+	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("validate", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
