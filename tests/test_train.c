@@ -691,3 +691,28 @@ Test(hybrid, dlrm_profile)
 	cr_assert_eq(h.a2a_pos, 10);
 	pm_profile_release(&p);
 }
+
+/* The H100 profiles are the measured timelines: each profile's backward
+ * is the last gradient's ready time and its forward the step's measured
+ * forward, as its note line states them from the timeline's header
+ * (gpt2-small-h100: 39.122 ms and 28.049 ms; llama-1b-h100: 110.551 and
+ * 57.525), and it says it is measured, on an H100. */
+Test(train, measured_h100_profiles)
+{
+	static const struct { const char *name; double bwd_ms, fwd_ms; } want[] = {
+		{"gpt2-small-h100", 39.122, 28.049}, {"llama-1b-h100", 110.551, 57.525}, {"resnet50-h100", 16.220, 11.829},
+	};
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+		struct pm_profile p;
+		struct pm_err err;
+		double tb = 0;
+		cr_assert_eq(pm_profile_load(want[k].name, &p, &err), PM_OK, "%s", err.msg);
+		for (int i = 0; i < p.L; i++)
+			tb += p.tb_s[i];
+		assert_rel(tb * 1e3, want[k].bwd_ms, 1e-3);
+		assert_rel(p.tf_s * 1e3, want[k].fwd_ms, 1e-3);
+		cr_assert(strstr(p.kind, "measured"), "%s", p.kind);
+		cr_assert(strstr(p.device, "H100"), "%s", p.device);
+		pm_profile_release(&p);
+	}
+}

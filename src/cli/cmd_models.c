@@ -35,7 +35,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 	static const unsigned flags[] = {COL_USER, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_USER, COL_USER, COL_USER};
 	struct cli_table t;
 	cli_table_init(&t, 8, cols, flags);
-	cli_table_meta(&t, "profiles in %s/models; estimated ones come from per-tensor FLOPs (scripts/make-models)", pm_data_dir());
+	cli_table_meta(&t, "profiles in %s/models; estimated ones come from per-tensor FLOPs (scripts/make-models), the -h100 ones from measured gradient-ready timelines (scripts/make-measured-profiles)", pm_data_dir());
 	for (int i = 0; i < np; i++) {
 		struct pm_profile p;
 		struct pm_err e;
