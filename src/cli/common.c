@@ -68,13 +68,7 @@ static int parse_dim_list(const char *opt, const char *s, int (*one)(const char 
  * of the network, which is what a ring through every dimension meets. */
 static void slowest_link(const struct pm_topo *t, struct pm_params *p)
 {
-	const struct pm_link *l = pm_topo_links(t);
-	for (int i = 0; i < pm_topo_nlinks(t); i++) {
-		if (i == 0 || l[i].bw_Bps < p->link_bw_Bps)
-			p->link_bw_Bps = l[i].bw_Bps;
-		if (i == 0 || l[i].lat_s > p->link_lat_s)
-			p->link_lat_s = l[i].lat_s;
-	}
+	pm_topo_slowest(t, &p->link_bw_Bps, &p->link_lat_s);
 }
 
 /* Does the network set its own link rates (a machine description, a
@@ -246,8 +240,10 @@ void cli_nccl_meta(struct cli_table *t, const struct pm_topo *topo, int explain)
 	for (int i = 0; i < m->nccl.nsrc && len < sizeof line; i++)
 		len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s", i ? ", " : "",
 					m->nccl.src[i][0], m->nccl.src[i][1]);
+	char rel[32];
+	pm_nccl_epoch_name(m->nccl.version, rel, sizeof rel);
 	cli_table_meta(t, "nccl rows: NCCL's model (algorithm/protocol(channels) it would run; %s constants, %s) on %s's NCCL parameters: %s; --alpha, --link-bw and the links above do not enter them",
-		       m->nccl.version ? pm_nccl_epoch_name(m->nccl.version) : pm_nccl_version,
+		       m->nccl.version ? rel : pm_nccl_version,
 		       m->nccl.version ? "the machine's nccl_version" : "the newest; nccl:...,RELEASE or the machine's nccl_version picks another",
 		       m->name, line);
 	for (int i = 0; explain && i < m->nccl.nsrc; i++)

@@ -155,15 +155,6 @@ static void closed_rings(const struct pm_inst *in, double n, int dirs,
 	c->sent_B = steps * n / P;
 }
 
-static double slowest(const struct pm_topo *t)
-{
-	const struct pm_link *l = pm_topo_links(t);
-	double b = 0;
-	for (int i = 0; i < pm_topo_nlinks(t); i++)
-		b = i == 0 || l[i].bw_Bps < b ? l[i].bw_Bps : b;
-	return b;
-}
-
 /* ring[:C]: the channels, and on a machine: network the bandwidth a ring
  * step gets there. */
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
@@ -198,7 +189,8 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	 * NVLink carries C-1 of the C parts */
 	double nvlink = nodes > 1 && C == G && C > 1 ? gpu * C / (C - 1) : gpu;
 	st->bw_Bps = nodes > 1 ? fmin(nvlink, (C < nics ? C : nics) * nic) : gpu;
-	st->slowest_Bps = slowest(in->topo);
+	double lat = 0;
+	pm_topo_slowest(in->topo, &st->slowest_Bps, &lat);
 	if (C > 1)
 		snprintf(in->label, sizeof in->label, "ring:%ld", C);
 	return PM_OK;

@@ -174,46 +174,40 @@ static int each_side(struct w *w, int (*fn)(struct w *, uint32_t, int))
 	return 0;
 }
 
-static const struct pm_sched *g_sched;	/* qsort's context: set, sorted, cleared in one call */
-static const struct piece *g_pieces;
+/* A piece keyed by its connection, then its schedule order. */
+struct keyed {
+	int32_t src, dst;
+	uint32_t q;
+};
 
 static int by_pair(const void *a, const void *b)
 {
-	const struct pm_xfer *x = &g_sched->x[g_pieces[*(const uint32_t *)a].x];
-	const struct pm_xfer *y = &g_sched->x[g_pieces[*(const uint32_t *)b].x];
+	const struct keyed *x = a, *y = b;
 	if (x->src != y->src)
 		return x->src < y->src ? -1 : 1;
 	if (x->dst != y->dst)
 		return x->dst < y->dst ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-static int same_pair(const struct w *w, uint32_t a, uint32_t b)
-{
-	const struct pm_xfer *x = &w->s->x[w->p[a].x], *y = &w->s->x[w->p[b].x];
-	return x->src == y->src && x->dst == y->dst;
+	return x->q < y->q ? -1 : x->q > y->q;
 }
 
 /* Each connection's pieces in order, a new channel where the thread block
  * of either side would pass max_steps (a step and one nop per extra wait). */
 static int channels(struct w *w, struct pm_err *err)
 {
-	uint32_t *o = malloc(sizeof *o * (w->np + 1));
+	struct keyed *o = malloc(sizeof *o * (w->np + 1));
 	int used_s = 0, used_r = 0, ch = 0;
 
 	if (!o)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (size_t q = 0; q < w->np; q++)
-		o[q] = (uint32_t)q;
-	g_sched = w->s, g_pieces = w->p;
+		o[q] = (struct keyed){w->s->x[w->p[q].x].src, w->s->x[w->p[q].x].dst, (uint32_t)q};
 	qsort(o, w->np, sizeof *o, by_pair);
-	g_sched = NULL, g_pieces = NULL;
 	w->nchannels = w->np ? 1 : 0;
 	for (size_t i = 0; i < w->np; i++) {
-		uint32_t q = o[i];
+		uint32_t q = o[i].q;
 		int ns = w->dn[2 * q] > 1 ? (int)w->dn[2 * q] : 1;
 		int nr = w->dn[2 * q + 1] > 1 ? (int)w->dn[2 * q + 1] : 1;
-		if (!i || !same_pair(w, o[i - 1], q))	/* a new connection */
+		if (!i || o[i - 1].src != o[i].src || o[i - 1].dst != o[i].dst)	/* a new connection */
 			ch = 0, used_s = used_r = 0;
 		if (ns > w->max_steps || nr > w->max_steps) {
 			const struct pm_xfer *x = &w->s->x[w->p[q].x];

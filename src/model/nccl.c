@@ -38,7 +38,7 @@ enum { HW_NVLINK, HW_PCI, HW_NET, NHW };
  * (git show vX.Y.Z-1:src/graph/tuning.cc); rates in GB/s.  Row 0 is the
  * release pm_nccl_version names. */
 struct consts {
-	const char *first, *last;	/* releases the row holds for */
+	int first, last;		/* the 2.x releases the row holds for */
 	double base_us[NTUNED][PM_NCCL_NPROTO];
 	double hw_us[NHW][NTUNED][PM_NCCL_NPROTO];
 	double hopper_ll[3];		/* llMaxBws[Hopper] */
@@ -50,27 +50,27 @@ struct consts {
 					 * across nodes), NVLSTree's baseLat + 2(N-1) of it */
 };
 static const struct consts epochs[] = {
-	{"2.28", "2.30", {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+	{28, 30, {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
 	  [HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
 	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},
 	 {141.0, 45.0, 35.0}, 0, 0, 1, 0},
-	{"2.23", "2.27", {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
+	{23, 27, {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
 	  [HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
 	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 14}}},
 	 {141.0, 45.0, 35.0}, 0, 0, 1, 0},
-	{"2.21", "2.22", {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	{21, 22, {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}},
 	  [HW_PCI] = {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_NET] = {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
 	 {141.0, 45.0, 35.0}, 0, 1, 0, 0},
-	{"2.19", "2.20", {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+	{19, 20, {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 23}, {0, 0, 23}, {0, 0, 0}},
 	  [HW_PCI] = {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_NET] = {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
 	 {87.7, 22.5, 19.0}, 1, 1, 0, 0},
-	{"2.18", "2.18", {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0}, {6.8, 14.0, 0}, {0, 0, 23.0}, {0, 0, 23.0}, {0, 0, 0}},
+	{18, 18, {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0}, {6.8, 14.0, 0}, {0, 0, 23.0}, {0, 0, 23.0}, {0, 0, 0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 8.0}, {0, 0, 4.75}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_PCI] = {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 8.0}, {0, 0, 8.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 10.7}, {0, 0, 14}, {0, 0, 18}, {0, 0, 19}, {0, 0, 0}}},
@@ -86,24 +86,17 @@ int pm_nccl_version_find(const char *v)
 
 	if (!v || strspn(v, "0123456789.") != strlen(v) || sscanf(v, "%d.%d", &maj, &min) != 2 || maj != 2)
 		return -1;
-	for (int e = 0; e < NEPOCHS; e++) {
-		int lo, hi;
-		sscanf(epochs[e].first, "2.%d", &lo);
-		sscanf(epochs[e].last, "2.%d", &hi);
-		if (min >= lo && min <= hi)
+	for (int e = 0; e < NEPOCHS; e++)
+		if (min >= epochs[e].first && min <= epochs[e].last)
 			return e;
-	}
 	return -1;
 }
 
-const char *pm_nccl_epoch_name(int e)
+void pm_nccl_epoch_name(int e, char *buf, size_t size)
 {
-	static char buf[NEPOCHS][24];
 	if (e < 0 || e >= NEPOCHS)
 		e = 0;
-	if (!buf[e][0])
-		snprintf(buf[e], sizeof buf[e], "%s to %s", epochs[e].first, epochs[e].last);
-	return buf[e];
+	snprintf(buf, size, "2.%d to 2.%d", epochs[e].first, epochs[e].last);
 }
 
 static const double ll_max[PM_NCCL_NARCH][3] = {	/* row: arch on one node; else 0 Intel, 1 AMD */
@@ -288,12 +281,14 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 	return lat * 1e-6;
 }
 
-/* enqueue.cc: ring and tree drop channels, then threads, until every
- * thread has threshold bytes; the share of the full rate left. */
+/* enqueue.cc: ring and tree drop channels (then the ring's threads)
+ * until every thread has threshold bytes; the share of the full rate
+ * left is the channels'. */
 static double channel_share(const struct pm_nccl_sys *s, enum pm_nccl_algo a,
 			    enum pm_nccl_proto p, double n, int *nc_out)
 {
-	int nc = s->channels, nt = max_threads[p];
+	int nc = s->channels;
+	const int nt = max_threads[p];
 	double th = thread_threshold[p] * (a == PM_NCCL_RING && p == PM_NCCL_LL ? s->ranks : 1);
 
 	*nc_out = nc;
@@ -301,8 +296,6 @@ static double channel_share(const struct pm_nccl_sys *s, enum pm_nccl_algo a,
 		return 1;
 	while (n < (double)nc * nt * th && nc >= 2)
 		nc--;
-	while (a == PM_NCCL_RING && n < (double)nc * nt * th && nt % 128 == 0)
-		nt /= 2;
 	*nc_out = nc;
 	/* a channel's rate does not fall with its threads: enqueue.cc cuts
 	 * threads only where each would hold less than its threshold, and

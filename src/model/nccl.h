@@ -15,6 +15,8 @@
 #include "model/coll.h"
 #include "model/err.h"
 
+#include <stddef.h>
+
 enum pm_nccl_algo {		/* NCCL's order (nccl_common.h) */
 	PM_NCCL_TREE, PM_NCCL_RING, PM_NCCL_COLLNET_DIRECT, PM_NCCL_COLLNET_CHAIN,
 	PM_NCCL_NVLS, PM_NCCL_NVLS_TREE, PM_NCCL_PAT, PM_NCCL_P2P, PM_NCCL_NALGO
@@ -81,7 +83,7 @@ int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_ma
 /* The constants' epoch of an NCCL release ("2.18.5", "2.24"), or -1
  * outside 2.18 to the newest; its releases as text ("2.21 to 2.22"). */
 int pm_nccl_version_find(const char *release);
-const char *pm_nccl_epoch_name(int epoch);
+void pm_nccl_epoch_name(int epoch, char *buf, size_t size);
 
 /* Name lookups: the index, or -1. */
 int pm_nccl_algo_find(const char *name);

@@ -293,6 +293,16 @@ int pm_topo_endpoint_degree(const struct pm_topo *t)
 	return least < 0 ? 0 : least;
 }
 
+void pm_topo_slowest(const struct pm_topo *t, double *bw_Bps, double *lat_s)
+{
+	for (int i = 0; i < t->n_links; i++) {
+		if (i == 0 || t->links[i].bw_Bps < *bw_Bps)
+			*bw_Bps = t->links[i].bw_Bps;
+		if (i == 0 || t->links[i].lat_s > *lat_s)
+			*lat_s = t->links[i].lat_s;
+	}
+}
+
 void pm_topo_ring_order(const struct pm_topo *t, int *order)
 {
 	if (t->kind->ring_order) {

@@ -101,6 +101,9 @@ int pm_topo_endpoints(const struct pm_topo *t);
 int pm_topo_vertices(const struct pm_topo *t);
 int pm_topo_nlinks(const struct pm_topo *t);
 const struct pm_link *pm_topo_link(const struct pm_topo *t, int id);
+/* The link topology-blind closed forms see: the lowest bandwidth and the
+ * longest latency of the network's links. */
+void pm_topo_slowest(const struct pm_topo *t, double *bw_Bps, double *lat_s);
 /* All links, indexed by id (for loops that touch millions of them). */
 const struct pm_link *pm_topo_links(const struct pm_topo *t);
 /* Links leaving vertex v, in a fixed order (*count of them). */

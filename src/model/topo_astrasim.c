@@ -195,7 +195,7 @@ struct geo {
 
 static int width(int kind, int k)
 {
-	return k < 2 ? 0 : kind == K_RING ? 2 : kind == K_FULL ? k : k;	/* a switch's members */
+	return k < 2 ? 0 : kind == K_RING ? 2 : k;	/* FullyConnected: a port per member; Switch: the switch's members */
 }
 
 /* Shortest path, dimension by dimension from dimension 0: the path the
