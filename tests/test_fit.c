@@ -174,6 +174,8 @@ static void round_trip(const char *preset, int P, const char *rate, double rate_
 	cr_assert_eq(pm_machine_load(out, &back, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(back.nlevels, base.nlevels);
 	cr_assert_eq(back.level[0].count, base.level[0].count);
+	cr_assert_str_eq(back.device, base.device);	/* the accelerator row travels */
+	cr_assert_str_eq(back.device_source, base.device_source);
 	assert_rel(back.level[0].inner_bw, base.level[0].inner_bw, 1e-12);
 	cr_assert_eq(pm_nccl_sys_of(&back, P, &s2, &err), PM_OK);
 	cr_assert_eq(pm_nccl_sys_of(&fitted, P, &s3, &err), PM_OK);
@@ -182,6 +184,19 @@ static void round_trip(const char *preset, int P, const char *rate, double rate_
 	assert_rel(s2.launch_s + s2.net_lat_s, s3.launch_s + s3.net_lat_s, 1e-3);
 	remove(out);
 	pm_points_release(&p);
+}
+
+/* Each preset names its accelerator as its file says (the device row). */
+Test(fit, machine_device_rows)
+{
+	struct pm_machine m;
+	struct pm_err err;
+	const char *pairs[][2] = {{"dgx-h100", "h100"}, {"hgx-h200", "h200"}, {"dgx-a100", "a100"},
+				  {"mi300x", "mi300x"}, {"data/machines/json/dgx-h100.json", "h100"}};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		cr_assert_eq(pm_machine_load(pairs[i][0], &m, &err), PM_OK, "%s", err.msg);
+		cr_assert_str_eq(m.device, pairs[i][1], "%s", pairs[i][0]);
+	}
 }
 
 Test(fit, nccl_rates_round_trip_one_node) { round_trip("hgx-h200", 8, "nvls_busbw", 400e9, "launch", 12e-6); }

@@ -176,13 +176,18 @@ static int take_param(const struct mreader *r, struct pm_err *err)
 		if (pm_parse_int(v, 1, 1 << 16, "nics", &s, &sub))
 			return bad(r, "nics", v, "a positive integer: network interfaces per node", err);
 		r->m->nics = (int)s;
+	} else if (strcmp(name, "device") == 0) {
+		if (!*v || strlen(v) >= sizeof r->m->device)
+			return bad(r, "device", v, "an accelerator name of data/devices.csv such as h100", err);
+		pm_strlcpy(r->m->device, v, sizeof r->m->device);
+		pm_strlcpy(r->m->device_source, get(r, C_SOURCE), sizeof r->m->device_source);
 	} else if (strcmp(name, "network") == 0) {
 		pm_strlcpy(r->m->network, v, sizeof r->m->network);
 	} else {
 		int rc = take_nccl_param(r, name, v, err);
 		if (rc < 0)
 			return bad(r, "parameter", name,
-				   "description, alpha, pipeline, nics, network, or an NCCL parameter: arch, cpu, ring_busbw, nvls_busbw, nic_bw, launch, net_latency, channels, sharp, ll128",
+				   "description, alpha, pipeline, nics, device, network, or an NCCL parameter: arch, cpu, ring_busbw, nvls_busbw, nic_bw, launch, net_latency, channels, sharp, ll128",
 				   err);
 		return rc;
 	}

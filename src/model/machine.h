@@ -54,6 +54,9 @@ struct pm_machine {
 	double alpha_s;		/* per-message startup */
 	int pipeline_s;		/* Ueno & Yokota's s */
 	int nics;		/* network interfaces per node; 0: one per accelerator */
+	char device[32];	/* param device: the accelerator, a row of
+				 * data/devices.csv (device.h); "" none given */
+	char device_source[320];
 	char network[64];	/* param network: "" (a switched cluster) or what
 				 * --topo spells the machine as instead */
 	struct pm_machine_nccl nccl;

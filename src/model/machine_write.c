@@ -47,6 +47,8 @@ int pm_machine_write(FILE *f, const struct pm_machine *m)
 		snprintf(v, sizeof v, "%d", m->nics);
 		param(f, "nics", v, "");
 	}
+	if (m->device[0])
+		param(f, "device", m->device, m->device_source);
 	if (m->network[0])
 		param(f, "network", m->network, "");
 	for (int i = 0; i < m->nccl.nsrc; i++)
