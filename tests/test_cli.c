@@ -309,7 +309,7 @@ Test(cli, booksim_artifact_points)
 Test(cli, every_machine_preset_answers)
 {
 	const char *machines[] = {"abci", "dgx-a100", "dgx-h100", "tpu-v4-like"};
-	const int ps[] = {8, 16, 32, 64, 256, 1024};	/* dgx-a100 holds 1120 */
+	const int ps[] = {8, 16, 32, 64, 256, 1024};	/* dgx-a100 holds 4480 */
 	for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
 		for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++) {
 			char cmd[128];

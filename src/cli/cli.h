@@ -31,6 +31,7 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err);
 int cmd_hier(int argc, char **argv, struct pm_err *err);
 int cmd_fit(int argc, char **argv, struct pm_err *err);
 int cmd_train(int argc, char **argv, struct pm_err *err);
+int cmd_plan(int argc, char **argv, struct pm_err *err);
 int cmd_models(int argc, char **argv, struct pm_err *err);
 
 #endif

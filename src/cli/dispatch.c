@@ -21,6 +21,7 @@ static const struct cli_cmd commands[] = {
 	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},
 	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},
 	{"train", "time a training iteration under gradient-merging policies (MG-WFBP)", cmd_train},
+	{"plan", "the fastest parallel layout (TP, PP, DP, CP, EP) of a transformer on a machine", cmd_plan},
 	{"models", "list the DNN profiles train can use", cmd_models},
 	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
 	{"list", "list the algorithms and topology kinds", cmd_list},
