@@ -185,6 +185,21 @@ int pm_lsearch(const struct pm_lsearch_req *r, struct pm_lsearch_out *o, struct 
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	if ((rc = walk(r, visit, &s, &o->candidates, err)))
 		return rc;
+	if (!o->valid && !s.have_first) {
+		/* nothing reached the check: the fixed degrees do not divide the
+		 * GPUs; let the check say so with the figures */
+		struct pm_layout l = r->fix;
+		int *ax[] = {&l.tp, &l.pp, &l.cp, &l.ep, &l.vpp, &l.mb};
+		for (size_t k = 0; k < sizeof ax / sizeof ax[0]; k++)
+			if (*ax[k] < 1)
+				*ax[k] = 1;
+		l.recompute = l.recompute < 0 ? 0 : l.recompute;
+		l.zero = l.zero < 0 ? 0 : l.zero;
+		l.dp = (int)(r->job.gpus / ((long long)l.tp * l.pp * l.cp));
+		if (l.dp < 1)
+			l.dp = 1;
+		s.have_first = pm_layout_check(&r->job, &l, &s.first) != PM_OK;
+	}
 	if (!o->valid)
 		return s.have_first ? pm_fail(err, PM_EINPUT, "no possible layout: %s", s.first.msg)
 				    : pm_fail(err, PM_EINPUT, "no possible layout of %lld GPUs for the axes given", r->job.gpus);

@@ -1,0 +1,328 @@
+/* test_plan.c: training layouts (plan): the transformer's counts against
+ * published figures, the device model against its own measurements, a
+ * step derived by hand on a device and a machine simple enough to do so,
+ * memory against the cited formulas, and the command's refusals. */
+#include "helpers.h"
+#include "model/device.h"
+#include "model/llm.h"
+#include "model/machine.h"
+#include "search/layout.h"
+#include "search/layout_search.h"
+
+#include <gsl/gsl_fit.h>
+
+static const char *src_path(const char *rel)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".", rel);
+	return buf[k];
+}
+
+static void near(double got, double want, double rel, const char *what)
+{
+	cr_assert(fabs(got - want) <= rel * fabs(want), "%s: %.10g, expected %.10g", what, got, want);
+}
+
+/* Parameter counts of the presets against the released models: Llama 3
+ * 8B has 8,030,261,248 and Mixtral 8x7B 46,702,792,704 parameters (the
+ * published checkpoints' tensor sizes summed); GPT-3 is "175B" (Brown et
+ * al. 2020, Table 2.1: 174.6B without biases).  Mixtral activates 12.9B a
+ * token (Jiang et al. 2024 §2: "13B active"). */
+Test(plan, parameter_counts_match_the_released_models)
+{
+	struct pm_llm m;
+	struct pm_err err;
+
+	cr_assert_eq(pm_llm_load("llama3-8b", &m, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_llm_params(&m), 8030261248.0);
+	/* one layer: the shard a single GPU holds in data/h200-measured/layer.csv */
+	cr_assert_eq(pm_llm_layer_params(&m, 0), 218112000.0);
+	cr_assert_eq(pm_llm_load("mixtral-8x7b", &m, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_llm_params(&m), 46702792704.0);
+	near(pm_llm_active_params(&m), 12.9e9, 0.01, "mixtral active");
+	cr_assert_eq(pm_llm_load("gpt3-175b", &m, &err), PM_OK, "%s", err.msg);
+	near(pm_llm_params(&m), 174.6e9, 0.002, "gpt-3");
+}
+
+/* The H100 row's GEMM and attention figures are the weighted least
+ * squares fit t = t0 + F / r (weights 1/t^2: relative error) of the
+ * measured kernels they cite, refitted here with GSL. */
+static void refit(const char *csv, int (*row)(char *line, double *F, double *t), double *t0, double *eff)
+{
+	FILE *f = fopen(src_path(csv), "r");
+	char line[512];
+	double F[512], t[512], w[512], c0, c1, cov00, cov01, cov11, chi;
+	size_t n = 0;
+	cr_assert(f, "%s", csv);
+	while (fgets(line, sizeof line, f) && n < 512)
+		if (row(line, &F[n], &t[n]) == 0)
+			w[n] = 1 / (t[n] * t[n]), n++;
+	fclose(f);
+	cr_assert(n > 10);
+	gsl_fit_wlinear(F, 1, w, 1, t, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &chi);
+	*t0 = c0;
+	*eff = 1 / c1 / 989.4e12;
+}
+
+static int gemm_row(char *line, double *F, double *t)
+{
+	char op[16];
+	int tp, h;
+	double M, N, K, ms, tf;
+	if (sscanf(line, "%15[^,],%d,%d,%lf,%lf,%lf,%lf,%lf", op, &tp, &h, &M, &N, &K, &ms, &tf) != 8)
+		return -1;
+	*F = 2 * M * N * K, *t = ms * 1e-3;
+	return 0;
+}
+
+static int attn_row(char *line, double *F, double *t)
+{
+	double b, heads, s, d, fwd, fb, x, y;
+	if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &b, &heads, &s, &d, &fwd, &fb, &x, &y) != 8 || d != 128)
+		return -1;
+	*F = 2 * b * heads * s * s * d, *t = fwd * 1e-3;	/* causal: 4 b h s^2 d / 2 */
+	return 0;
+}
+
+Test(plan, device_rows_are_the_fits_of_their_measurements)
+{
+	struct pm_device d;
+	struct pm_err err;
+	double t0, eff;
+
+	cr_assert_eq(pm_device_load("h100", &d, &err), PM_OK, "%s", err.msg);
+	refit("data/h200-measured/gemm.csv", gemm_row, &t0, &eff);
+	near(d.gemm_eff, eff, 0.002, "gemm_eff");
+	near(d.gemm_t0_s, t0, 0.01, "gemm_t0");
+	refit("data/h200-measured/attention.csv", attn_row, &t0, &eff);
+	near(d.attn_fwd_eff, eff, 0.002, "attn_fwd_eff");
+	near(d.attn_fwd_t0_s, t0, 0.01, "attn_fwd_t0");
+}
+
+/* Fitted on single GEMMs and attention kernels, the device model predicts
+ * whole Llama 3 8B and 70B layer shards at TP 1-8 and sequence 2K-8K
+ * (data/h200-measured/layer.csv, measured on the H200 the fits came
+ * from): forward + backward within 15% on every row. */
+Test(plan, device_model_predicts_measured_layers)
+{
+	struct pm_device d;
+	struct pm_llm m8, m70;
+	struct pm_err err;
+	FILE *f = fopen(src_path("data/h200-measured/layer.csv"), "r");
+	char line[512], name[32];
+	int rows = 0;
+
+	cr_assert_eq(pm_device_load("h200", &d, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_llm_load("llama3-8b", &m8, &err), PM_OK);
+	cr_assert_eq(pm_llm_load("llama3-70b", &m70, &err), PM_OK);
+	cr_assert(f);
+	while (fgets(line, sizeof line, f)) {
+		int tp, seq, h;
+		double params, fwd, bwd, both;
+		if (sscanf(line, "%31[^,],%d,%d,%d,%lf,%lf,%lf,%lf", name, &tp, &seq, &h, &params, &fwd, &bwd, &both) != 8)
+			continue;
+		struct pm_llm_shard sh = {tp, 1, 1, 1, seq};
+		struct pm_layer_time lt;
+		pm_llm_layer_time(strcmp(name, "llama3-8b") ? &m70 : &m8, &d, 0, &sh, &lt);
+		double r = (lt.fwd_s + lt.bwd_s) / (both * 1e-3);
+		cr_assert(r > 0.85 && r < 1.15, "%s tp %d seq %d: predicted %.3f ms, measured %.3f ms", name, tp, seq,
+			  (lt.fwd_s + lt.bwd_s) * 1e3, both);
+		rows++;
+	}
+	fclose(f);
+	cr_assert_eq(rows, 24);
+}
+
+/* A job on the test device (1 TFLOP/s, 1 TB/s, no fixed costs) and the
+ * two-GPU test machine (one 1 GB/s link, alpha 1 us, no NCCL parameters:
+ * its collectives are rings, alpha per step + bytes / bw). */
+struct fixture {
+	struct pm_llm m;
+	struct pm_device d;
+	struct pm_machine mach;
+	struct pm_job job;
+};
+
+static void fixture(struct fixture *x, const char *model, double batch)
+{
+	struct pm_err err;
+	cr_assert_eq(pm_llm_load(src_path(model), &x->m, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_device_load(src_path("tests/data/plan_device.csv"), &x->d, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_machine_load(src_path("tests/data/plan_pair.csv"), &x->mach, &err), PM_OK, "%s", err.msg);
+	x->job = (struct pm_job){&x->m, &x->d, &x->mach, 2, batch, 32, 4};
+}
+
+/* Two stages of one layer each, 4 micro-batches of one 32-token sequence
+ * (width 64, one head of 64, MLP 256, vocabulary 128, tied).
+ * A layer's forward: GEMMs 2 x 32 x (192x64 + 64x64 + 256x64 + 64x256) =
+ * 3,145,728 FLOP = 3.145728 us; attention 2 x 32 x 32 x 64 = 131,072 FLOP
+ * = 0.131072 us (backward 2.5 x); element-wise 2 B x 32 x (10 x 64 + 2 x
+ * 256) = 73,728 B = 0.073728 us.  fwd = 3.350528 us, bwd = 2 x 3.145728 +
+ * 0.32768 + 2 x 0.073728 = 6.76608 us.  The output layer (on the fullest
+ * stage) 2 x 32 x 128 x 64 = 0.524288 us forward, 1.048576 backward.
+ * Stage: tf + tb = 3.874816 + 7.815168 = 11.689984 us.  A boundary moves
+ * 2 B x 32 x 64 = 4096 B each way: 1 us + 4.096 us, twice a micro-batch:
+ * 10.192 us.  Slot = 21.881984 us; 1F1B: (m + pp - 1) = 5 slots =
+ * 109.40992 us; Adam over the stage's 49,280 + 8,192 = 57,472 parameters
+ * at 30 B each = 1.72416 us.  Step = 111.13408 us. */
+Test(plan, two_stage_pipeline_by_hand)
+{
+	struct fixture x;
+	struct pm_layout l = {1, 2, 1, 1, 1, 1, 1, PM_RECOMPUTE_NONE, 0};
+	struct pm_step s;
+	struct pm_err err;
+
+	fixture(&x, "tests/data/plan_tiny.csv", 4);
+	cr_assert_eq(pm_layout_check(&x.job, &l, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_layout_price(&x.job, &l, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.micro, 4);
+	near(s.compute_s, 4 * 11.689984e-6, 1e-9, "compute");
+	near(s.pp_s, 4 * 10.192e-6, 1e-9, "pipeline sends");
+	near(s.bubble_s, 21.881984e-6, 1e-9, "bubble");
+	near(s.optim_s, 1.72416e-6, 1e-9, "optimizer");
+	near(s.step_s, 111.13408e-6, 1e-9, "step");
+	near(s.compute_s + s.bubble_s + s.tp_s + s.pp_s + s.dp_s + s.ep_s + s.cp_s + s.optim_s, s.step_s, 1e-12,
+	     "the breakdown adds up");
+}
+
+/* TP = 2: each layer all-reduces its 2 B x 32 x 64 = 4096-byte activations
+ * twice forward and twice backward (Megatron-LM).  A ring of two: 2 steps
+ * of alpha + 2 (1/2) 4096 B / 1 GB/s = 2 + 4.096 = 6.096 us.  Two layers,
+ * 4 micro-batches: 4 x 2 x 4 x 6.096 = 195.072 us. */
+Test(plan, tensor_parallel_layer_by_hand)
+{
+	struct fixture x;
+	struct pm_layout l = {2, 1, 1, 1, 1, 1, 1, PM_RECOMPUTE_NONE, 0};
+	struct pm_step s;
+	struct pm_err err;
+
+	fixture(&x, "tests/data/plan_tiny.csv", 4);
+	cr_assert_eq(pm_layout_price(&x.job, &l, &s, &err), PM_OK, "%s", err.msg);
+	near(s.tp_s, 195.072e-6, 1e-9, "tp");
+	/* full recomputation repeats the forward's two all-reduces */
+	l.recompute = PM_RECOMPUTE_FULL;
+	cr_assert_eq(pm_layout_price(&x.job, &l, &s, &err), PM_OK, "%s", err.msg);
+	near(s.tp_s, 195.072e-6 * 6 / 4, 1e-9, "tp with recomputation");
+}
+
+/* EP = 2 on two MoE layers (2 experts, top-1): dispatch and combine, each
+ * way, move every token's 64 values once: an all-to-all of 2 B x 32 x 64
+ * = 4096 B a rank.  A ring of two: 1 step of 1 us + (1/2) 4096 B / 1 GB/s
+ * = 3.048 us; four a layer, 2 layers, 4 micro-batches (global batch 8 over
+ * dp 2): 97.536 us. */
+Test(plan, expert_all_to_all_by_hand)
+{
+	struct fixture x;
+	struct pm_layout l = {1, 1, 2, 1, 2, 1, 1, PM_RECOMPUTE_NONE, 0};
+	struct pm_step s;
+	struct pm_err err;
+
+	fixture(&x, "tests/data/plan_tiny_moe.csv", 8);
+	cr_assert_eq(pm_layout_check(&x.job, &l, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_layout_price(&x.job, &l, &s, &err), PM_OK, "%s", err.msg);
+	near(s.ep_s, 97.536e-6, 1e-9, "ep");
+}
+
+/* Korthikanti et al. 2023, Table 2: with tensor and sequence parallelism a
+ * layer keeps 34 s b h / t bytes; GPT-3 175B (h 12288) at s 2048, b 1,
+ * t 8: 106,954,752 B; full recomputation keeps the input, 2 s b h / t. */
+Test(plan, activation_memory_per_korthikanti)
+{
+	struct pm_llm m;
+	struct pm_err err;
+	struct pm_llm_shard sh = {8, 1, 1, 1, 2048};
+
+	cr_assert_eq(pm_llm_load("gpt3-175b", &m, &err), PM_OK);
+	cr_assert_eq(pm_llm_layer_activation_B(&m, &sh, 0), 106954752.0);
+	cr_assert_eq(pm_llm_layer_activation_B(&m, &sh, 1), 106954752.0 * 2 / 34);
+}
+
+/* ZeRO (Rajbhandari et al., SC 2020, §3 and Fig. 1): mixed-precision Adam
+ * keeps 2 + 2 + 12 = 16 bytes a parameter; stage 1 divides the 12 by the
+ * data-parallel degree Nd, stage 2 also the gradients' 2, stage 3 all 16.
+ * With bf16 gradient reduction (2 bytes) on one stage of the test model
+ * (57,472 parameters held) and Nd = 2. */
+Test(plan, zero_stages_per_rajbhandari)
+{
+	struct fixture x;
+	struct pm_step s;
+	struct pm_err err;
+	double psi = 57472 + 49280;	/* one stage: both layers, the embedding */
+	double want[4] = {16 * psi, 4 * psi + 12 * psi / 2, 2 * psi + 14 * psi / 2, 16 * psi / 2};
+
+	fixture(&x, "tests/data/plan_tiny.csv", 4);
+	x.job.grad_bytes = 2;
+	for (int z = 0; z <= 3; z++) {
+		struct pm_layout l = {1, 1, 2, 1, 1, 1, 1, PM_RECOMPUTE_NONE, z};
+		cr_assert_eq(pm_layout_price(&x.job, &l, &s, &err), PM_OK, "%s", err.msg);
+		near(s.mem.weights_B + s.mem.grads_B + s.mem.optim_B, want[z], 1e-12, "model states");
+	}
+}
+
+/* The search keeps only what fits, fastest first, and its best is the
+ * layout priced alone. */
+Test(plan, search_ranks_and_agrees_with_one_layout)
+{
+	struct pm_llm m;
+	struct pm_device d;
+	struct pm_machine mach;
+	struct pm_err err;
+	struct pm_lsearch_req r = {0};
+	struct pm_lsearch_out o;
+	struct pm_step s;
+
+	cr_assert_eq(pm_llm_load("llama3-70b", &m, &err), PM_OK);
+	cr_assert_eq(pm_device_load("h100", &d, &err), PM_OK);
+	cr_assert_eq(pm_machine_load("dgx-h100", &mach, &err), PM_OK);
+	r.job = (struct pm_job){&m, &d, &mach, 256, 256, 8192, 4};
+	r.fix = (struct pm_layout){-1, -1, -1, -1, -1, -1, -1, -1, -1};
+	r.top = 5;
+	cr_assert_eq(pm_lsearch(&r, &o, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(o.nbest, 5);
+	for (int i = 0; i < o.nbest; i++) {
+		cr_assert(o.best[i].s.fits && o.best[i].s.mem.total_B <= d.mem_B);
+		cr_assert(!i || o.best[i].s.step_s >= o.best[i - 1].s.step_s);
+	}
+	cr_assert_eq(pm_layout_price(&r.job, &o.best[0].l, &s, &err), PM_OK);
+	cr_assert_eq(s.step_s, o.best[0].s.step_s);
+	/* 70B on 32 nodes cannot train without sharding something */
+	cr_assert(o.best[0].l.tp * o.best[0].l.pp > 1 || o.best[0].l.zero >= 1);
+	pm_lsearch_release(&o);
+}
+
+/* The command: a fixed layout that cannot be, a model that fits nowhere,
+ * unknown names: exit 2 with the figures; a table otherwise. */
+Test(plan, command_refusals_and_output)
+{
+	static const struct {
+		const char *args, *says;
+	} bad[] = {
+		{"--model llama3-70b --topo machine:dgx-h100:2 --global-batch 16 --tp 3", "tp 3"},
+		{"--model llama3-70b --topo machine:dgx-h100:2 --global-batch 15 --tp 8 --pp 1 --cp 1", "global batch 15"},
+		{"--model llama3-405b --topo machine:dgx-h100:1 --global-batch 8", "no layout fits in memory"},
+		{"--model llama9 --topo machine:dgx-h100:2 --global-batch 8", "llama9"},
+		{"--model llama3-8b --topo torus:4x4 --global-batch 8", "machine:NAME:NODES"},
+		{"--model llama3-8b --topo machine:dgx-h100:2 --global-batch -3", "-3"},
+		{"--model llama3-8b --topo machine:dgx-h100:99999 --global-batch 8", "99999"},
+		{"--model llama3-8b --topo machine:dgx-h100:2 --global-batch 8 --recompute some", "some"},
+		{"--model llama3-8b --topo machine:tpu-v4-like:2 --global-batch 8", "--device"},
+	};
+	char cmd[512];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(cmd, sizeof cmd, "plan %s", bad[i].args);
+		struct run r = run_perfmodel(cmd);
+		cr_assert_eq(r.status, 2, "%s: status %d (%s)", cmd, r.status, r.err);
+		cr_assert(strstr(r.err, bad[i].says), "%s: %s", cmd, r.err);
+		run_free(&r);
+	}
+	struct run r = run_perfmodel("plan --model llama3-8b --topo machine:dgx-h100:2 --global-batch 64 --top 3 --format csv --explain");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "rank,tp,pp,dp,cp,ep,vpp,micro_batch,recompute,zero,step_s"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("plan --model llama3-8b --topo machine:dgx-h100:2 --global-batch 64 --top 1 --explain");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "# explain: step = (m + (pp-1)/v)"), "%s", r.out);
+	run_free(&r);
+}
