@@ -243,14 +243,17 @@ Test(plan, activation_memory_per_korthikanti)
  * keeps 2 + 2 + 12 = 16 bytes a parameter; stage 1 divides the 12 by the
  * data-parallel degree Nd, stage 2 also the gradients' 2, stage 3 all 16.
  * With bf16 gradient reduction (2 bytes) on one stage of the test model
- * (57,472 parameters held) and Nd = 2. */
+ * (both layers, 2 x 49,280, and the embedding, 8,192: 106,752 parameters)
+ * and Nd = 2.  Stage 3 also holds the gathered
+ * bf16 weights of two layers (the one running and the next): 2 x 2 B x
+ * psi / 2 layers. */
 Test(plan, zero_stages_per_rajbhandari)
 {
 	struct fixture x;
 	struct pm_step s;
 	struct pm_err err;
-	double psi = 57472 + 49280;	/* one stage: both layers, the embedding */
-	double want[4] = {16 * psi, 4 * psi + 12 * psi / 2, 2 * psi + 14 * psi / 2, 16 * psi / 2};
+	double psi = 2 * 49280 + 8192;	/* one stage: both layers, the embedding */
+	double want[4] = {16 * psi, 4 * psi + 12 * psi / 2, 2 * psi + 14 * psi / 2, 16 * psi / 2 + 2 * psi};
 
 	fixture(&x, "tests/data/plan_tiny.csv", 4);
 	x.job.grad_bytes = 2;

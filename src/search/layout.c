@@ -76,6 +76,8 @@ static void memory(const struct pm_job *job, const struct pm_layout *l, double L
 	 * bytes); ZeRO stage k shards the first k of optimizer, gradients,
 	 * weights over the data-parallel ranks (Rajbhandari et al., SC 2020) */
 	o->weights_B = 2 * (l->zero >= 3 ? dense / dshard + expert / eshard : o->params);
+	if (l->zero >= 3)	/* the gathered weights of the layer running and the next (prefetch) */
+		o->weights_B += 2 * 2 * o->params / Ls;
 	o->grads_B = job->grad_bytes * (l->zero >= 2 ? dense / dshard + expert / eshard : o->params);
 	o->optim_B = 12 * (l->zero >= 1 ? dense / dshard + expert / eshard : o->params);
 	/* 1F1B: the first stage keeps min(m, pp) micro-batches of its Ls
