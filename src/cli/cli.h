@@ -7,6 +7,8 @@
 
 #include "model/err.h"
 
+#include <stdio.h>
+
 struct cli_cmd {
 	const char *name;
 	const char *summary;
@@ -16,6 +18,16 @@ struct cli_cmd {
 /* The whole command on argv (argv[0] the program name): prints, returns
  * the exit status (0, 1 internal failure, 2 bad usage or input). */
 int cli_run(int argc, char **argv);
+
+/* One command in-process (argv[0] the command's name, as "allreduce"),
+ * its output to out, nothing to stderr: the status (PM_OK, PM_EINPUT,
+ * PM_ENOTAPPLICABLE, PM_EINTERNAL) and err's message.  What a sweep runs
+ * each point with; safe from several threads at once. */
+int cli_run_cmd(int argc, char **argv, FILE *out, struct pm_err *err);
+
+/* The stream the commands write their results to: stdout, or on this
+ * thread the one cli_run_cmd was given. */
+FILE *cli_out(void);
 
 int cmd_best(int argc, char **argv, struct pm_err *err);
 int cmd_reducescatter(int argc, char **argv, struct pm_err *err);
@@ -32,6 +44,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err);
 int cmd_fit(int argc, char **argv, struct pm_err *err);
 int cmd_train(int argc, char **argv, struct pm_err *err);
 int cmd_plan(int argc, char **argv, struct pm_err *err);
+int cmd_sweep(int argc, char **argv, struct pm_err *err);
 int cmd_models(int argc, char **argv, struct pm_err *err);
 
 #endif

@@ -23,7 +23,7 @@ static const unsigned flags[NB] = {0, COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM,
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel best --topo SPEC [--op COLL] [--size RANGE] [--algo LIST] [--model closed|contention]\n"
+	fprintf(cli_out(), "usage: perfmodel best --topo SPEC [--op COLL] [--size RANGE] [--algo LIST] [--model closed|contention]\n"
 	       "                      [network options] [--format F]\n\n"
 	       "Which algorithm of a collective (--op: allreduce, the default, reducescatter,\n"
 	       "allgather, reduce, broadcast or alltoall) wins where: every applicable algorithm priced at\n"
@@ -43,7 +43,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel best --topo fattree:8,2 --op alltoall --size 1K:64M:x4\n"
 	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x4 --plot best.svg\n\n"
 	       "Options:\n");
-	cli_print_opts(stdout, opts, n);
+	cli_print_opts(cli_out(), opts, n);
 }
 
 /* The --algo list: every applicable algorithm, or the named ones (a
@@ -229,7 +229,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 				       in[b.cross[c].from].label, b.cross[c].why);
 		}
 	put_rows(&tab, &b, in, pm_topo_endpoints(t));
-	rc = cli_table_write(stdout, &tab, fmt, err);
+	rc = cli_table_write(cli_out(), &tab, fmt, err);
 	if (!rc && plot)
 		rc = plot_best(plot, &b, in, t, p.inj_bw_Bps, model, err);
 out:

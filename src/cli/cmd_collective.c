@@ -81,7 +81,7 @@ static void usage_other(enum pm_coll c, const struct cli_opt *opts, int n)
 	int na;
 	const struct pm_algo *const *all = pm_algos(&na);
 
-	printf("usage: perfmodel %s --topo SPEC --size SIZE [options]\n\n"
+	fprintf(cli_out(), "usage: perfmodel %s --topo SPEC --size SIZE [options]\n\n"
 	       "Predicts the time of %s %s of SIZE bytes on the network SPEC for every\n"
 	       "algorithm that implements it, with the evaluators of perfmodel allreduce\n"
 	       "(closed form, contention, sim, dataflow; see perfmodel allreduce --help).\n"
@@ -90,24 +90,24 @@ static void usage_other(enum pm_coll c, const struct cli_opt *opts, int n)
 	       "must move over its links, Chan et al., CCPE 2007%s, + one link latency).\n",
 	       ci->name, ci->title[0] == 'a' ? "an" : "a", ci->title, ci->size_doc, ci->nccl, ci->busbw_doc,
 	       c == PM_COLL_ALLTOALL ? "; and half the data across the bisection" : "");
-	printf("Algorithms:");
+	fprintf(cli_out(), "Algorithms:");
 	for (int a = 0; a < na; a++)
 		if (pm_algo_does(all[a], c))
-			printf(" %s", all[a]->name);
+			fprintf(cli_out(), " %s", all[a]->name);
 	if (ci->part)
-		printf("\n(the %s phase of their all-reduce: closed form = half its alpha, latency\nand bandwidth terms%s)",
+		fprintf(cli_out(), "\n(the %s phase of their all-reduce: closed form = half its alpha, latency\nand bandwidth terms%s)",
 		       ci->part == 1 ? "first" : "second",
 		       c == PM_COLL_REDUCESCATTER || c == PM_COLL_REDUCE ? " and all of its reduction" : ", no reduction");
-	printf("\n\nExamples:\n  perfmodel %s --topo torus:8x8 --size 64M\n"
+	fprintf(cli_out(), "\n\nExamples:\n  perfmodel %s --topo torus:8x8 --size 64M\n"
 	       "  perfmodel %s --topo fattree:8,2 --size 32K:64M:x4 --model contention --format csv\n\n"
 	       "Options:\n", ci->name, ci->name);
-	cli_print_opts(stdout, opts, n);
-	printf("\n%s", cli_units_help);
+	cli_print_opts(cli_out(), opts, n);
+	fprintf(cli_out(), "\n%s", cli_units_help);
 }
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel allreduce --topo SPEC --size SIZE [options]\n"
+	fprintf(cli_out(), "usage: perfmodel allreduce --topo SPEC --size SIZE [options]\n"
 	       "\n"
 	       "Predicts the time of an all-reduce of SIZE bytes on the network SPEC for every\n"
 	       "algorithm that can run there, with two evaluators:\n"
@@ -138,8 +138,8 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel allreduce --topo torus:4x4 --size 1M --algo multitree --model sim --arbitration fcfs\n"
 	       "\n"
 	       "Options:\n");
-	cli_print_opts(stdout, opts, n);
-	printf("\n%s", cli_units_help);
+	cli_print_opts(cli_out(), opts, n);
+	fprintf(cli_out(), "\n%s", cli_units_help);
 }
 
 /* Resolve the --algo list ("all" or comma separated); an algorithm that
@@ -690,7 +690,7 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 	table_meta(&tab, coll, t, &p, on, &so, explain_flag, jobs, njobs);
 	rc = price_all(&tab, jobs, njobs, sizes, nsizes, t, &p, on, &so, flags, err);
 	if (!rc)
-		rc = cli_table_write(stdout, &tab, fmt, err);
+		rc = cli_table_write(cli_out(), &tab, fmt, err);
 	if (!rc && plot)
 		rc = draw(plot, coll, t, p.inj_bw_Bps, jobs, njobs, sizes, nsizes, on, err);
 	if (so.trace && !rc) {

@@ -19,7 +19,7 @@ static const char *const input_names[] = {"auto", "osu", "nccl-tests", "csv", "n
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel fit FILE [--input-format F] [--range MIN:MAX] [--algo NAME]\n"
+	fprintf(cli_out(), "usage: perfmodel fit FILE [--input-format F] [--range MIN:MAX] [--algo NAME]\n"
 	       "                     [--procs P] [--machine NAME [--write-machine OUT]] [--format F]\n\n"
 	       "Fits time = alpha + size x beta by least squares (GSL) to measured points and\n"
 	       "prints alpha and beta with standard errors, R^2 and the size range used.\n"
@@ -55,7 +55,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --procs 8 --machine azure-nd-h100-v5 --write-machine /tmp/my-ndh100.csv\n"
 	       "  perfmodel allreduce --topo machine:/tmp/my-ndh100.csv:2 --algo nccl --size 8:8G:x4 --model closed\n\n"
 	       "Options:\n");
-	cli_print_opts(stdout, opts, n);
+	cli_print_opts(cli_out(), opts, n);
 }
 
 static int parse_input(const char *s, enum pm_points_format *pf, struct pm_err *err)
@@ -326,7 +326,7 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	regime_rows(&t, &pts, lo, hi);
 	rc = machine ? machine_rows(&t, &pts, lo, hi, coll, (int)P, machine, pos[0], write_to, err) : PM_OK;
 	if (!rc)
-		rc = cli_table_write(stdout, &t, fmt, err);
+		rc = cli_table_write(cli_out(), &t, fmt, err);
 	cli_table_release(&t);
 	pm_points_release(&pts);
 	return rc;

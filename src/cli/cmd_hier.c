@@ -26,7 +26,7 @@ static const unsigned hflags[NH] = {COL_TABLE, COL_DATA | COL_NUM, 0, 0, COL_NUM
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel hier --machine M --procs P --size SIZE [--top K] [options]\n\n"
+	fprintf(cli_out(), "usage: perfmodel hier --machine M --procs P --size SIZE [--top K] [options]\n\n"
 	       "Finds the fastest hierarchical ring all-reduce of P processes on a machine:\n"
 	       "every ordered factorization p1 x p2 x ... (p1 innermost, each >= 2) from the\n"
 	       "flat ring P to Rabenseifner 2 x 2 x ..., priced with Ueno & Yokota 2019's model\n"
@@ -44,15 +44,15 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel hier --machine data/machines/abci.csv --procs 2520 --size 64M --method dp\n"
 	       "  perfmodel hier --machine abci --procs 256 --size 1M:1G:x4 --layers 4x64 --plot hier.svg\n\n"
 	       "Options:\n");
-	cli_print_opts(stdout, opts, n);
+	cli_print_opts(cli_out(), opts, n);
 	char **names;
 	int np;
 	if (pm_preset_names("machines", &names, &np) == PM_OK) {
-		printf("\nMachines in %s/machines:", pm_data_dir());
+		fprintf(cli_out(), "\nMachines in %s/machines:", pm_data_dir());
 		for (int i = 0; i < np; i++) {
-			printf(" %s", names[i]);
+			fprintf(cli_out(), " %s", names[i]);
 		}
-		printf("\n");
+		fprintf(cli_out(), "\n");
 		pm_preset_free(names, np);
 	}
 }
@@ -418,7 +418,7 @@ int cmd_hier(int argc, char **argv, struct pm_err *err)
 			y[k * nsizes + i] = ys[k];
 	}
 	if (!rc)
-		rc = cli_table_write(stdout, &t, fmt, err);
+		rc = cli_table_write(cli_out(), &t, fmt, err);
 	if (!rc && plot)
 		rc = plot_hier(plot, &q, given, sizes, nsizes, y, nser, best, err);
 	cli_table_release(&t);

@@ -58,7 +58,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 		}
 	}
 	pm_preset_free(names, np);
-	int rc = cli_table_write(stdout, &t, fmt, err);
+	int rc = cli_table_write(cli_out(), &t, fmt, err);
 	cli_table_release(&t);
 	return rc;
 }

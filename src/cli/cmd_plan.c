@@ -29,7 +29,7 @@ static void usage(const struct cli_opt *opts, int n)
 	char **names;
 	int np;
 
-	printf("usage: perfmodel plan --model M --topo machine:NAME:NODES --global-batch B [--seq S]\n"
+	fprintf(cli_out(), "usage: perfmodel plan --model M --topo machine:NAME:NODES --global-batch B [--seq S]\n"
 	       "                      [--tp T] [--pp P] [--cp C] [--ep E] [--vpp V] [--micro-batch b]\n"
 	       "                      [--recompute none|full] [--zero 0-3] [--top K] [--explain] [--format F]\n\n"
 	       "Which parallel layout trains a transformer fastest on a machine.  Every layout of\n"
@@ -50,19 +50,19 @@ static void usage(const struct cli_opt *opts, int n)
 	       "      --tp 8 --pp 16 --cp 1 --vpp 1 --micro-batch 1 --recompute none --zero 1 --explain\n"
 	       "  perfmodel plan --model mixtral-8x7b --topo machine:dgx-h100:32 --global-batch 512 --format csv\n\n"
 	       "Options:\n");
-	cli_print_opts(stdout, opts, n);
+	cli_print_opts(cli_out(), opts, n);
 	if (pm_preset_names("llms", &names, &np) == PM_OK) {
-		printf("\nModels in %s/llms:", pm_data_dir());
+		fprintf(cli_out(), "\nModels in %s/llms:", pm_data_dir());
 		for (int i = 0; i < np; i++)
-			printf("%s %s", i ? "," : "", names[i]);
-		printf("\n");
+			fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
+		fprintf(cli_out(), "\n");
 		pm_preset_free(names, np);
 	}
 	if (pm_preset_names("devices", &names, &np) == PM_OK) {
-		printf("Devices in %s/devices:", pm_data_dir());
+		fprintf(cli_out(), "Devices in %s/devices:", pm_data_dir());
 		for (int i = 0; i < np; i++)
-			printf("%s %s", i ? "," : "", names[i]);
-		printf("\n");
+			fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
+		fprintf(cli_out(), "\n");
 		pm_preset_free(names, np);
 	}
 }
@@ -266,7 +266,7 @@ int cmd_plan(int argc, char **argv, struct pm_err *err)
 			explain(&tab, &r, &o.best[0]);
 		for (int i = 0; i < o.nbest; i++)
 			put_row(&tab, i + 1, &o.best[i]);
-		rc = cli_table_write(stdout, &tab, fmt, err);
+		rc = cli_table_write(cli_out(), &tab, fmt, err);
 		cli_table_release(&tab);
 	}
 	pm_lsearch_release(&o);

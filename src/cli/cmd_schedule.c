@@ -386,11 +386,11 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 			       o->dot ? "DOT trees" : o->msccl ? "MSCCL XML" : o->v == V_NODES ? "nodes view" : "transfers view",
 			       s->nx, MAX_LISTED);
 	if (o->dot) {
-		write_dot(stdout, in, s);
+		write_dot(cli_out(), in, s);
 		return PM_OK;
 	}
 	if (o->msccl)
-		return pm_msccl_write(stdout, s, in->label, "allreduce", &o->mo, err);
+		return pm_msccl_write(cli_out(), s, in->label, "allreduce", &o->mo, err);
 	if (o->v == V_STEPS)
 		rc = view_steps(&tab, in, s, bytes, p, err);
 	else if (o->v == V_TRANSFERS)
@@ -404,7 +404,7 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 		cli_table_meta(&tab, "ranks on endpoints: %s", s->mapping);
 		cli_net_meta(&tab, t, p);
 		cli_table_meta_to_front(&tab, view_meta);
-		rc = cli_table_write(stdout, &tab, o->fmt, err);
+		rc = cli_table_write(cli_out(), &tab, o->fmt, err);
 	}
 	cli_table_release(&tab);
 	return rc;
@@ -412,7 +412,7 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel schedule --topo SPEC --algo NAME [--size SIZE] [--view V] [--format F]\n\n"
+	fprintf(cli_out(), "usage: perfmodel schedule --topo SPEC --algo NAME [--size SIZE] [--view V] [--format F]\n\n"
 	       "Shows an algorithm's schedule on a network: per step (transfers, longest\n"
 	       "route, busy links, busiest link, time), per transfer (flow, ranks, chunks,\n"
 	       "bytes, the vertices crossed; sN is switch N), per node (Op, FlowID, Parent,\n"
@@ -434,7 +434,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "a thread block past --msccl-max-steps continues on the next channel; a schedule\n"
 	       "past the executor's other limits (32 channels, 32 thread blocks a channel,\n"
 	       "4096 elements a GPU) is refused.\n\nOptions:\n");
-	cli_print_opts(stdout, opts, n);
+	cli_print_opts(cli_out(), opts, n);
 }
 
 int cmd_schedule(int argc, char **argv, struct pm_err *err)

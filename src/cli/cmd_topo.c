@@ -24,13 +24,13 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("topo", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		printf("usage: perfmodel topo --topo SPEC [--link-bw BW] [--link-lat T] [--dim-bw LIST] [--dim-lat LIST] [--format F]\n\n"
+		fprintf(cli_out(), "usage: perfmodel topo --topo SPEC [--link-bw BW] [--link-lat T] [--dim-bw LIST] [--dim-lat LIST] [--format F]\n\n"
 		       "Describes a network: endpoints, switches, directed links, degree, diameter,\n"
 		       "bisection bandwidth, how routes are chosen and the rank order of rings.\n\n"
 		       "Examples:\n  perfmodel topo --topo torus:4x4\n"
 		       "  perfmodel topo --topo torus:4x4x4 --dim-bw 200GB/s,25GB/s,25GB/s --dim-lat 72ns,402ns,402ns\n"
 		       "    (Rashidi et al. 2021's L x V x H platform: a fast package ring in X, slower rings in Y and Z)\n\nOptions:\n");
-		cli_print_opts(stdout, opts, n);
+		cli_print_opts(cli_out(), opts, n);
 		return 0;
 	}
 	if (!net.topo)
@@ -65,7 +65,7 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 		cli_table_kv(&tab, "links_per_dimension", "%s", per);
 	cli_table_kv(&tab, "routing", "%s", info.routing);
 	cli_table_kv(&tab, "ring_order", "%s", info.ring_order);
-	rc = cli_table_write(stdout, &tab, fmt, err);
+	rc = cli_table_write(cli_out(), &tab, fmt, err);
 	cli_table_release(&tab);
 	pm_topo_free(t);
 	return rc;

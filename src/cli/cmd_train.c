@@ -303,7 +303,7 @@ static int plot_speedup(const char *path, const struct pm_profile *prof, const c
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel train --profile NAME (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
+	fprintf(cli_out(), "usage: perfmodel train --profile NAME (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
 	       "Times one training iteration of a DNN on N data-parallel workers: forward,\n"
 	       "backward, and the gradient all-reduces under each policy, with the all-reduce\n"
 	       "cost T(M) = a + b M (Shi et al. (MG-WFBP) eq. 10).  Per policy: iteration time, compute\n"
@@ -346,15 +346,15 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --order lifo --overlap next-forward\n"
 	       "  perfmodel train --profile dlrm --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint ace\n\n"
 	       "Options:\n");
-	cli_print_opts(stdout, opts, n);
+	cli_print_opts(cli_out(), opts, n);
 	char **names;
 	int np;
 	if (pm_preset_names("models", &names, &np) == PM_OK) {
-		printf("\nModels (perfmodel models):");
+		fprintf(cli_out(), "\nModels (perfmodel models):");
 		for (int i = 0; i < np; i++) {
-			printf(" %s", names[i]);
+			fprintf(cli_out(), " %s", names[i]);
 		}
-		printf("\n");
+		fprintf(cli_out(), "\n");
 		pm_preset_free(names, np);
 	}
 }
@@ -865,7 +865,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	rc = worker_rows(&t, &g, &prof, &cost, hy.h.rows ? &hy : NULL, bytes, tb,
 			 prof.tf_s * g.cs * te.factor, wl, nw, lo, hi, speed, err);
 	if (!rc)
-		rc = cli_table_write(stdout, &t, g.fmt, err);
+		rc = cli_table_write(cli_out(), &t, g.fmt, err);
 	if (!rc && g.plot)
 		rc = plot_speedup(g.plot, &prof, cost.topo ? pm_topo_spec(cost.topo) : "the all-reduce cost T(M) = a + b M",
 				  g.pol, g.npol, wl, nw, speed, err);

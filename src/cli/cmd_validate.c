@@ -18,7 +18,7 @@ static const unsigned flags[NV] = {0, 0, COL_TABLE, COL_DATA | COL_NUM, COL_NUM,
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	printf("usage: perfmodel validate [--quick] [--format F]\n\n"
+	fprintf(cli_out(), "usage: perfmodel validate [--quick] [--format F]\n\n"
 	       "The evaluators checked against each other: every network x algorithm x size\n"
 	       "of a fixed matrix priced by the closed form, the contention evaluator and the\n"
 	       "router-level packet simulator (barrier lockstep 'sim' and 'dataflow'), with\n"
@@ -38,7 +38,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel validate --quick\n"
 	       "  perfmodel validate --format csv > validation.csv\n\n"
 	       "Options:\n");
-	cli_print_opts(stdout, opts, n);
+	cli_print_opts(cli_out(), opts, n);
 }
 
 static void put_row(struct cli_table *tab, const struct pm_validate_row *r)
@@ -102,7 +102,7 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 	for (int i = 0; i < v.nrows; i++)
 		put_row(&tab, &v.rows[i]);
 	cli_table_meta(&tab, "%d checks failed", v.failed);
-	if ((rc = cli_table_write(stdout, &tab, fmt, err)))
+	if ((rc = cli_table_write(cli_out(), &tab, fmt, err)))
 		goto out;
 	if (v.failed)
 		rc = pm_fail(err, PM_EINTERNAL, "%d of %d checks failed: the evaluators disagree where they must agree (see the FAIL rows)",

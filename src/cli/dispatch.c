@@ -22,6 +22,7 @@ static const struct cli_cmd commands[] = {
 	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},
 	{"train", "time a training iteration under gradient-merging policies (MG-WFBP)", cmd_train},
 	{"plan", "the fastest parallel layout (TP, PP, DP, CP, EP) of a transformer on a machine", cmd_plan},
+	{"sweep", "run a study (a grid of command lines) on every core or MPI rank into one table", cmd_sweep},
 	{"models", "list the DNN profiles train can use", cmd_models},
 	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
 	{"list", "list the algorithms and topology kinds", cmd_list},
@@ -70,6 +71,32 @@ static void usage(FILE *f)
 		"Run 'perfmodel COMMAND --help' for a command's options.  Exit status: 0 on\n"
 		"success, 2 for bad usage or input, 1 for an internal failure.\n",
 		cli_units_help);
+}
+
+static _Thread_local FILE *out_stream;
+
+FILE *cli_out(void)
+{
+	return out_stream ? out_stream : stdout;
+}
+
+int cli_run_cmd(int argc, char **argv, FILE *out, struct pm_err *err)
+{
+	gsl_set_error_handler_off();
+	for (int i = 0; i < NCMDS; i++) {
+		if (strcmp(commands[i].name, argv[0]))
+			continue;
+		FILE *was = out_stream;
+		out_stream = out;
+		int rc = commands[i].run(argc - 1, argv + 1, err);
+		out_stream = was;
+		return rc;
+	}
+	const char *names[NCMDS];
+	for (int i = 0; i < NCMDS; i++)
+		names[i] = commands[i].name;
+	pm_unknown_text(err->msg, sizeof err->msg, "command", argv[0], names, NCMDS, NULL);
+	return PM_EINPUT;
 }
 
 int cli_run(int argc, char **argv)

@@ -17,7 +17,7 @@ int cli_same_file(const char *path, const char *other)
 
 const char *cli_topo_file(const char *spec)
 {
-	static char path[4096];
+	static _Thread_local char path[4096];	/* per thread: sweeps run commands at once */
 	static const char *const kinds[] = {"file:", "astrasim:", "machine:"};
 
 	for (int k = 0; spec && k < 3; k++) {
