@@ -10,6 +10,7 @@
 #include "model/machine.h"
 #include "search/hier.h"
 #include "search/layout_search.h"
+#include "cli/cli.h"
 #include "search/train.h"
 #include "sim/psim.h"
 
@@ -427,6 +428,53 @@ static void bench_plan(const char *model, const char *machine, long long nodes, 
 	pm_lsearch_release(&o);
 }
 
+/* Issue 34: 100,000 closed-form points.  (a) The command's own cost: every
+ * point's command line run in-process one after another; (b) the sweep
+ * of the same points on one thread and (c) on two.  Targets: (b) within
+ * 10% of (a) a point, (c) at least 1.8x (b). */
+static void bench_sweep(void)
+{
+	const char *study = "/tmp/perfmodel-bench-study.yml", *out = "/tmp/perfmodel-bench-sweep.csv";
+	FILE *f = fopen(study, "w"), *devnull = fopen("/dev/null", "w");
+	char topo[64], size[64];
+	struct pm_err err;
+	if (!f || !devnull)
+		return;
+	fprintf(f, "command: allreduce\nfixed:\n  algo: ring\n  model: closed\naxes:\n  topo: [");
+	for (int p = 2; p <= 101; p++)
+		fprintf(f, "%sring:%d", p > 2 ? ", " : "", p);
+	fprintf(f, "]\n  size: [");
+	for (int k = 1; k <= 1000; k++)
+		fprintf(f, "%s%dK", k > 1 ? ", " : "", k);
+	fprintf(f, "]\n");
+	fclose(f);
+	double t0 = now();
+	for (int p = 2; p <= 101; p++)
+		for (int k = 1; k <= 1000; k++) {
+			snprintf(topo, sizeof topo, "ring:%d", p);
+			snprintf(size, sizeof size, "%dK", k);
+			char *argv[] = {"allreduce", "--algo", "ring", "--model", "closed", "--topo", topo, "--size", size,
+					"--format", "csv", NULL};
+			cli_run_cmd(11, argv, devnull, &err);
+		}
+	double ta = now() - t0, tj[2];
+	fclose(devnull);
+	for (int j = 0; j < 2; j++) {
+		char *argv[] = {"sweep", (char *)study, "--out", (char *)out, "--jobs", j ? "2" : "1", NULL};
+		remove(out);
+		t0 = now();
+		if (cli_run_cmd(6, argv, stdout, &err))
+			printf("sweep: %s\n", err.msg);
+		tj[j] = now() - t0;
+	}
+	remove(out);
+	remove(study);
+	printf("sweep, 100000 closed-form points: the command alone %.2f s (%.1f us a point); sweep --jobs 1 %.2f s "
+	       "(%.1f us a point, %.3f of the command's: target <= 1.10 %s); --jobs 2 %.2f s (%.2fx: target >= 1.8 %s)\n",
+	       ta, ta * 10, tj[0], tj[0] * 10, tj[0] / ta, tj[0] / ta <= 1.10 ? "OK" : "MISSED", tj[1], tj[0] / tj[1],
+	       tj[0] / tj[1] >= 1.8 ? "OK" : "MISSED");
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -475,6 +523,8 @@ int main(int argc, char **argv)
 	}
 	if (all || strcmp(what, "train") == 0)
 		bench_train(10000);
+	if (all || strcmp(what, "sweep") == 0)
+		bench_sweep();
 	if (all || strcmp(what, "plan") == 0) {
 		bench_plan("llama3-405b", "dgx-h100", 2048, 2048, 8192, 10.0);
 		bench_plan("deepseek-v3-like", "dgx-h100", 256, 4096, 4096, 10.0);

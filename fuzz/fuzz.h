@@ -42,7 +42,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static inline void fuzz_run(int argc, char **argv)
 {
 	/* options that write files write this process's scratch file only */
-	static char trace[64], trace_opt[80], plot[64], plot_opt[80];
+	static char trace[64], trace_opt[80], plot[64], plot_opt[80], out[64];
+	snprintf(out, sizeof out, "/tmp/perfmodel-fuzz-%d.csv", (int)getpid());
 	snprintf(trace, sizeof trace, "/tmp/perfmodel-fuzz-%d.json", (int)getpid());
 	snprintf(trace_opt, sizeof trace_opt, "--trace=%s", trace);
 	snprintf(plot, sizeof plot, "/tmp/perfmodel-fuzz-%d.svg", (int)getpid());
@@ -56,7 +57,14 @@ static inline void fuzz_run(int argc, char **argv)
 			argv[++i] = plot;
 		else if (strncmp(argv[i], "--plot=", 7) == 0)
 			argv[i] = plot_opt;
+		else if ((!strcmp(argv[i], "--out") || !strcmp(argv[i], "--summary") || !strcmp(argv[i], "--merge") ||
+			  !strcmp(argv[i], "--write-machine")) && i + 1 < argc)
+			argv[++i] = out;	/* sweep and fit write only the scratch file */
+		else if (!strncmp(argv[i], "--out=", 6) || !strncmp(argv[i], "--summary=", 10) ||
+			 !strncmp(argv[i], "--merge=", 8) || !strncmp(argv[i], "--write-machine=", 16))
+			argv[i] = "--jobs=1";
 	}
+	remove(out);	/* a sweep would resume from the last input's table */
 	/* the full validation matrix takes minutes by design: fuzz the quick one */
 	if (argc > 1 && strcmp(argv[1], "validate") == 0) {
 		int quick = 0;

@@ -108,8 +108,10 @@ static int run_study(const char *path, struct sweep_opts *o, enum cli_format fmt
 	char scratch_path[] = "/tmp/perfmodel-sweep-XXXXXX";
 	int rc, fd = -1;
 
-	if ((rc = study_load(path, &st, err)))
+	if ((rc = study_load(path, &st, err))) {
+		study_release(&st);	/* what was read before the error */
 		return rc;
+	}
 	if ((rc = sweep_check(&st, &w, err)))
 		goto out;
 	if (!o->out) {	/* a scratch file the table is read back from */
@@ -123,15 +125,19 @@ static int run_study(const char *path, struct sweep_opts *o, enum cli_format fmt
 	rc = sweep_mpi(&w, o, err);
 	if (rc < 0)	/* not under mpirun */
 		rc = sweep_run(&w, o, err);
-	if (rc > 0 || o->rank > 0 || (rc = sweep_table_read(o->out, &t, err)))
+	if (rc > 0 || o->rank > 0)
 		goto out;	/* ranks other than 0 leave the table to it */
+	/* the table is read back for stdout and for the summaries only */
+	int summaries = (st.nby || st.pareto) && (summary || o->out != scratch_path);
+	if (((o->out == scratch_path && fmt == FMT_JSON) || summaries) && (rc = sweep_table_read(o->out, &t, err)))
+		goto out;
 	if (o->out == scratch_path) {
 		if (!(scratch = fopen(scratch_path, "r")))
 			rc = pm_fail(err, PM_EINTERNAL, "cannot read the scratch file back");
 		else
 			rc = emit(scratch, fmt, &t, err);
 	}
-	if (!rc && (st.nby || st.pareto) && (summary || o->out != scratch_path))
+	if (!rc && summaries)
 		rc = summarise(&st, &t, summary, err);
 out:
 	if (scratch)

@@ -1,4 +1,5 @@
 /* common.c: shared network and parameter options. */
+#include "cli/cli.h"
 #include "cli/common.h"
 #include "model/progress.h"
 #include "model/machine.h"
@@ -336,7 +337,8 @@ void cli_progress_start(struct cli_progress *pr)
 {
 	pr->t0 = now_s();
 	pr->last = 0;
-	pr->tty = isatty(STDERR_FILENO);
+	/* a command a sweep runs shows none: the sweep has its own line */
+	pr->tty = cli_out() == stdout && isatty(STDERR_FILENO);
 	pr->shown = 0;
 	pr->job[0] = '\0';
 	if (pr->tty)

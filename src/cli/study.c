@@ -53,6 +53,7 @@ static int list(struct reader *r, const yaml_node_t *n, const char *key, char **
 {
 	char what[160];
 	*count = 0;
+	*out = NULL;
 	if (n->type == YAML_SCALAR_NODE) {
 		if (!(*out = calloc(1, sizeof **out)) || !scalar(r, n, key, &(*out)[0]))
 			return PM_EINPUT;
@@ -140,13 +141,12 @@ static int take_best(struct reader *r, const char *key, yaml_node_t *k, yaml_nod
 	if (strcmp(key, "minimize") == 0)
 		return scalar(r, v, key, &s->minimize) ? PM_OK : PM_EINPUT;
 	if (strcmp(key, "by") == 0) {
-		char **by;
+		char **by = NULL;
 		int rc = list(r, v, key, &by, &s->nby, STUDY_MAX_AXES);
-		if (rc)
-			return rc;
-		memcpy(s->best_by, by, sizeof *by * (size_t)s->nby);
+		if (by)	/* what was read, even on an error: study_release frees it */
+			memcpy(s->best_by, by, sizeof *by * (size_t)s->nby);
 		free(by);
-		return PM_OK;
+		return rc;
 	}
 	return bad(r, k, "unknown key under best", "by and minimize");
 }
@@ -167,9 +167,9 @@ static int take_top(struct reader *r, const char *key, yaml_node_t *k, yaml_node
 	if (strcmp(key, "pareto") == 0)
 		return scalar(r, v, key, &s->pareto) ? PM_OK : PM_EINPUT;
 	if (strcmp(key, "outputs") == 0) {
-		char **o;
+		char **o = NULL;
 		int rc = list(r, v, key, &o, &s->noutputs, STUDY_MAX_COLS);
-		if (!rc)
+		if (o)
 			memcpy(s->outputs, o, sizeof *o * (size_t)s->noutputs);
 		free(o);
 		return rc;

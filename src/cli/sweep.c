@@ -178,19 +178,37 @@ void sweep_point(const struct study *st, long i, struct sweep_result *r)
 	r->status = f ? cli_run_cmd(argc, argv, f, &err) : pm_fail(&err, PM_EINTERNAL, "out of memory");
 	if (f)
 		fclose(f);
-	if (!r->status && sweep_table_parse(text, len, &r->out, &err))
-		r->status = PM_EINTERNAL;
-	if (r->status)
+	if (r->status) {
 		r->error = strdup(err.msg[0] ? err.msg : "failed");
-	free(text);
+		free(text);
+	} else {
+		r->raw = text, r->rawlen = len;
+	}
 	r->done = 1;
+}
+
+int sweep_parse(struct sweep_result *r)
+{
+	struct pm_err err;
+	if (!r->raw)
+		return 0;
+	int rc = sweep_table_parse(r->raw, r->rawlen, &r->out, &err);
+	free(r->raw);
+	r->raw = NULL;
+	if (rc) {
+		r->status = PM_EINTERNAL;
+		r->error = strdup(err.msg);
+	}
+	return rc;
 }
 
 static void result_release(struct sweep_result *r)
 {
 	sweep_table_release(&r->out);
 	free(r->error);
-	r->error = NULL;
+	free(r->text);
+	free(r->raw);
+	r->error = r->text = r->raw = NULL;
 }
 
 /* ---- the written table ---- */
@@ -242,14 +260,27 @@ static double time_unit(const char *col)
 	return 1;
 }
 
+static int with_cost(const struct sweep *w)
+{
+	return w->st->cost_per_gpu_hour > 0 && w->st->pareto && w->gpus;
+}
+
 int sweep_set_columns(struct sweep *w, struct pm_err *err)
 {
 	const struct study *st = w->st;
 	const struct sweep_table *first = NULL;
 
-	for (long i = 0; i < w->n && !first; i++)
-		if (w->res[i].done && !w->res[i].status)
-			first = &w->res[i].out;
+	for (long i = 0; i < w->n && !first; i++) {
+		struct sweep_result *r = &w->res[i];
+		if (!r->done || r->status)
+			continue;
+		if (r->raw && !w->raw_header) {
+			const char *nl = memchr(r->raw, '\n', r->rawlen);
+			w->raw_header = strndup(r->raw, nl ? (size_t)(nl - r->raw) : r->rawlen);
+		}
+		if (!sweep_parse(r))
+			first = &r->out;
+	}
 	if (!first)
 		return PM_OK;	/* no result yet: point, key, axes, error */
 	char *const *from = first->cols;
@@ -272,12 +303,8 @@ int sweep_set_columns(struct sweep *w, struct pm_err *err)
 	for (int k = 0; k < w->ncmd; k++)
 		names[k] = strdup(from[k]);
 	w->cmd_cols = names;
+	w->fast = !st->noutputs && !with_cost(w) && w->raw_header;
 	return PM_OK;
-}
-
-static int with_cost(const struct sweep *w)
-{
-	return w->st->cost_per_gpu_hour > 0 && w->st->pareto && w->gpus;
 }
 
 /* A command column named as a column of the key (an axis, point, key,
@@ -333,8 +360,10 @@ static void row_text(const struct sweep *w, long i, const struct sweep_result *r
 		snprintf(num, sizeof num, "%.0f", w->gpus[idx[w->topo_axis]]);
 		cell(b, num, 0);
 	}
+	if (row == -2)
+		return;
 	for (int k = 0; k < w->ncmd; k++) {
-		int c = row >= 0 ? sweep_table_col(&r->out, w->cmd_cols[k]) : -1;
+		int c = row >= 0 ? sweep_table_col(&r->out, w->cmd_cols[k]) : -1;	/* -1: an error row */
 		const char *v = c >= 0 ? r->out.rows[row][c] : "";
 		cell(b, v, 0);
 		if (st->pareto && !strcmp(w->cmd_cols[k], st->pareto) && *v)
@@ -350,18 +379,65 @@ static void row_text(const struct sweep *w, long i, const struct sweep_result *r
 	put(b, "\n", 1);
 }
 
-char *sweep_rows_text(const struct sweep *w, long i, size_t *len)
+/* The fast way: the command's lines behind the point's key cells, when
+ * its header is the first success's and nothing needs quoting again. */
+static int format_raw(const struct sweep *w, long i, struct sweep_result *r, struct buf *b)
 {
-	const struct sweep_result *r = &w->res[i];
+	const char *p = r->raw, *end = r->raw + r->rawlen, *nl = memchr(p, '\n', r->rawlen);
+	size_t hl = strlen(w->raw_header);
+	struct buf key = {0};
+	int rows = 0;
+
+	if (!nl || (size_t)(nl - p) != hl || memcmp(p, w->raw_header, hl) || memchr(p, '"', r->rawlen))
+		return -1;
+	row_text(w, i, r, -2, &key);	/* the key cells alone */
+	for (p = nl + 1; p < end && !key.oom; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			nl = end;
+		if (nl == p || *p == '#')
+			continue;
+		put(b, key.p, key.n);
+		put(b, ",", 1);
+		put(b, p, (size_t)(nl - p));
+		put(b, ",\n", 2);
+		rows++;
+	}
+	free(key.p);
+	if (!rows || key.oom) {
+		free(b->p);
+		*b = (struct buf){0};
+		return -1;
+	}
+	return 0;
+}
+
+int sweep_format(const struct sweep *w, long i, struct sweep_result *r)
+{
 	struct buf b = {0};
 
+	if (r->text)
+		return 0;
+	if (w->fast && r->raw && !r->status && format_raw(w, i, r, &b) == 0) {
+		free(r->raw);
+		r->raw = NULL;
+		r->text = b.p, r->len = b.n;
+		return 0;
+	}
+	sweep_parse(r);
 	if (r->status || r->out.nrows == 0)
 		row_text(w, i, r, -1, &b);
 	else
 		for (long row = 0; row < r->out.nrows; row++)
 			row_text(w, i, r, row, &b);
-	*len = b.n;
-	return b.oom ? (free(b.p), NULL) : b.p;
+	sweep_table_release(&r->out);
+	free(r->error);
+	r->error = NULL;
+	if (b.oom) {
+		free(b.p);
+		return -1;
+	}
+	r->text = b.p, r->len = b.n;
+	return 0;
 }
 
 void sweep_release(struct sweep *w)
@@ -373,6 +449,7 @@ void sweep_release(struct sweep *w)
 		for (int k = 0; k < w->ncmd; k++)
 			free(w->cmd_cols[k]);
 	free(w->cmd_cols);
+	free(w->raw_header);
 	free(w->res);
 	free(w->skip);
 	free(w->gpus);

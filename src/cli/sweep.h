@@ -29,6 +29,10 @@ struct sweep_result {
 	int done, status;
 	char *error;			/* the command's message when status != 0 */
 	struct sweep_table out;		/* the command's CSV */
+	char *raw;			/* the command's CSV as printed, until parsed or formatted */
+	size_t rawlen;
+	char *text;			/* or, once formatted, the point's rows as written */
+	size_t len;
 };
 
 struct sweep {
@@ -42,6 +46,9 @@ struct sweep {
 	 * the study's outputs), [cost], error */
 	int ncmd;
 	char **cmd_cols;
+	char *raw_header;		/* the first success's header line as printed */
+	int fast;			/* rows are the command's lines behind the key (no
+					 * outputs filter, no cost): no parsing */
 	long done, todo;
 };
 
@@ -64,11 +71,15 @@ struct sweep_opts {
 int sweep_run(struct sweep *w, const struct sweep_opts *o, struct pm_err *err);
 void sweep_release(struct sweep *w);
 
-/* Run one point (index i) into r: what every runner calls. */
+/* Run one point (index i) into r (its CSV text in r->raw): what every
+ * runner calls; sweep_parse turns the text into r->out. */
 void sweep_point(const struct study *st, long i, struct sweep_result *r);
+int sweep_parse(struct sweep_result *r);
 
-/* The written row(s) of point i as CSV text (header: sweep_header). */
-char *sweep_rows_text(const struct sweep *w, long i, size_t *len);
+/* Format result r of point i as the rows written (r->text, r->len) and
+ * free what it was made from; columns must be set.  0, or -1 out of
+ * memory. */
+int sweep_format(const struct sweep *w, long i, struct sweep_result *r);
 char *sweep_header_text(const struct sweep *w, size_t *len);
 /* The columns of the written table from the first successful result. */
 int sweep_set_columns(struct sweep *w, struct pm_err *err);

@@ -77,10 +77,9 @@ static int unpack(struct sweep *w, const char *p, size_t n, struct pm_err *err)
 			return pm_fail(err, PM_EINTERNAL, "out of memory");
 		at += (size_t)elen;
 		memcpy(&tlen, p + at, sizeof tlen), at += sizeof tlen;
-		if (!status && sweep_table_parse(p + at, (size_t)tlen, &r->out, err)) {
-			r->status = PM_EINTERNAL;
-			r->error = strdup(err->msg);
-		}
+		if (!status && !(r->raw = strndup(p + at, (size_t)tlen)))
+			return pm_fail(err, PM_EINTERNAL, "out of memory");
+		r->rawlen = (size_t)tlen;
 		at += (size_t)tlen;
 		r->done = 1;
 	}
@@ -115,6 +114,38 @@ static int gather(struct sweep *w, const struct blob *b, int rank, int size, str
 	return rc;
 }
 
+/* Dispatch order: the largest networks first (a proxy for the dearest
+ * points; the longest first keeps the last rank from finishing alone),
+ * by point within one size.  The table is written in point order anyway. */
+struct by_size {
+	double gpus;
+	long i;
+};
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct by_size *x = a, *y = b;
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? 1 : -1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static void dearest_first(const struct sweep *w, long *order, long n)
+{
+	struct by_size *s;
+	int idx[STUDY_MAX_AXES];
+	if (!w->gpus || !(s = malloc(sizeof *s * (size_t)(n + 1))))
+		return;
+	for (long k = 0; k < n; k++) {
+		study_point(w->st, order[k], idx);
+		s[k] = (struct by_size){w->gpus[idx[w->topo_axis]], order[k]};
+	}
+	qsort(s, (size_t)n, sizeof *s, cmp_size);
+	for (long k = 0; k < n; k++)
+		order[k] = s[k].i;
+	free(s);
+}
+
 int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 {
 	int rank, size, rc = PM_OK, had = 0;
@@ -139,8 +170,15 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 	MPI_Bcast(&norder, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 	if (!rc && rank && !(order = malloc(sizeof *order * (size_t)(norder + 1))))
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+	long *dispatch = NULL;
 	if (!rc)
 		MPI_Bcast(order, (int)norder, MPI_LONG, 0, MPI_COMM_WORLD);
+	if (!rc && (dispatch = malloc(sizeof *dispatch * (size_t)(norder + 1)))) {
+		memcpy(dispatch, order, sizeof *order * (size_t)norder);
+		dearest_first(w, dispatch, norder);
+	} else if (!rc) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
 	/* the shared counter of points handed out */
 	MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof(long) : 0, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &win);
 	if (rank == 0)
@@ -152,7 +190,7 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 		MPI_Win_flush(0, win);
 		if (k >= norder)
 			break;
-		if (run_one(w->st, order[k], &b))
+		if (run_one(w->st, dispatch[k], &b))
 			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	}
 	MPI_Win_unlock_all(win);
@@ -169,6 +207,7 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 	}
 	free(b.p);
 	free(order);
+	free(dispatch);
 	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	MPI_Finalize();
 	if (rank != 0 && !rc)

@@ -100,27 +100,72 @@ int sweep_resume(struct sweep *w, const char *path, struct pm_err *err)
 	return keys ? 1 : -pm_fail(err, PM_EINTERNAL, "out of memory");
 }
 
+/* The threads take the next point as they free up; whichever finishes
+ * the point the table is waiting for writes it and every finished one
+ * after it, in order, under the lock (no hand-off to another thread). */
 struct pool {
 	struct sweep *w;
 	const long *order;
 	long norder;
 	atomic_long next;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	long next_write;
+	FILE *f;
+	int rc, progress;
+	double t0, last, flushed;
+	struct pm_err err;
 };
+
+/* Finished rows reach the file at least every 50 ms (and a slow point's at
+ * once): a killed run loses at most that much finished work, without a
+ * write to the system for every cheap point. */
+#define SWEEP_FLUSH_S 0.05
+
+static void progress(const struct sweep *w, double t0, double *last, int force);
+
+/* A thread takes points in chunks sized to about 2 ms of its recent work
+ * (one at a time for dear points, up to 64 cheap ones), so cheap points
+ * do not queue on the counter and the lock, and dear ones still spread. */
+#define SWEEP_CHUNK_S 2e-3
+#define SWEEP_CHUNK_MAX 64
 
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
+	struct sweep_result r[SWEEP_CHUNK_MAX];
+	long chunk = 1;
+
 	for (;;) {
-		long k = atomic_fetch_add(&p->next, 1);
-		if (k >= p->norder)
+		long k0 = atomic_fetch_add(&p->next, chunk);
+		if (k0 >= p->norder)
 			break;
-		struct sweep_result r = {0};
-		sweep_point(p->w->st, p->order[k], &r);
+		long n = k0 + chunk <= p->norder ? chunk : p->norder - k0;
+		double t = now();
+		for (long j = 0; j < n; j++) {
+			r[j] = (struct sweep_result){0};
+			sweep_point(p->w->st, p->order[k0 + j], &r[j]);
+			sweep_format(p->w, p->order[k0 + j], &r[j]);	/* outside the lock; a failure is met when written */
+		}
+		double per = (now() - t) / (double)n;
+		chunk = per > 0 ? (long)(SWEEP_CHUNK_S / per) : SWEEP_CHUNK_MAX;
+		chunk = chunk < 1 ? 1 : chunk > SWEEP_CHUNK_MAX ? SWEEP_CHUNK_MAX : chunk;
 		pthread_mutex_lock(&p->mu);
-		p->w->res[p->order[k]] = r;
-		pthread_cond_broadcast(&p->cv);
+		for (long j = 0; j < n; j++)
+			p->w->res[p->order[k0 + j]] = r[j];
+		while (!p->rc && p->next_write < p->norder && p->w->res[p->order[p->next_write]].done) {
+			p->w->done++;
+			p->rc = sweep_write_point(p->w, p->order[p->next_write++], p->f, &p->err);
+			if (p->progress)
+				progress(p->w, p->t0, &p->last, 0);
+		}
+		t = now();
+		if (!p->rc && t - p->flushed >= SWEEP_FLUSH_S) {
+			if (fflush(p->f))
+				p->rc = pm_fail(&p->err, PM_EINTERNAL, "could not write the sweep's output");
+			p->flushed = t;
+		}
+		if (p->rc)	/* stop handing out points */
+			atomic_store(&p->next, p->norder);
 		pthread_mutex_unlock(&p->mu);
 	}
 	return NULL;
@@ -141,13 +186,10 @@ static void progress(const struct sweep *w, double t0, double *last, int force)
 
 int sweep_write_point(struct sweep *w, long i, FILE *f, struct pm_err *err)
 {
-	size_t len;
-	char *text = sweep_rows_text(w, i, &len);
-	int bad = !text || fwrite(text, 1, len, f) != len || fflush(f);
-	free(text);
-	sweep_table_release(&w->res[i].out);
-	free(w->res[i].error);
-	w->res[i].error = NULL;
+	struct sweep_result *r = &w->res[i];
+	int bad = sweep_format(w, i, r) || (r->len && fwrite(r->text, 1, r->len, f) != r->len);
+	free(r->text);
+	r->text = NULL;
 	return bad ? pm_fail(err, PM_EINTERNAL, "could not write the sweep's output") : PM_OK;
 }
 
@@ -202,7 +244,10 @@ int sweep_run(struct sweep *w, const struct sweep_opts *o, struct pm_err *err)
 	long written = 0;
 	for (; !rc && written < probed; written++)
 		rc = sweep_write_point(w, order[written], f, err);
-	struct pool p = {w, order + probed, norder - probed, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+	if (!rc && fflush(f))
+		rc = pm_fail(err, PM_EINTERNAL, "could not write the sweep's output");
+	struct pool p = {w, order + probed, norder - probed, 0, PTHREAD_MUTEX_INITIALIZER, 0, f, rc, o->progress,
+			 t0, last, 0, {""}};
 	pthread_t th[256];
 	int nth = 0;
 	if (jobs > 256)
@@ -212,24 +257,11 @@ int sweep_run(struct sweep *w, const struct sweep_opts *o, struct pm_err *err)
 			nth++;
 	if (!rc && p.norder > 0 && nth == 0)
 		rc = pm_fail(err, PM_EINTERNAL, "could not start a thread");
-	/* write in order as the points finish */
-	pthread_mutex_lock(&p.mu);
-	for (long j = 0; !rc && j < p.norder; j++) {
-		long i = p.order[j];
-		while (!w->res[i].done)
-			pthread_cond_wait(&p.cv, &p.mu);
-		pthread_mutex_unlock(&p.mu);
-		w->done++;
-		rc = sweep_write_point(w, i, f, err);
-		if (o->progress)
-			progress(w, t0, &last, 0);
-		pthread_mutex_lock(&p.mu);
-	}
-	if (rc)	/* stop handing out points */
-		atomic_store(&p.next, p.norder);
-	pthread_mutex_unlock(&p.mu);
 	for (int t = 0; t < nth; t++)
 		pthread_join(th[t], NULL);
+	if (!rc && p.rc)
+		rc = p.rc, *err = p.err;
+	last = p.last;
 	if (o->progress && w->todo > 0)
 		progress(w, t0, &last, 1);
 	if (f != stdout && fclose(f) && !rc)
