@@ -215,3 +215,33 @@ Test(sweep, printed_lines_and_parsed_cells_agree)
 	cr_assert_str_eq(fast, slow);
 	free(fast), free(slow);
 }
+
+/* --plot draws a column against an axis, a curve per value of another:
+ * the SVG names each curve; a wrong axis is refused. */
+Test(sweep, plot_two_axes)
+{
+	char cmd[700], s[512];
+	const char *svg = scratch("p.svg");
+	snprintf(s, sizeof s, "%s", study());
+	remove(svg);
+	snprintf(cmd, sizeof cmd, "sweep %s --plot %s --plot-x size --plot-y time_us --plot-series topo", s, svg);
+	char *out = run_ok(cmd);
+	free(out);
+	char *svgtext = slurp(svg), *text = malloc(strlen(svgtext) + 1), *o = text;
+	for (const char *p = svgtext; *p;) {	/* PLplot writes text as &#xHH; */
+		unsigned c;
+		int n;
+		if (sscanf(p, "&#x%x;%n", &c, &n) == 1 && c < 128)
+			*o++ = (char)c, p += n;
+		else
+			*o++ = *p++;
+	}
+	*o = '\0';
+	cr_assert(strstr(text, "<svg") && strstr(text, "torus:4x4") && strstr(text, "ring:6"), "%.300s", text);
+	free(text), free(svgtext);
+	snprintf(cmd, sizeof cmd, "sweep %s --plot %s --plot-x colour --plot-y time_us", s, svg);
+	struct run r = run_perfmodel(cmd);
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "colour"), "%s", r.err);
+	run_free(&r);
+}

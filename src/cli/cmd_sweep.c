@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/out.h"
+#include "cli/plot.h"
 #include "cli/sweep.h"
 #include "model/units.h"
 
@@ -31,7 +32,9 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel sweep data/studies/llama3-70b-cluster.yml --out plan.csv --jobs 2\n"
 	       "  perfmodel sweep data/studies/nccl-dgx-h100.yml --out part0.csv --shard 0/4\n"
 	       "  perfmodel sweep --merge nccl.csv part0.csv part1.csv part2.csv part3.csv\n"
-	       "  mpirun -n 64 perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv\n\n"
+	       "  mpirun -n 64 perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv\n"
+	       "  perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv --plot nccl.svg \\\n"
+	       "      --plot-x size --plot-y busbw_GBps --plot-series algo --plot-best most\n\n"
 	       "Options:\n");
 	cli_print_opts(cli_out(), opts, n);
 }
@@ -98,8 +101,12 @@ static int summarise(const struct study *st, const struct sweep_table *t, const 
 
 /* Run the study: threads, or MPI ranks when started by mpirun; the table
  * to --out or, through a scratch file, to stdout; then the summaries. */
+struct plot_args {
+	const char *path, *x, *y, *series, *best;
+};
+
 static int run_study(const char *path, struct sweep_opts *o, enum cli_format fmt, const char *summary,
-		     struct pm_err *err)
+		     const struct plot_args *pa, struct pm_err *err)
 {
 	struct study st;
 	struct sweep w;
@@ -129,7 +136,8 @@ static int run_study(const char *path, struct sweep_opts *o, enum cli_format fmt
 		goto out;	/* ranks other than 0 leave the table to it */
 	/* the table is read back for stdout and for the summaries only */
 	int summaries = (st.nby || st.pareto) && (summary || o->out != scratch_path);
-	if (((o->out == scratch_path && fmt == FMT_JSON) || summaries) && (rc = sweep_table_read(o->out, &t, err)))
+	if (((o->out == scratch_path && fmt == FMT_JSON) || summaries || pa->path) &&
+	    (rc = sweep_table_read(o->out, &t, err)))
 		goto out;
 	if (o->out == scratch_path) {
 		if (!(scratch = fopen(scratch_path, "r")))
@@ -139,6 +147,8 @@ static int run_study(const char *path, struct sweep_opts *o, enum cli_format fmt
 	}
 	if (!rc && summaries)
 		rc = summarise(&st, &t, summary, err);
+	if (!rc && pa->path)
+		rc = sweep_plot(&st, &t, pa->path, pa->x, pa->y, pa->series, pa->best && !strcmp(pa->best, "most"), err);
 out:
 	if (scratch)
 		fclose(scratch);
@@ -155,7 +165,8 @@ int cmd_sweep(int argc, char **argv, struct pm_err *err)
 	const char *out = NULL, *jobs = NULL, *shard = NULL, *merge = NULL, *summary = NULL, *format = "csv";
 	const char *pos[256];
 	int help = 0, n = 0, npos;
-	struct cli_opt opts[10];
+	struct cli_opt opts[16];
+	struct plot_args pa = {0};
 	struct sweep_opts o = {0};
 	enum cli_format fmt;
 	long nj;
@@ -166,6 +177,11 @@ int cmd_sweep(int argc, char **argv, struct pm_err *err)
 	opts[n++] = (struct cli_opt){"merge", "OUT", "join the shard files given after it into OUT, in point order", &merge, NULL};
 	opts[n++] = (struct cli_opt){"summary", "FILE", "write the study's summaries (best:, pareto:) to FILE", &summary, NULL};
 	opts[n++] = (struct cli_opt){"format", "F", "csv (default) or json for the table on stdout (--out files are CSV)", &format, NULL};
+	opts[n++] = (struct cli_opt){"plot", "FILE", "draw --plot-y against --plot-x to FILE.svg (.png, .pdf), a curve per --plot-series value, each point the least over the other axes", &pa.path, NULL};
+	opts[n++] = (struct cli_opt){"plot-x", "AXIS", "the axis along x (sizes and counts on a log scale)", &pa.x, NULL};
+	opts[n++] = (struct cli_opt){"plot-y", "COLUMN", "the column along y, such as time_us", &pa.y, NULL};
+	opts[n++] = (struct cli_opt){"plot-series", "AXIS", "one curve per value of this axis (at most 12)", &pa.series, NULL};
+	opts[n++] = (struct cli_opt){"plot-best", "least|most", "which value over the other axes a point shows (default least: times; most for bandwidths)", &pa.best, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("sweep", argc, argv, opts, n, pos, &npos, 256, err))
 		return PM_EINPUT;
@@ -183,6 +199,12 @@ int cmd_sweep(int argc, char **argv, struct pm_err *err)
 			       npos ? "more than one study given" : "missing the study file");
 	if (cli_parse_format(format, &fmt, err) || parse_shard(shard, &o, err))
 		return PM_EINPUT;
+	if (pa.path && (!pa.x || !pa.y))
+		return pm_fail(err, PM_EINPUT, "--plot %s needs --plot-x AXIS and --plot-y COLUMN", pa.path);
+	if (pa.best && strcmp(pa.best, "least") && strcmp(pa.best, "most"))
+		return pm_fail(err, PM_EINPUT, "invalid --plot-best '%s' (expected least or most)", pa.best);
+	if (pa.path && cli_plot_check_path(pa.path, pos[0], err))
+		return PM_EINPUT;
 	if (fmt == FMT_TABLE)
 		return pm_fail(err, PM_EINPUT, "invalid --format 'table' for sweep (expected csv or json)");
 	if (out && fmt == FMT_JSON)
@@ -193,5 +215,5 @@ int cmd_sweep(int argc, char **argv, struct pm_err *err)
 	o.jobs = nj > 0 ? (int)nj : 1;
 	o.out = out;
 	o.progress = isatty(fileno(stderr));
-	return run_study(pos[0], &o, fmt, summary, err);
+	return run_study(pos[0], &o, fmt, summary, &pa, err);
 }

@@ -103,6 +103,12 @@ int sweep_write_point(struct sweep *w, long i, FILE *f, struct pm_err *err);
 int sweep_write_all(struct sweep *w, const struct sweep_opts *o, const long *order, long norder, int had,
 		    struct pm_err *err);
 
+/* Draw column y against axis x, one curve per value of axis series (NULL:
+ * one curve), each point the least y over the other axes (most: the
+ * largest) (sweep_plot.c). */
+int sweep_plot(const struct study *st, const struct sweep_table *t, const char *path, const char *x, const char *y,
+	       const char *series, int most, struct pm_err *err);
+
 /* MPI (sweep_mpi.c when built with it): the points over the ranks with a
  * shared counter, gathered in order at rank 0, which writes.  Returns -1
  * when not started under mpirun (then the caller runs alone). */
