@@ -14,6 +14,7 @@
 #include "search/train.h"
 #include "sim/psim.h"
 
+#include <gsl/gsl_errno.h>
 #include <math.h>
 
 #include <stdio.h>
@@ -440,6 +441,7 @@ static void bench_sweep(void)
 	struct pm_err err;
 	if (!f || !devnull)
 		return;
+	gsl_set_error_handler_off();	/* as cli_run does */
 	fprintf(f, "command: allreduce\nfixed:\n  algo: ring\n  model: closed\naxes:\n  topo: [");
 	for (int p = 2; p <= 101; p++)
 		fprintf(f, "%sring:%d", p > 2 ? ", " : "", p);

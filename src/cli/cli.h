@@ -22,7 +22,8 @@ int cli_run(int argc, char **argv);
 /* One command in-process (argv[0] the command's name, as "allreduce"),
  * its output to out, nothing to stderr: the status (PM_OK, PM_EINPUT,
  * PM_ENOTAPPLICABLE, PM_EINTERNAL) and err's message.  What a sweep runs
- * each point with; safe from several threads at once. */
+ * each point with; safe from several threads at once once GSL's abort on
+ * error is off (gsl_set_error_handler_off, as cli_run does first). */
 int cli_run_cmd(int argc, char **argv, FILE *out, struct pm_err *err);
 
 /* The stream the commands write their results to: stdout, or on this

@@ -82,7 +82,8 @@ FILE *cli_out(void)
 
 int cli_run_cmd(int argc, char **argv, FILE *out, struct pm_err *err)
 {
-	gsl_set_error_handler_off();
+	/* GSL's error handler is process-wide: cli_run turned it off before
+	 * any thread started (a program calling this directly does so too) */
 	for (int i = 0; i < NCMDS; i++) {
 		if (strcmp(commands[i].name, argv[0]))
 			continue;

@@ -117,6 +117,18 @@ static int topo_values(const struct study *st, struct sweep *w, struct pm_err *e
 	return PM_OK;
 }
 
+/* Options a point may not take: the sweep's own (format, help) and those
+ * that write files (one file for every point at once; PLplot is not
+ * thread-safe). */
+static int reserved(const char *name)
+{
+	static const char *const names[] = {"format", "help", "plot", "trace", "write-machine"};
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+		if (!strcmp(names[k], name))
+			return 1;
+	return 0;
+}
+
 int sweep_check(const struct study *st, struct sweep *w, struct pm_err *err)
 {
 	char *help = NULL;
@@ -138,9 +150,8 @@ int sweep_check(const struct study *st, struct sweep *w, struct pm_err *err)
 	}
 	for (int k = 0; k < st->naxes; k++) {
 		const struct study_axis *a = &st->axis[k];
-		if (!strcmp(a->name, "format") || !strcmp(a->name, "help") || !strcmp(a->name, "plot") ||
-		    !strcmp(a->name, "trace") || !has_option(help, a->name)) {
-			rc = pm_fail(err, PM_EINPUT, "study '%s' line %d: '%s' is not an option %s takes in a sweep (see perfmodel %s --help; format, plot and trace are the sweep's own)",
+		if (reserved(a->name) || !has_option(help, a->name)) {
+			rc = pm_fail(err, PM_EINPUT, "study '%s' line %d: '%s' is not an option %s takes in a sweep (see perfmodel %s --help; format, help, plot, trace and write-machine are not taken)",
 				     st->path, a->line, a->name, st->command, st->command);
 			free(help);
 			return rc;
@@ -151,8 +162,8 @@ int sweep_check(const struct study *st, struct sweep *w, struct pm_err *err)
 		}
 	}
 	for (int k = 0; k < st->nfixed; k++)
-		if (!has_option(help, st->fixed_opt[k] + 2) || !strcmp(st->fixed_opt[k], "--format")) {
-			rc = pm_fail(err, PM_EINPUT, "study '%s': fixed option '%s' is not one %s takes in a sweep (see perfmodel %s --help)",
+		if (!has_option(help, st->fixed_opt[k] + 2) || reserved(st->fixed_opt[k] + 2)) {
+			rc = pm_fail(err, PM_EINPUT, "study '%s': fixed option '%s' is not one %s takes in a sweep (see perfmodel %s --help; format, help, plot, trace and write-machine are not taken)",
 				     st->path, st->fixed_opt[k] + 2, st->command, st->command);
 			free(help);
 			return rc;
