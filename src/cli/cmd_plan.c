@@ -24,10 +24,22 @@ static const char *const cols[NC] = {"rank", "layout", "tp", "pp", "dp", "cp", "
 static const unsigned flags[NC] = {N_, COL_TABLE, D_, D_, D_, D_, D_, D_, D_, COL_DATA, D_, N_, N_, N_, N_,
 				   N_, N_, N_, N_, N_, N_, N_, D_, N_, D_, D_, D_, D_};
 
-static void usage(const struct cli_opt *opts, int n)
+/* "Models in DIR/llms: a, b, c" */
+static void presets(const char *title, const char *kind)
 {
 	char **names;
 	int np;
+	if (pm_preset_names(kind, &names, &np) != PM_OK)
+		return;
+	fprintf(cli_out(), "%s in %s/%s:", title, pm_data_dir(), kind);
+	for (int i = 0; i < np; i++)
+		fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
+	fputc('\n', cli_out());
+	pm_preset_free(names, np);
+}
+
+static void usage(const struct cli_opt *opts, int n)
+{
 
 	fprintf(cli_out(), "usage: perfmodel plan --model M --topo machine:NAME:NODES --global-batch B [--seq S]\n"
 	       "                      [--tp T] [--pp P] [--cp C] [--ep E] [--vpp V] [--micro-batch b]\n"
@@ -51,20 +63,9 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  perfmodel plan --model mixtral-8x7b --topo machine:dgx-h100:32 --global-batch 512 --format csv\n\n"
 	       "Options:\n");
 	cli_print_opts(cli_out(), opts, n);
-	if (pm_preset_names("llms", &names, &np) == PM_OK) {
-		fprintf(cli_out(), "\nModels in %s/llms:", pm_data_dir());
-		for (int i = 0; i < np; i++)
-			fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
-		fprintf(cli_out(), "\n");
-		pm_preset_free(names, np);
-	}
-	if (pm_preset_names("devices", &names, &np) == PM_OK) {
-		fprintf(cli_out(), "Devices in %s/devices:", pm_data_dir());
-		for (int i = 0; i < np; i++)
-			fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
-		fprintf(cli_out(), "\n");
-		pm_preset_free(names, np);
-	}
+	fputc('\n', cli_out());
+	presets("Models", "llms");
+	presets("Devices", "devices");
 }
 
 struct plan_args {

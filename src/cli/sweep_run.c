@@ -184,6 +184,16 @@ static void progress(const struct sweep *w, double t0, double *last, int force)
 		fputc('\n', stderr);
 }
 
+/* The table's header line (a new output only). */
+static int write_header(const struct sweep *w, FILE *f, struct pm_err *err)
+{
+	size_t len;
+	char *h = sweep_header_text(w, &len);
+	int bad = !h || fwrite(h, 1, len, f) != len;
+	free(h);
+	return bad ? pm_fail(err, PM_EINTERNAL, "could not write the sweep's output") : PM_OK;
+}
+
 int sweep_write_point(struct sweep *w, long i, FILE *f, struct pm_err *err)
 {
 	struct sweep_result *r = &w->res[i];
@@ -234,13 +244,8 @@ int sweep_run(struct sweep *w, const struct sweep_opts *o, struct pm_err *err)
 		free(order);
 		return pm_fail(err, PM_EINPUT, "cannot write '%s' (expected a writable path for --out)", o->out);
 	}
-	if (!had) {
-		size_t len;
-		char *h = sweep_header_text(w, &len);
-		if (!h || fwrite(h, 1, len, f) != len)
-			rc = pm_fail(err, PM_EINTERNAL, "could not write the sweep's output");
-		free(h);
-	}
+	if (!had)
+		rc = write_header(w, f, err);
 	long written = 0;
 	for (; !rc && written < probed; written++)
 		rc = sweep_write_point(w, order[written], f, err);
@@ -280,13 +285,8 @@ int sweep_write_all(struct sweep *w, const struct sweep_opts *o, const long *ord
 		return rc;
 	if (!(f = fopen(o->out, "a")))
 		return pm_fail(err, PM_EINPUT, "cannot write '%s' (expected a writable path for --out)", o->out);
-	if (!had) {
-		size_t len;
-		char *h = sweep_header_text(w, &len);
-		if (!h || fwrite(h, 1, len, f) != len)
-			rc = pm_fail(err, PM_EINTERNAL, "could not write the sweep's output");
-		free(h);
-	}
+	if (!had)
+		rc = write_header(w, f, err);
 	for (long k = 0; !rc && k < norder; k++)
 		rc = sweep_write_point(w, order[k], f, err);
 	if (fclose(f) && !rc)
