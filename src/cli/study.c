@@ -12,6 +12,7 @@ struct reader {
 	struct study *s;
 	yaml_document_t *doc;
 	struct pm_err *err;
+	unsigned char seen[8];	/* top-level keys met */
 };
 
 static int line_of(const yaml_node_t *n)
@@ -84,6 +85,12 @@ static int list(struct reader *r, const yaml_node_t *n, const char *key, char **
 	return PM_OK;
 }
 
+/* A key the study gives twice is refused (YAML would keep the last). */
+static int once(struct reader *r, const yaml_node_t *k, const void *already)
+{
+	return already ? bad(r, k, "a key given twice", "each key once") : PM_OK;
+}
+
 typedef int (*pair_fn)(struct reader *r, const char *key, yaml_node_t *k, yaml_node_t *v);
 
 static int each_pair(struct reader *r, yaml_node_t *map, const char *what, pair_fn fn)
@@ -139,8 +146,10 @@ static int take_best(struct reader *r, const char *key, yaml_node_t *k, yaml_nod
 {
 	struct study *s = r->s;
 	if (strcmp(key, "minimize") == 0)
-		return scalar(r, v, key, &s->minimize) ? PM_OK : PM_EINPUT;
+		return once(r, k, s->minimize) || !scalar(r, v, key, &s->minimize) ? PM_EINPUT : PM_OK;
 	if (strcmp(key, "by") == 0) {
+		if (s->nby)
+			return once(r, k, k);
 		char **by = NULL;
 		int rc = list(r, v, key, &by, &s->nby, STUDY_MAX_AXES);
 		if (by)	/* what was read, even on an error: study_release frees it */
@@ -155,6 +164,10 @@ static int take_top(struct reader *r, const char *key, yaml_node_t *k, yaml_node
 {
 	struct study *s = r->s;
 	char *text = NULL, *end;
+	static const char *const keys[] = {"command", "fixed", "axes", "best", "pareto", "outputs", "cost_per_gpu_hour"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (!strcmp(keys[i], key) && r->seen[i]++)
+			return once(r, k, k);
 
 	if (strcmp(key, "command") == 0)
 		return scalar(r, v, key, &s->command) ? PM_OK : PM_EINPUT;
@@ -214,7 +227,7 @@ int study_load(const char *path, struct study *s, struct pm_err *err)
 {
 	yaml_parser_t p;
 	yaml_document_t doc;
-	struct reader r = {s, &doc, err};
+	struct reader r = {s, &doc, err, {0}};
 	int rc;
 
 	memset(s, 0, sizeof *s);
