@@ -111,18 +111,24 @@ static int each_pair(struct reader *r, yaml_node_t *map, const char *what, pair_
 static int take_fixed(struct reader *r, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
 	struct study *s = r->s;
+	char *val;
 	if (s->nfixed == STUDY_MAX_FIXED)
 		return bad(r, k, "too many fixed options", "at most 32");
-	if (!(s->fixed_opt[s->nfixed] = dashed(key)))
+	for (int i = 0; i < s->nfixed; i++)
+		if (!strcmp(s->fixed_opt[i] + 2, key))
+			return bad(r, k, "a fixed option given twice", "each option once");
+	int at = s->nfixed;
+	s->fixed_value[at] = NULL;
+	if (!(s->fixed_opt[at] = dashed(key)))
 		return pm_fail(r->err, PM_EINTERNAL, "out of memory");
-	char *val;
+	s->nfixed++;	/* study_release frees it whatever follows */
 	if (!scalar(r, v, key, &val))
 		return PM_EINPUT;
 	if (strcmp(val, "true") == 0) {	/* a flag such as explain: true */
 		free(val);
 		val = NULL;
 	}
-	s->fixed_value[s->nfixed++] = val;
+	s->fixed_value[at] = val;
 	return PM_OK;
 }
 
