@@ -246,12 +246,17 @@ static void put(struct buf *b, const char *s, size_t n)
 	b->p[b->n] = '\0';
 }
 
+int sweep_needs_quotes(const char *s)
+{
+	return strpbrk(s, ",\"\n\r") || *s == ' ' || (*s && s[strlen(s) - 1] == ' ');
+}
+
 /* A CSV cell, quoted where it must be. */
 static void cell(struct buf *b, const char *s, int first)
 {
 	if (!first)
 		put(b, ",", 1);
-	if (!strpbrk(s, ",\"\n\r") && !(*s == ' ' || (*s && s[strlen(s) - 1] == ' '))) {
+	if (!sweep_needs_quotes(s)) {
 		put(b, s, strlen(s));
 		return;
 	}

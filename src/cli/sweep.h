@@ -84,6 +84,14 @@ char *sweep_header_text(const struct sweep *w, size_t *len);
 /* The columns of the written table from the first successful result. */
 int sweep_set_columns(struct sweep *w, struct pm_err *err);
 
+/* Does a CSV cell need quotes (a comma, a quote, a line break, or a
+ * space at either end)?  One rule for every table a sweep writes. */
+int sweep_needs_quotes(const char *s);
+
+/* Put a sweep's output file in point order (rows of one point kept in
+ * their order), rewritten whole: what MPI ranks wrote as they finished. */
+int sweep_sort_file(const char *path, struct pm_err *err);
+
 /* Join shard files (each with the same header) into one table ordered by
  * point, to out. */
 int sweep_merge(const char *out, char *const *paths, int n, struct pm_err *err);
@@ -95,13 +103,12 @@ int sweep_summaries(const struct study *st, const struct sweep_table *t, FILE *f
 /* The pieces of sweep_run the MPI runner shares: resume from o->out
  * (1 when it held a table, 0 when new, -status on error), the points this
  * run owes in order, one point's rows appended to f (its result freed),
- * and the whole table of finished points (columns from the first success
- * when new). */
+ * and the header (when new: columns from the first success) and the rows
+ * of points order[0..norder) appended to f. */
 int sweep_resume(struct sweep *w, const char *path, struct pm_err *err);
 long *sweep_order(const struct sweep *w, const struct sweep_opts *o, long *n);
 int sweep_write_point(struct sweep *w, long i, FILE *f, struct pm_err *err);
-int sweep_write_all(struct sweep *w, const struct sweep_opts *o, const long *order, long norder, int had,
-		    struct pm_err *err);
+int sweep_write_all_to(struct sweep *w, FILE *f, const long *order, long norder, int had, struct pm_err *err);
 
 /* Draw column y against axis x, one curve per value of axis series (NULL:
  * one curve), each point the least y over the other axes (most: the

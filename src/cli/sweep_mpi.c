@@ -1,9 +1,11 @@
 /* sweep_mpi.c: a sweep over MPI ranks (sweep.h).  Rank 0 reads what the
- * output already holds and says which points are owed; every rank takes
- * the next point from a counter held in rank 0's memory (MPI one-sided
- * fetch-and-add), so a rank whose points were cheap takes more and one
- * that finishes early simply stops asking; the command's outputs are
- * gathered at rank 0, which writes the table in point order. */
+ * output already holds, says which points are owed and finds the table's
+ * columns; every rank takes the next point from a counter held in rank 0's
+ * memory (MPI one-sided fetch-and-add), the largest networks first, so a
+ * rank whose points were cheap takes more and one that finishes early
+ * simply stops asking.  Each finished point goes to rank 0 at once, which
+ * appends it to the file between its own points (so a killed run loses
+ * only what was in flight) and puts the file in point order at the end. */
 #include "cli/sweep.h"
 #include "cli/cli.h"
 
@@ -61,8 +63,8 @@ static int run_one(const struct study *st, long i, struct blob *b)
 	return bad;
 }
 
-/* Rank 0: the gathered blobs back into results. */
-static int unpack(struct sweep *w, const char *p, size_t n, struct pm_err *err)
+/* Rank 0: a received blob back into results, each appended to f. */
+static int unpack(struct sweep *w, const char *p, size_t n, FILE *f, struct pm_err *err)
 {
 	size_t at = 0;
 	while (at < n) {
@@ -82,36 +84,12 @@ static int unpack(struct sweep *w, const char *p, size_t n, struct pm_err *err)
 		r->rawlen = (size_t)tlen;
 		at += (size_t)tlen;
 		r->done = 1;
+		w->done++;
+		int rc = sweep_write_point(w, i, f, err);
+		if (rc)
+			return rc;
 	}
 	return PM_OK;
-}
-
-static int gather(struct sweep *w, const struct blob *b, int rank, int size, struct pm_err *err)
-{
-	long mine = (long)b->n, *sizes = rank ? NULL : calloc((size_t)size, sizeof *sizes);
-	int *counts = rank ? NULL : calloc((size_t)size, sizeof *counts), *displs = rank ? NULL : calloc((size_t)size, sizeof *displs);
-	char *all = NULL;
-	int rc = PM_OK;
-
-	if (!rank && (!sizes || !counts || !displs))
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-	MPI_Gather(&mine, 1, MPI_LONG, sizes, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-	long total = 0;
-	for (int r = 0; !rank && !rc && r < size; r++) {
-		if (total + sizes[r] > 0x7fffffffL)
-			rc = pm_fail(err, PM_EINPUT, "the sweep's results pass 2 GiB: split the study or use --shard");
-		displs[r] = (int)total, counts[r] = (int)sizes[r], total += sizes[r];
-	}
-	if (!rank && !rc && !(all = malloc((size_t)total + 1)))
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (!rc) {
-		MPI_Gatherv(b->p, (int)b->n, MPI_CHAR, all, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
-		if (!rank)
-			rc = unpack(w, all, (size_t)total, err);
-	}
-	free(all), free(sizes), free(counts), free(displs);
-	return rc;
 }
 
 /* Dispatch order: the largest networks first (a proxy for the dearest
@@ -146,11 +124,80 @@ static void dearest_first(const struct sweep *w, long *order, long n)
 	free(s);
 }
 
+#define TAG_POINT 7
+
+/* Rank 0: take what the other ranks sent (block: wait for one message);
+ * an empty message is a rank saying it is done. */
+static int receive(struct sweep *w, FILE *f, int block, int *finished, double *flushed, struct pm_err *err)
+{
+	for (;;) {
+		MPI_Status st;
+		int flag = 1, n, rc = PM_OK;
+		if (block)
+			MPI_Probe(MPI_ANY_SOURCE, TAG_POINT, MPI_COMM_WORLD, &st);
+		else
+			MPI_Iprobe(MPI_ANY_SOURCE, TAG_POINT, MPI_COMM_WORLD, &flag, &st);
+		if (!flag)
+			return PM_OK;
+		MPI_Get_count(&st, MPI_CHAR, &n);
+		char *buf = malloc((size_t)n + 1);
+		MPI_Recv(buf, n, MPI_CHAR, st.MPI_SOURCE, TAG_POINT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		if (!buf)
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		else if (n == 0)
+			(*finished)++;
+		else
+			rc = unpack(w, buf, (size_t)n, f, err);
+		free(buf);
+		double t = MPI_Wtime();
+		if (!rc && t - *flushed >= 0.05) {	/* as the threads do: at least every 50 ms */
+			if (fflush(f))
+				rc = pm_fail(err, PM_EINTERNAL, "could not write the sweep's output");
+			*flushed = t;
+		}
+		if (rc || block)
+			return rc;
+	}
+}
+
+/* Rank 0, before the others start: resume, the points owed, and (for a new
+ * table) the first points one by one until one succeeds, for its columns;
+ * the header written.  Returns the points taken that way. */
+static long prepare(struct sweep *w, const struct sweep_opts *o, long **order, long *norder, FILE **f, struct pm_err *err,
+		    int *rc)
+{
+	int had = sweep_resume(w, o->out, err);
+	long probed = 0;
+	if (had < 0) {
+		*rc = -had;
+		return 0;
+	}
+	if (!(*order = sweep_order(w, o, norder))) {
+		*rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		return 0;
+	}
+	dearest_first(w, *order, *norder);
+	while (!had && probed < *norder) {
+		long i = (*order)[probed++];
+		sweep_point(w->st, i, &w->res[i]);
+		if (!w->res[i].status)
+			break;
+	}
+	if (!(*f = fopen(o->out, "a"))) {
+		*rc = pm_fail(err, PM_EINPUT, "cannot write '%s' (expected a writable path for --out)", o->out);
+		return 0;
+	}
+	*rc = sweep_write_all_to(w, *f, *order, probed, had, err);
+	return probed;
+}
+
 int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 {
-	int rank, size, rc = PM_OK, had = 0;
-	long norder = 0, *order = NULL, *counter = NULL, one = 1, k;
+	int rank, size, rc = PM_OK, finished = 0;
+	long norder = 0, *order = NULL, *counter = NULL, one = 1, k, probed = 0;
+	double flushed = 0;
 	struct blob b = {0};
+	FILE *f = NULL;
 	MPI_Win win;
 
 	if (!under_mpirun())
@@ -159,30 +206,18 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	o->rank = rank;
-	if (rank == 0) {
-		had = sweep_resume(w, o->out, err);
-		if (had < 0)
-			rc = -had, had = 0;
-		else if (!(order = sweep_order(w, o, &norder)))
-			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
+	if (rank == 0)
+		probed = prepare(w, o, &order, &norder, &f, err, &rc);
 	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	MPI_Bcast(&norder, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 	if (!rc && rank && !(order = malloc(sizeof *order * (size_t)(norder + 1))))
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-	long *dispatch = NULL;
 	if (!rc)
 		MPI_Bcast(order, (int)norder, MPI_LONG, 0, MPI_COMM_WORLD);
-	if (!rc && (dispatch = malloc(sizeof *dispatch * (size_t)(norder + 1)))) {
-		memcpy(dispatch, order, sizeof *order * (size_t)norder);
-		dearest_first(w, dispatch, norder);
-	} else if (!rc) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	/* the shared counter of points handed out */
+	/* the shared counter of points handed out, past those rank 0 ran */
 	MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof(long) : 0, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &win);
 	if (rank == 0)
-		*counter = 0;
+		*counter = probed;
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_lock_all(0, win);
 	for (; !rc;) {
@@ -190,27 +225,37 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 		MPI_Win_flush(0, win);
 		if (k >= norder)
 			break;
-		if (run_one(w->st, dispatch[k], &b))
+		if (rank == 0) {
+			long i = order[k];
+			sweep_point(w->st, i, &w->res[i]);
+			w->done++;
+			if (!(rc = sweep_write_point(w, i, f, err)))
+				rc = receive(w, f, 0, &finished, &flushed, err);
+			continue;
+		}
+		b.n = 0;
+		if (run_one(w->st, order[k], &b))
 			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		else
+			MPI_Send(b.p, (int)b.n, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD);
 	}
 	MPI_Win_unlock_all(win);
+	if (rank)	/* done: an empty message */
+		MPI_Send(NULL, 0, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD);
+	while (rank == 0 && finished < size - 1) {
+		int r = receive(w, f, 1, &finished, &flushed, err);
+		if (r && !rc)
+			rc = r;
+	}
 	MPI_Win_free(&win);
+	if (rank == 0 && f && fclose(f) && !rc)
+		rc = pm_fail(err, PM_EINTERNAL, "could not write '%s'", o->out);
+	if (rank == 0 && !rc)
+		rc = sweep_sort_file(o->out, err);
 	int any;
 	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (!any)
-		rc = gather(w, &b, rank, size, err);
-	else if (!rc)
-		rc = pm_fail(err, PM_EINTERNAL, "another rank failed");
-	if (!rc && rank == 0) {
-		w->todo = w->done = norder;
-		rc = sweep_write_all(w, o, order, norder, had, err);
-	}
 	free(b.p);
 	free(order);
-	free(dispatch);
-	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	MPI_Finalize();
-	if (rank != 0 && !rc)
-		rc = PM_OK;
-	return rc;
+	return rank == 0 ? rc : PM_OK;
 }

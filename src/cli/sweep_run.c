@@ -275,21 +275,17 @@ int sweep_run(struct sweep *w, const struct sweep_opts *o, struct pm_err *err)
 	return rc;
 }
 
-int sweep_write_all(struct sweep *w, const struct sweep_opts *o, const long *order, long norder, int had,
-		    struct pm_err *err)
+int sweep_write_all_to(struct sweep *w, FILE *f, const long *order, long norder, int had, struct pm_err *err)
 {
-	FILE *f;
 	int rc = PM_OK;
 
 	if (!had && (rc = sweep_set_columns(w, err)))
 		return rc;
-	if (!(f = fopen(o->out, "a")))
-		return pm_fail(err, PM_EINPUT, "cannot write '%s' (expected a writable path for --out)", o->out);
 	if (!had)
 		rc = write_header(w, f, err);
 	for (long k = 0; !rc && k < norder; k++)
 		rc = sweep_write_point(w, order[k], f, err);
-	if (fclose(f) && !rc)
-		rc = pm_fail(err, PM_EINTERNAL, "could not write '%s'", o->out);
+	if (!rc && fflush(f))
+		rc = pm_fail(err, PM_EINTERNAL, "could not write the sweep's output");
 	return rc;
 }

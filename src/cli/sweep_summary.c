@@ -11,7 +11,7 @@ static void csv_cell(FILE *f, const char *s, int first)
 {
 	if (!first)
 		fputc(',', f);
-	if (!strpbrk(s, ",\"\n\r")) {
+	if (!sweep_needs_quotes(s)) {
 		fputs(s, f);
 		return;
 	}
@@ -59,7 +59,22 @@ static int write_merged(FILE *f, const void *ctx)
 	return ferror(f) ? -1 : 0;
 }
 
+static int merge(const char *out, char *const *paths, int n, int ninputs, struct pm_err *err);
+
 int sweep_merge(const char *out, char *const *paths, int n, struct pm_err *err)
+{
+	return merge(out, paths, n, n, err);
+}
+
+int sweep_sort_file(const char *path, struct pm_err *err)
+{
+	char *paths[1] = {(char *)path};
+	return merge(path, paths, 1, 0, err);	/* rewritten over itself */
+}
+
+/* Read n tables, check them alike, write their rows in point order to out
+ * (refusing an out that is one of the first ninputs paths). */
+static int merge(const char *out, char *const *paths, int n, int ninputs, struct pm_err *err)
 {
 	struct sweep_table *t = calloc((size_t)n + 1, sizeof *t);
 	struct keyed *all = NULL;
@@ -96,7 +111,7 @@ int sweep_merge(const char *out, char *const *paths, int n, struct pm_err *err)
 			rows[r] = all[r].row;
 		struct merged m = {&t[0], rows, total};
 		if (rows)
-			rc = cli_write_file(out, "merged sweep", (const char *const *)paths, n,
+			rc = cli_write_file(out, "merged sweep", (const char *const *)paths, ninputs,
 					    write_merged, &m, err);
 		free(rows);
 	}
