@@ -126,6 +126,43 @@ static void dearest_first(const struct sweep *w, long *order, long n)
 
 #define TAG_POINT 7
 
+/* A rank other than 0 sends its finished points in batches, at most every
+ * 50 ms, without waiting for rank 0 to take them: rank 0 reads between
+ * its own points, and a blocking send would stall behind a dear one. */
+struct outbox {
+	MPI_Request *req;
+	char **buf;
+	int n, cap;
+	double last;
+};
+
+static int post(struct outbox *ob, struct blob *b)
+{
+	if (ob->n == ob->cap) {
+		int cap = ob->cap ? 2 * ob->cap : 16;
+		MPI_Request *r = realloc(ob->req, sizeof *r * (size_t)cap);
+		char **bf = r ? realloc(ob->buf, sizeof *bf * (size_t)cap) : NULL;
+		if (r)
+			ob->req = r;
+		if (!bf)
+			return -1;
+		ob->buf = bf, ob->cap = cap;
+	}
+	MPI_Isend(b->p, (int)b->n, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD, &ob->req[ob->n]);
+	ob->buf[ob->n++] = b->p;	/* freed once sent */
+	*b = (struct blob){0};
+	ob->last = MPI_Wtime();
+	return 0;
+}
+
+static void outbox_wait(struct outbox *ob)
+{
+	MPI_Waitall(ob->n, ob->req, MPI_STATUSES_IGNORE);
+	for (int i = 0; i < ob->n; i++)
+		free(ob->buf[i]);
+	free(ob->req), free(ob->buf);
+}
+
 /* Rank 0: take what the other ranks sent (block: wait for one message);
  * an empty message is a rank saying it is done. */
 static int receive(struct sweep *w, FILE *f, int block, int *finished, double *flushed, struct pm_err *err)
@@ -161,8 +198,9 @@ static int receive(struct sweep *w, FILE *f, int block, int *finished, double *f
 }
 
 /* Rank 0, before the others start: resume, the points owed, and (for a new
- * table) the first points one by one until one succeeds, for its columns;
- * the header written.  Returns the points taken that way. */
+ * table) the cheapest points one by one (the last in dispatch order) until
+ * one succeeds, for its columns; the header written.  Returns the points
+ * taken that way, off the end of *order. */
 static long prepare(struct sweep *w, const struct sweep_opts *o, long **order, long *norder, FILE **f, struct pm_err *err,
 		    int *rc)
 {
@@ -178,7 +216,7 @@ static long prepare(struct sweep *w, const struct sweep_opts *o, long **order, l
 	}
 	dearest_first(w, *order, *norder);
 	while (!had && probed < *norder) {
-		long i = (*order)[probed++];
+		long i = (*order)[*norder - 1 - probed++];
 		sweep_point(w->st, i, &w->res[i]);
 		if (!w->res[i].status)
 			break;
@@ -187,7 +225,7 @@ static long prepare(struct sweep *w, const struct sweep_opts *o, long **order, l
 		*rc = pm_fail(err, PM_EINPUT, "cannot write '%s' (expected a writable path for --out)", o->out);
 		return 0;
 	}
-	*rc = sweep_write_all_to(w, *f, *order, probed, had, err);
+	*rc = sweep_write_all_to(w, *f, *order + *norder - probed, probed, had, err);
 	return probed;
 }
 
@@ -197,6 +235,7 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 	long norder = 0, *order = NULL, *counter = NULL, one = 1, k, probed = 0;
 	double flushed = 0;
 	struct blob b = {0};
+	struct outbox ob = {0};
 	FILE *f = NULL;
 	MPI_Win win;
 
@@ -214,10 +253,12 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	if (!rc)
 		MPI_Bcast(order, (int)norder, MPI_LONG, 0, MPI_COMM_WORLD);
-	/* the shared counter of points handed out, past those rank 0 ran */
+	/* the shared counter of points handed out; rank 0 ran the last probed */
+	MPI_Bcast(&probed, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+	norder -= probed;
 	MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof(long) : 0, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &win);
 	if (rank == 0)
-		*counter = probed;
+		*counter = 0;
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_lock_all(0, win);
 	for (; !rc;) {
@@ -233,15 +274,18 @@ int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 				rc = receive(w, f, 0, &finished, &flushed, err);
 			continue;
 		}
-		b.n = 0;
 		if (run_one(w->st, order[k], &b))
 			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		else
-			MPI_Send(b.p, (int)b.n, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD);
+		else if (MPI_Wtime() - ob.last >= 0.05 && post(&ob, &b))
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	}
 	MPI_Win_unlock_all(win);
-	if (rank)	/* done: an empty message */
+	if (rank) {	/* what is left, then done: an empty message */
+		if (b.n && post(&ob, &b))
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		MPI_Send(NULL, 0, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD);
+		outbox_wait(&ob);
+	}
 	while (rank == 0 && finished < size - 1) {
 		int r = receive(w, f, 1, &finished, &flushed, err);
 		if (r && !rc)
