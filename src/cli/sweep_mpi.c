@@ -229,77 +229,100 @@ static long prepare(struct sweep *w, const struct sweep_opts *o, long **order, l
 	return probed;
 }
 
+/* One rank's part of the run. */
+struct mpi_run {
+	struct sweep *w;
+	int rank, size, finished;
+	long *order, norder;
+	double flushed;
+	FILE *f;		/* rank 0: the output */
+	struct blob b;		/* the others: points not sent yet */
+	struct outbox ob;
+};
+
+/* Take points from the shared counter until none is left: rank 0 writes
+ * its own and reads the others' between them; the others send theirs. */
+static int take_points(struct mpi_run *m, MPI_Win win, struct pm_err *err)
+{
+	long one = 1, k;
+	int rc = PM_OK;
+	for (; !rc;) {
+		MPI_Fetch_and_op(&one, &k, MPI_LONG, 0, 0, MPI_SUM, win);
+		MPI_Win_flush(0, win);
+		if (k >= m->norder)
+			break;
+		long i = m->order[k];
+		if (m->rank == 0) {
+			sweep_point(m->w->st, i, &m->w->res[i]);
+			m->w->done++;
+			if (!(rc = sweep_write_point(m->w, i, m->f, err)))
+				rc = receive(m->w, m->f, 0, &m->finished, &m->flushed, err);
+		} else if (run_one(m->w->st, i, &m->b) || (MPI_Wtime() - m->ob.last >= 0.05 && post(&m->ob, &m->b))) {
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		}
+	}
+	return rc;
+}
+
+/* The end: the others send what is left and say they are done; rank 0
+ * takes everything, closes the file and puts it in point order. */
+static int finish(struct mpi_run *m, const struct sweep_opts *o, int rc, struct pm_err *err)
+{
+	if (m->rank) {
+		if (m->b.n && post(&m->ob, &m->b))
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		MPI_Send(NULL, 0, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD);
+		outbox_wait(&m->ob);
+		return rc;
+	}
+	while (m->finished < m->size - 1) {
+		int r = receive(m->w, m->f, 1, &m->finished, &m->flushed, err);
+		if (r && !rc)
+			rc = r;
+	}
+	if (m->f && fclose(m->f) && !rc)
+		rc = pm_fail(err, PM_EINTERNAL, "could not write '%s'", o->out);
+	return rc ? rc : sweep_sort_file(o->out, err);
+}
+
 int sweep_mpi(struct sweep *w, struct sweep_opts *o, struct pm_err *err)
 {
-	int rank, size, rc = PM_OK, finished = 0;
-	long norder = 0, *order = NULL, *counter = NULL, one = 1, k, probed = 0;
-	double flushed = 0;
-	struct blob b = {0};
-	struct outbox ob = {0};
-	FILE *f = NULL;
+	struct mpi_run m = {w, 0, 0, 0, NULL, 0, 0, NULL, {0}, {0}};
+	long probed = 0, *counter = NULL;
+	int rc = PM_OK, any;
 	MPI_Win win;
 
 	if (!under_mpirun())
 		return -1;
 	MPI_Init(NULL, NULL);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	o->rank = rank;
-	if (rank == 0)
-		probed = prepare(w, o, &order, &norder, &f, err, &rc);
+	MPI_Comm_rank(MPI_COMM_WORLD, &m.rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &m.size);
+	o->rank = m.rank;
+	if (m.rank == 0)
+		probed = prepare(w, o, &m.order, &m.norder, &m.f, err, &rc);
 	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	MPI_Bcast(&norder, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-	if (!rc && rank && !(order = malloc(sizeof *order * (size_t)(norder + 1))))
+	MPI_Bcast(&m.norder, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+	if (!rc && m.rank && !(m.order = malloc(sizeof *m.order * (size_t)(m.norder + 1))))
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	if (!rc)
-		MPI_Bcast(order, (int)norder, MPI_LONG, 0, MPI_COMM_WORLD);
+		MPI_Bcast(m.order, (int)m.norder, MPI_LONG, 0, MPI_COMM_WORLD);
 	/* the shared counter of points handed out; rank 0 ran the last probed */
 	MPI_Bcast(&probed, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-	norder -= probed;
-	MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof(long) : 0, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &win);
-	if (rank == 0)
+	m.norder -= probed;
+	MPI_Win_allocate(m.rank == 0 ? (MPI_Aint)sizeof(long) : 0, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &counter,
+			 &win);
+	if (m.rank == 0)
 		*counter = 0;
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_lock_all(0, win);
-	for (; !rc;) {
-		MPI_Fetch_and_op(&one, &k, MPI_LONG, 0, 0, MPI_SUM, win);
-		MPI_Win_flush(0, win);
-		if (k >= norder)
-			break;
-		if (rank == 0) {
-			long i = order[k];
-			sweep_point(w->st, i, &w->res[i]);
-			w->done++;
-			if (!(rc = sweep_write_point(w, i, f, err)))
-				rc = receive(w, f, 0, &finished, &flushed, err);
-			continue;
-		}
-		if (run_one(w->st, order[k], &b))
-			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		else if (MPI_Wtime() - ob.last >= 0.05 && post(&ob, &b))
-			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
+	if (!rc)
+		rc = take_points(&m, win, err);
 	MPI_Win_unlock_all(win);
-	if (rank) {	/* what is left, then done: an empty message */
-		if (b.n && post(&ob, &b))
-			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		MPI_Send(NULL, 0, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD);
-		outbox_wait(&ob);
-	}
-	while (rank == 0 && finished < size - 1) {
-		int r = receive(w, f, 1, &finished, &flushed, err);
-		if (r && !rc)
-			rc = r;
-	}
+	rc = finish(&m, o, rc, err);
 	MPI_Win_free(&win);
-	if (rank == 0 && f && fclose(f) && !rc)
-		rc = pm_fail(err, PM_EINTERNAL, "could not write '%s'", o->out);
-	if (rank == 0 && !rc)
-		rc = sweep_sort_file(o->out, err);
-	int any;
 	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	free(b.p);
-	free(order);
+	free(m.b.p);
+	free(m.order);
 	MPI_Finalize();
-	return rank == 0 ? rc : PM_OK;
+	return m.rank == 0 ? rc : PM_OK;
 }
