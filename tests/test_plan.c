@@ -329,3 +329,31 @@ Test(plan, command_refusals_and_output)
 	cr_assert(strstr(r.out, "# explain: step = (m + (pp-1)/v)"), "%s", r.out);
 	run_free(&r);
 }
+
+/* Published runs (docs/validation.md §11.3) priced with their layouts.
+ * Narayanan et al., SC 2021, Table 1: the 145B GPT (96 heads, h 12288, 80
+ * layers) on 1,536 A100s with TP 8, PP 8, batch 2,304, sequence 2,048,
+ * activation recomputation, 148 TFLOP/s a GPU counted by their eq. (3):
+ * F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), so a step took
+ * F / (148e12 x 1536) = 24.8 s. */
+Test(plan, megatron_145b_within_15_percent)
+{
+	struct pm_llm m;
+	struct pm_device d;
+	struct pm_machine mach;
+	struct pm_err err;
+	struct pm_step s;
+
+	cr_assert_eq(pm_llm_load("megatron-gpt-145b", &m, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_machine_load("dgx-a100", &mach, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_device_load(mach.device, &d, &err), PM_OK, "%s", err.msg);
+	struct pm_job job = {&m, &d, &mach, 1536, 2304, 2048, 4};
+	struct pm_layout l = {8, 8, 24, 1, 1, 1, 1, PM_RECOMPUTE_FULL, 0};
+	cr_assert_eq(pm_layout_check(&job, &l, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_layout_price(&job, &l, &s, &err), PM_OK, "%s", err.msg);
+	double B = 2304, S = 2048, L = 80, h = 12288, V = 51200;
+	double F = 96 * B * S * L * h * h * (1 + S / (6 * h) + V / (16 * L * h));
+	double published = F / (148e12 * 1536);
+	cr_assert(fabs(s.step_s / published - 1) < 0.15, "predicted %.3f s, published %.3f s", s.step_s, published);
+	cr_assert(s.fits, "the published layout fits: %.1f GB", s.mem.total_B / 1e9);
+}
