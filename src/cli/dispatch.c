@@ -63,6 +63,8 @@ static void usage(FILE *f)
 		"  perfmodel hier --machine abci --procs 512 --size 128M\n"
 		"  perfmodel fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M\n"
 		"  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring\n"
+		"  perfmodel plan --model llama3-70b --topo machine:dgx-h100:128 --global-batch 1024\n"
+		"  perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv\n"
 		"  perfmodel topo --topo bigraph:4x8\n"
 		"  perfmodel list\n"
 		"\n"
