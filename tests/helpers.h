@@ -86,6 +86,26 @@ static inline char *slurp(const char *path)
 	return s;
 }
 
+/* An SVG file's text with PLplot's &#xHH; (ASCII) escapes decoded, so
+ * legends and titles can be searched for. */
+static inline char *svg_text(const char *path)
+{
+	char *svg = slurp(path), *text = malloc(strlen(svg) + 1), *o = text;
+	for (const char *p = svg; *p;) {
+		unsigned c;
+		int n;
+		if (sscanf(p, "&#x%x;%n", &c, &n) == 1 && c < 128) {
+			*o++ = (char)c;
+			p += n;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	free(svg);
+	return text;
+}
+
 /* Run "perfmodel ARGS" (ARGS as shell words), capturing both streams. */
 static inline struct run run_perfmodel(const char *args)
 {

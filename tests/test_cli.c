@@ -1233,18 +1233,7 @@ Test(cli, a_plot_has_distinct_series_styles)
 	struct run r = run_perfmodel(cmd);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	run_free(&r);
-	char *svg = slurp(path), *text = malloc(strlen(svg) + 1), *o = text;
-	for (const char *p = svg; *p;) {	/* decode &#xHH; (ASCII) into text, keep the rest */
-		unsigned c;
-		int n;
-		if (sscanf(p, "&#x%x;%n", &c, &n) == 1 && c < 128) {
-			*o++ = (char)c;
-			p += n;
-		} else {
-			*o++ = *p++;
-		}
-	}
-	*o = '\0';
+	char *text = svg_text(path);
 	static const char *const glyph[] = {"&#x25cb;", "&#x25a0;", "&#x25b3;", "&#x25bc;"};	/* o, filled square, triangle, filled down */
 	for (int s = 0; s < 4; s++) {
 		int n = 0;
@@ -1258,7 +1247,6 @@ Test(cli, a_plot_has_distinct_series_styles)
 	static const char *const colour[] = {"#E69F00", "#56B4E9", "#009E73"};
 	for (int s = 0; s < 3; s++)
 		cr_assert(strstr(text, colour[s]), "no line in %s", colour[s]);
-	free(svg);
 	free(text);
 	remove(path);
 }

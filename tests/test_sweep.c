@@ -229,18 +229,9 @@ Test(sweep, plot_two_axes)
 	snprintf(cmd, sizeof cmd, "sweep %s --plot %s --plot-x size --plot-y time_us --plot-series topo", s, svg);
 	char *out = run_ok(cmd);
 	free(out);
-	char *svgtext = slurp(svg), *text = malloc(strlen(svgtext) + 1), *o = text;
-	for (const char *p = svgtext; *p;) {	/* PLplot writes text as &#xHH; */
-		unsigned c;
-		int n;
-		if (sscanf(p, "&#x%x;%n", &c, &n) == 1 && c < 128)
-			*o++ = (char)c, p += n;
-		else
-			*o++ = *p++;
-	}
-	*o = '\0';
+	char *text = svg_text(svg);
 	cr_assert(strstr(text, "<svg") && strstr(text, "torus:4x4") && strstr(text, "ring:6"), "%.300s", text);
-	free(text), free(svgtext);
+	free(text);
 	snprintf(cmd, sizeof cmd, "sweep %s --plot %s --plot-x colour --plot-y time_us", s, svg);
 	struct run r = run_perfmodel(cmd);
 	cr_assert_eq(r.status, 2, "%s", r.err);
