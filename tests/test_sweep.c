@@ -163,6 +163,7 @@ Test(sweep, bad_studies_exit_2)
 		{"command: plan\naxes:\n  model: [llama3-70b, llama99]\n", "llama99"},
 		{"command: allreduce\nfixed:\n  plot: x.svg\naxes:\n  topo: [ring:4]\n", "fixed option 'plot'"},
 		{"command: allreduce\naxes:\n  topo: [ring:4]\ncommand: plan\n", "line 4: a key given twice"},
+		{"command: allreduce\naxes:\n  topo: [ring:4]\n  size: [1M]\noutputs: [colour]\n", "output 'colour' is not a column of allreduce (expected one of size_B"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *p = scratch("bad.yml");

@@ -303,9 +303,15 @@ int sweep_set_columns(struct sweep *w, struct pm_err *err)
 	w->ncmd = first->ncols;
 	if (st->noutputs) {
 		for (int k = 0; k < st->noutputs; k++)
-			if (sweep_table_col(first, st->outputs[k]) < 0)
-				return pm_fail(err, PM_EINPUT, "study '%s': output '%s' is not a column of %s (its columns: %s, ...)",
-					       st->path, st->outputs[k], st->command, first->ncols ? first->cols[0] : "none");
+			if (sweep_table_col(first, st->outputs[k]) < 0) {
+				char cols[400];
+				size_t len = 0;
+				cols[0] = '\0';
+				for (int c = 0; c < first->ncols && len + 40 < sizeof cols; c++)
+					len += (size_t)snprintf(cols + len, sizeof cols - len, "%s%s", c ? ", " : "", first->cols[c]);
+				return pm_fail(err, PM_EINPUT, "study '%s': output '%s' is not a column of %s (expected one of %s)",
+					       st->path, st->outputs[k], st->command, cols);
+			}
 		w->ncmd = st->noutputs;
 		from = st->outputs;
 	}
