@@ -264,9 +264,11 @@ Test(plan, zero_stages_per_rajbhandari)
 	}
 }
 
-/* The search keeps only what fits, fastest first, and its best is the
- * layout priced alone. */
-Test(plan, search_ranks_and_agrees_with_one_layout)
+/* The search keeps only what fits, fastest first, and finds a minimum: no
+ * layout a user would try by hand (Megatron-style TP 8 within a node, with
+ * and without a pipeline, and fully sharded data parallelism) is faster
+ * than its best. */
+Test(plan, search_ranks_and_finds_a_minimum)
 {
 	struct pm_llm m;
 	struct pm_device d;
@@ -288,9 +290,18 @@ Test(plan, search_ranks_and_agrees_with_one_layout)
 		cr_assert(o.best[i].s.fits && o.best[i].s.mem.total_B <= d.mem_B);
 		cr_assert(!i || o.best[i].s.step_s >= o.best[i - 1].s.step_s);
 	}
-	cr_assert_eq(pm_layout_price(&r.job, &o.best[0].l, &s, &err), PM_OK);
-	cr_assert_eq(s.step_s, o.best[0].s.step_s);
-	/* 70B on 32 nodes cannot train without sharding something */
+	static const struct pm_layout by_hand[] = {
+		{8, 1, 32, 1, 1, 1, 1, PM_RECOMPUTE_FULL, 1}, {8, 4, 8, 1, 1, 1, 1, PM_RECOMPUTE_NONE, 1},
+		{8, 2, 16, 1, 1, 1, 1, PM_RECOMPUTE_FULL, 0}, {1, 1, 256, 1, 1, 1, 1, PM_RECOMPUTE_FULL, 3},
+	};
+	for (size_t i = 0; i < sizeof by_hand / sizeof *by_hand; i++) {
+		cr_assert_eq(pm_layout_check(&r.job, &by_hand[i], &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_layout_price(&r.job, &by_hand[i], &s, &err), PM_OK);
+		cr_assert(!s.fits || s.step_s >= o.best[0].s.step_s, "layout %zu: %.4g s beats the search's %.4g s", i,
+			  s.step_s, o.best[0].s.step_s);
+	}
+	/* 70B on 32 nodes cannot train without sharding something: 70.6e9
+	 * parameters x (2 + 4 + 12) bytes = 1.27 TB against 85 GB a GPU */
 	cr_assert(o.best[0].l.tp * o.best[0].l.pp > 1 || o.best[0].l.zero >= 1);
 	pm_lsearch_release(&o);
 }
@@ -310,7 +321,8 @@ Test(plan, command_refusals_and_output)
 		{"--model llama3-8b --topo machine:dgx-h100:2 --global-batch -3", "-3"},
 		{"--model llama3-8b --topo machine:dgx-h100:99999 --global-batch 8", "99999"},
 		{"--model llama3-8b --topo machine:dgx-h100:2 --global-batch 8 --recompute some", "some"},
-		{"--model llama3-8b --topo machine:tpu-v4-like:2 --global-batch 8", "--device"},
+		{"--model llama3-8b --topo machine:tpu-v4-like:2 --global-batch 8", "not a switched cluster"},
+		{"--model llama3-8b --topo machine:tests/data/plan_pair.csv:1 --global-batch 8", "names no device (expected --device"},
 	};
 	char cmd[512];
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -4,6 +4,7 @@
 #include "cli/common.h"
 #include "model/preset.h"
 #include "model/text.h"
+#include "model/topo.h"
 #include "model/units.h"
 #include "search/layout_search.h"
 
@@ -86,23 +87,23 @@ static int axis(const char *opt, const char *v, long lo, long hi, int *out, stru
 	return PM_OK;
 }
 
-/* --topo machine:NAME:NODES -> the machine and the GPU count. */
+/* --topo machine:NAME[:NODES] -> the machine and the GPU count, read by
+ * the one parser of network specs (the machine: kind's own checks: node
+ * counts, partial units, description files). */
 static int machine_of(const char *topo, struct pm_machine *m, long long *gpus, struct pm_err *err)
 {
-	char name[256];
-	const char *c;
-	long nodes;
+	struct pm_topo *t = NULL;
+	const struct pm_machine *desc;
 
-	if (!topo || strncmp(topo, "machine:", 8) || strlen(topo + 8) >= sizeof name || !(c = strrchr(topo + 8, ':')))
+	if (!topo || strncmp(topo, "machine:", 8))
 		return pm_fail(err, PM_EINPUT, "invalid --topo '%s' for plan (expected machine:NAME:NODES, such as machine:dgx-h100:128)",
 			       topo ? topo : "");
-	snprintf(name, sizeof name, "%.*s", (int)(c - topo - 8), topo + 8);
-	if (pm_parse_int(c + 1, 1, 1L << 20, "node count", &nodes, err) || pm_machine_load(name, m, err))
+	if (pm_topo_parse(topo, NULL, &t, err))
 		return PM_EINPUT;
-	*gpus = nodes * m->level[0].count;
-	if (*gpus > m->capacity)
-		return pm_fail(err, PM_EINPUT, "%ld nodes of '%s' are %lld GPUs, more than the %lld it describes (expected at most %lld nodes)",
-			       nodes, name, *gpus, m->capacity, m->capacity / m->level[0].count);
+	desc = pm_topo_machine_desc(t);
+	*m = *desc;
+	*gpus = pm_topo_endpoints(t);
+	pm_topo_free(t);
 	return PM_OK;
 }
 

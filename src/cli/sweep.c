@@ -246,7 +246,7 @@ static void put(struct buf *b, const char *s, size_t n)
 	b->p[b->n] = '\0';
 }
 
-int sweep_needs_quotes(const char *s)
+static int needs_quotes(const char *s)
 {
 	return strpbrk(s, ",\"\n\r") || *s == ' ' || (*s && s[strlen(s) - 1] == ' ');
 }
@@ -256,7 +256,7 @@ static void cell(struct buf *b, const char *s, int first)
 {
 	if (!first)
 		put(b, ",", 1);
-	if (!sweep_needs_quotes(s)) {
+	if (!needs_quotes(s)) {
 		put(b, s, strlen(s));
 		return;
 	}
@@ -264,6 +264,19 @@ static void cell(struct buf *b, const char *s, int first)
 	for (const char *c = s; *c; c++)
 		put(b, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
 	put(b, "\"", 1);
+}
+
+void sweep_write_row(FILE *f, char *const *cells, int n, const char *lead)
+{
+	struct buf b = {0};
+	if (lead)
+		cell(&b, lead, 1);
+	for (int c = 0; c < n; c++)
+		cell(&b, cells[c], !lead && c == 0);
+	put(&b, "\n", 1);
+	if (b.p)
+		fwrite(b.p, 1, b.n, f);	/* errors show in ferror(f), which the callers check */
+	free(b.p);
 }
 
 static double time_unit(const char *col)

@@ -84,9 +84,10 @@ char *sweep_header_text(const struct sweep *w, size_t *len);
 /* The columns of the written table from the first successful result. */
 int sweep_set_columns(struct sweep *w, struct pm_err *err);
 
-/* Does a CSV cell need quotes (a comma, a quote, a line break, or a
- * space at either end)?  One rule for every table a sweep writes. */
-int sweep_needs_quotes(const char *s);
+/* One CSV row to f (lead, when not NULL, as a first cell), quoted where a
+ * cell holds a comma, a quote, a line break or a space at either end: the
+ * one rule of every table a sweep writes. */
+void sweep_write_row(FILE *f, char *const *cells, int n, const char *lead);
 
 /* Put a sweep's output file in point order (rows of one point kept in
  * their order), rewritten whole: what MPI ranks wrote as they finished. */

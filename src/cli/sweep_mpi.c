@@ -7,7 +7,6 @@
  * appends it to the file between its own points (so a killed run loses
  * only what was in flight) and puts the file in point order at the end. */
 #include "cli/sweep.h"
-#include "cli/cli.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -45,21 +44,18 @@ static int add(struct blob *b, const void *data, size_t n)
 	return 0;
 }
 
-/* Run point i as sweep_point does, keeping the command's text. */
+/* Run point i (sweep_point) and append it to b: index, status, error,
+ * the command's CSV. */
 static int run_one(const struct study *st, long i, struct blob *b)
 {
-	char *argv[STUDY_MAX_ARGV], *text = NULL;
-	size_t len = 0;
-	struct pm_err err = {""};
-	int argc = study_argv(st, i, argv);
-	FILE *f = open_memstream(&text, &len);
-	int status = f ? cli_run_cmd(argc, argv, f, &err) : PM_EINTERNAL;
-	if (f)
-		fclose(f);
-	long elen = status ? (long)strlen(err.msg) : 0, tlen = status ? 0 : (long)len;
-	int bad = add(b, &i, sizeof i) || add(b, &status, sizeof status) || add(b, &elen, sizeof elen) ||
-		  add(b, err.msg, (size_t)elen) || add(b, &tlen, sizeof tlen) || add(b, text ? text : "", (size_t)tlen);
-	free(text);
+	struct sweep_result r = {0};
+	sweep_point(st, i, &r);
+	long elen = r.error ? (long)strlen(r.error) : 0, tlen = r.raw ? (long)r.rawlen : 0;
+	int bad = add(b, &i, sizeof i) || add(b, &r.status, sizeof r.status) || add(b, &elen, sizeof elen) ||
+		  add(b, r.error ? r.error : "", (size_t)elen) || add(b, &tlen, sizeof tlen) ||
+		  add(b, r.raw ? r.raw : "", (size_t)tlen);
+	free(r.error);
+	free(r.raw);
 	return bad;
 }
 

@@ -7,29 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void csv_cell(FILE *f, const char *s, int first)
-{
-	if (!first)
-		fputc(',', f);
-	if (!sweep_needs_quotes(s)) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++)
-		fputs(*s == '"' ? "\"\"" : (char[2]){*s, 0}, f);
-	fputc('"', f);
-}
-
-static void csv_row(FILE *f, char *const *cells, int n, const char *lead)
-{
-	if (lead)
-		csv_cell(f, lead, 1);
-	for (int c = 0; c < n; c++)
-		csv_cell(f, cells[c], !lead && c == 0);
-	fputc('\n', f);
-}
-
 struct merged {
 	const struct sweep_table *t;
 	char ***rows;
@@ -53,9 +30,9 @@ static int cmp_keyed(const void *a, const void *b)
 static int write_merged(FILE *f, const void *ctx)
 {
 	const struct merged *m = ctx;
-	csv_row(f, m->t->cols, m->t->ncols, NULL);
+	sweep_write_row(f, m->t->cols, m->t->ncols, NULL);
 	for (long r = 0; r < m->n; r++)
-		csv_row(f, m->rows[r], m->t->ncols, NULL);
+		sweep_write_row(f, m->rows[r], m->t->ncols, NULL);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -169,7 +146,7 @@ static int best_rows(const struct study *st, const struct sweep_table *t, FILE *
 		}
 	}
 	for (long j = 0; j < ng; j++) {
-		csv_row(f, t->rows[best[j]], t->ncols, "best");
+		sweep_write_row(f, t->rows[best[j]], t->ncols, "best");
 		free(group[j]);
 	}
 	free(best), free(group);
@@ -197,7 +174,7 @@ static void pareto_rows(const struct sweep_table *t, const int *bc, int nby, int
 			dominated = same_group(t, bc, nby, r, q) && qx <= x && qy <= y && (qx < x || qy < y);
 		}
 		if (!dominated)
-			csv_row(f, t->rows[r], t->ncols, label);
+			sweep_write_row(f, t->rows[r], t->ncols, label);
 	}
 }
 
@@ -207,10 +184,7 @@ int sweep_summaries(const struct study *st, const struct sweep_table *t, FILE *f
 
 	if (!st->nby && !st->pareto)
 		return PM_OK;
-	fputs("summary", f);
-	for (int c = 0; c < t->ncols; c++)
-		csv_cell(f, t->cols[c], 0);
-	fputc('\n', f);
+	sweep_write_row(f, t->cols, t->ncols, "summary");
 	if (st->nby && (rc = best_rows(st, t, f, err)))
 		return rc;
 	if (st->pareto) {

@@ -64,13 +64,13 @@ static void stage_params(const struct pm_job *job, const struct pm_layout *l, do
 	*expert = Ls * f_moe * pm_llm_layer_expert_params(m) / l->ep;
 }
 
-static void memory(const struct pm_job *job, const struct pm_layout *l, double Ls, double micro, struct pm_mem *o)
+static void memory(const struct pm_job *job, const struct pm_layout *l, double Ls, double micro, double dense,
+		   double expert, struct pm_mem *o)
 {
 	const struct pm_llm *m = job->model;
 	struct pm_llm_shard sh = {l->tp, l->cp, l->ep, l->mb, job->seq};
-	double dense, expert, dshard = (double)l->dp * l->cp, eshard = dshard / l->ep;
+	double dshard = (double)l->dp * l->cp, eshard = dshard / l->ep;
 
-	stage_params(job, l, Ls, &dense, &expert);
 	o->params = dense + expert;
 	/* bf16 weights, fp32 gradients, Adam in fp32 (master copy, m, v: 12
 	 * bytes); ZeRO stage k shards the first k of optimizer, gradients,
@@ -177,15 +177,14 @@ static int stage_times(const struct pm_job *job, const struct pm_layout *l, doub
  * reduce-scatter (hidden behind the last backward) and all-gather the
  * updated bf16 weights (behind the next forward); ZeRO 3 also gathers the
  * weights before every micro-batch's forward and backward. */
-static int data_parallel(const struct pm_job *job, const struct pm_layout *l, double Ls, double micro,
+static int data_parallel(const struct pm_job *job, const struct pm_layout *l, double micro, double dense, double expert,
 			 struct pm_step *o, struct pm_err *err)
 {
-	double dense, expert, t_red = 0, t_ag = 0;
+	double t_red = 0, t_ag = 0;
 	int shards[2] = {l->dp * l->cp, l->dp * l->cp / l->ep};
 	long long strides[2] = {l->tp, (long long)l->tp * l->cp * l->ep};
 	int rc;
 
-	stage_params(job, l, Ls, &dense, &expert);
 	double params[2] = {dense, expert};
 	for (int k = 0; k < 2; k++) {
 		struct pm_group_cost r, a;
@@ -245,9 +244,11 @@ int pm_layout_price(const struct pm_job *job, const struct pm_layout *l, struct 
 	o->pp_s = micro * pp;
 	o->tf_s += (comm + pp) * o->tf_s / comp;	/* communication in proportion, for the overlaps below */
 	o->tb_s = per - o->tf_s;
-	if ((rc = data_parallel(job, l, Ls, micro, o, err)))
+	double dense, expert;	/* the fullest stage's parameters a GPU holds */
+	stage_params(job, l, Ls, &dense, &expert);
+	if ((rc = data_parallel(job, l, micro, dense, expert, o, err)))
 		return rc;
-	memory(job, l, Ls, micro, &o->mem);
+	memory(job, l, Ls, micro, dense, expert, &o->mem);
 	/* Adam touches 30 bytes a parameter it owns: fp32 master, m and v read
 	 * and written (24), the fp32 gradient read (4), the bf16 weight written (2) */
 	double owned = l->zero >= 1 ? o->mem.params / ((double)l->dp * l->cp) : o->mem.params;

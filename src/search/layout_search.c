@@ -89,15 +89,19 @@ static int walk(const struct pm_lsearch_req *r, visit_fn fn, void *ctx, double *
 				if ((N / tc) % pv[k])
 					continue;
 				int dp = (int)(N / tc / pv[k]), ne = eps(r, dp, ev);
-				double per = (double)ne * a.nmb * a.nv * a.nrec * a.nzero;
+				/* without a pipeline interleaving is the same layout as v1;
+				 * ZeRO-3 (weights gathered per micro-batch) goes without one */
+				int nv = pv[k] == 1 && r->fix.vpp <= 1 ? 1 : a.nv;
+				int nz = pv[k] > 1 && r->fix.zero < 0 ? a.nzero - 1 : a.nzero;
+				double per = (double)ne * a.nmb * nv * a.nrec * nz;
 				*count += per;
 				if (!fn)
 					continue;
 				for (int e = 0; e < ne; e++)
 					for (int b = 0; b < a.nmb; b++)
-						for (int v = 0; v < a.nv; v++)
+						for (int v = 0; v < nv; v++)
 							for (int q = 0; q < a.nrec; q++)
-								for (int z = 0; z < a.nzero; z++) {
+								for (int z = 0; z < nz; z++) {
 									struct pm_layout l = {a.tp[i], pv[k], dp, a.cp[j], ev[e],
 											      a.v[v], a.mb[b], a.rec[q], a.zero[z]};
 									int rc = fn(ctx, &l, err);
@@ -149,10 +153,6 @@ static int visit(void *ctx, const struct pm_layout *l, struct pm_err *err)
 
 	if (++s->done == 1 || fmod(s->done, 4096) == 0)
 		pm_progress("plan: pricing layouts", s->done, s->total);
-	if (l->vpp > 1 && l->pp == 1)
-		return PM_OK;	/* the same as v1 */
-	if (l->zero == 3 && l->pp > 1)
-		return PM_OK;	/* ZeRO-3 gathers weights per micro-batch: not with a pipeline */
 	if (pm_layout_check(&s->r->job, l, &why)) {
 		if (!s->have_first)
 			s->first = why, s->have_first = 1;
