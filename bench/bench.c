@@ -1,7 +1,7 @@
 /* bench.c: the benchmark program behind the speed targets of the issues
  * (not part of the test suite: timings belong here, not in tests).
  *
- *   build/perfmodel-bench [all|allreduce|coll|large|scale|multitree|hier|train|sim]
+ *   build/perfmodel-bench [all|allreduce|coll|large|scale|multitree|hier|sizes|train|sweep|plan|sim]
  *
  * Each case reports the best of several runs (wall clock, CLOCK_MONOTONIC)
  * and the process's peak resident memory at the end. */
@@ -477,6 +477,32 @@ static void bench_sweep(void)
 	       tj[0] / tj[1] >= 1.8 ? "OK" : "MISSED");
 }
 
+/* One command at one size and over 1K-8G (24 sizes): a sweep of sizes
+ * prices each from the schedules' profiles (eval.h), so it should cost
+ * less than twice one size (issue 32's target for best). */
+static void bench_sizes(const char *cmd, const char *topo)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	struct pm_err err;
+	double t[2] = {1e30, 1e30};
+	if (!devnull)
+		return;
+	gsl_set_error_handler_off();
+	for (int rep = 0; rep < 2; rep++)
+		for (int k = 0; k < 2; k++) {
+			char *argv[] = {(char *)cmd, "--topo", (char *)topo, "--size", k ? "1K:8G:x2" : "1M",
+					"--model", "contention", NULL};
+			int argc = strcmp(cmd, "best") == 0 ? 5 : 7;
+			double t0 = now();
+			if (cli_run_cmd(argc, argv, devnull, &err))
+				printf("%s: %s\n", cmd, err.msg);
+			t[k] = fmin(t[k], now() - t0);
+		}
+	fclose(devnull);
+	printf("%s --topo %s: one size %.3f s, 24 sizes (1K:8G:x2) %.3f s: %.2fx one size (target < 2 %s)\n", cmd, topo,
+	       t[0], t[1], t[1] / t[0], t[1] / t[0] < 2 ? "OK" : "MISSED");
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -522,6 +548,11 @@ int main(int argc, char **argv)
 		big_machine(&big);
 		bench_hier(&big, 720720, PM_HIER_DP, 1.0);
 		bench_hier(&big, 1LL << 20, PM_HIER_DP, 1.0);
+	}
+	if (all || strcmp(what, "sizes") == 0) {
+		bench_sizes("best", "machine:dgx-h100:8192");
+		bench_sizes("allreduce", "machine:dgx-h100:8192");
+		bench_sizes("best", "torus:256x256");
 	}
 	if (all || strcmp(what, "train") == 0)
 		bench_train(10000);

@@ -252,6 +252,104 @@ Test(every_algo, compact_equals_played_out)
 	}
 }
 
+/* A schedule's profile (its loads counted once per transfer size) must
+ * price every size as the contention evaluator does, field by field and
+ * step by step: an identity between two evaluators, on every algorithm
+ * and network of the suite plus a two-node DGX H100, with each flow
+ * control (packet rounding makes wire bytes non-linear in the size), an
+ * injection limit and the baseline endpoint's memory reads. */
+static void profile_case(const struct pm_inst *in, const struct pm_sched *s,
+			 const struct pm_params *p, const char *what)
+{
+	static const double sizes[] = {1, 100, 4097, 7.3e6, 3.1e9};
+	struct pm_profile *f;
+	struct pm_err err;
+
+	cr_assert_eq(pm_algo_profile(in, s, p, &f, &err), PM_OK, "%s: %s", what, err.msg);
+	struct pm_step_cost *sa = calloc((size_t)s->nsteps + 1, sizeof *sa);
+	struct pm_step_cost *sb = calloc((size_t)s->nsteps + 1, sizeof *sb);
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+		struct pm_cost a, b;
+		char at[300];
+		snprintf(at, sizeof at, "%s at %.0f B", what, sizes[z]);
+		pm_profile_price(f, sizes[z], &a, sa);
+		cr_assert_eq(pm_algo_contention(in, s, sizes[z], p, &b, sb, &err), PM_OK, "%s", err.msg);
+		const double *x = (const double *)&a, *y = (const double *)&b;
+		for (size_t i = 0; i < sizeof a / sizeof(double); i++)
+			cr_assert(fabs(x[i] - y[i]) <= 1e-12 * fabs(y[i]) + 1e-300,
+				  "%s: field %zu: profile %.17g, evaluator %.17g", at, i, x[i], y[i]);
+		for (int j = 0; j < s->nsteps; j++) {
+			cr_assert(fabs(sa[j].time_s - sb[j].time_s) <= 1e-12 * sb[j].time_s, "%s step %d", at, j);
+			cr_assert(fabs(sa[j].max_link_B - sb[j].max_link_B) <= 1e-12 * sb[j].max_link_B, "%s step %d", at, j);
+			cr_assert_eq(sa[j].busy_links, sb[j].busy_links, "%s step %d", at, j);
+			cr_assert_eq(sa[j].hops_max, sb[j].hops_max, "%s step %d", at, j);
+			cr_assert_eq(sa[j].xfers, sb[j].xfers, "%s step %d", at, j);
+		}
+	}
+	free(sa);
+	free(sb);
+	pm_profile_free(f);
+}
+
+Test(every_algo, profile_prices_as_the_evaluator)
+{
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+	struct pm_params ps[4];
+	const char *more[] = {"machine:dgx-h100:2"};
+	int cases = 0;
+
+	for (int v = 0; v < 4; v++)
+		ps[v] = plain_params(2.385e-6, 137e-9, 11.3e9, 0.71e-9);
+	ps[1].flow = PM_FLOW_PACKET;
+	ps[2].flow = PM_FLOW_MESSAGE;
+	ps[3].flow = PM_FLOW_PACKET;
+	ps[3].inj_bw_Bps = 7.7e9;
+	ps[3].endpoint = PM_END_BASELINE;
+	ps[3].mem_bw_Bps = 19e9;
+	for (size_t k = 0; k <= NNETS; k++) {
+		const char *net = k < NNETS ? nets[k] : more[0];
+		struct pm_topo *t = topo_or_die(net);
+		for (int a = 0; a < na; a++) {
+			struct pm_inst in;
+			struct pm_sched s;
+			struct pm_err err;
+			char what[256];
+			if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK || in.sized ||
+			    pm_algo_schedule(&in, &s, &err) != PM_OK)
+				continue;
+			for (int v = 0; v < 4; v++) {
+				snprintf(what, sizeof what, "%s on %s, parameters %d", in.label, net, v);
+				profile_case(&in, &s, &ps[v], what);
+				cases++;
+			}
+			pm_sched_release(&s);
+		}
+		pm_topo_free(t);
+	}
+	cr_assert_gt(cases, 800, "only %d algorithm, network and parameter cases ran", cases);
+}
+
+/* The profile refuses what it cannot hold: the ACE endpoint. */
+Test(every_algo, profile_refuses_ace)
+{
+	struct pm_topo *t = topo_or_die("torus:4x4");
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_profile *f;
+	struct pm_err err;
+	struct pm_params p = plain_params(0, 0, 1e9, 0);
+
+	p.endpoint = PM_END_ACE;
+	p.mem_bw_Bps = 1e9;
+	resolve_or_die("ring", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(pm_algo_profile(&in, &s, &p, &f, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "ACE"), "%s", err.msg);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* Arguments too: hring layer lists and dbtree chunk counts. */
 Test(every_algo, schedules_with_arguments)
 {

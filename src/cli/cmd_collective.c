@@ -23,6 +23,8 @@ struct job {
 	char note[512];
 	struct pm_sched sched;	/* built, priced at every size, released */
 	int have_sched;
+	struct pm_profile *prof;	/* the schedule's loads, when several sizes are priced */
+	int warned;		/* the missing schedule was said (once, not per size) */
 	char sched_note[600];	/* why there is no contention row */
 	struct cli_table rows;	/* this algorithm's rows, size by size ... */
 	int *first;		/* ... size s in rows [first[s], first[s + 1]) */
@@ -455,9 +457,13 @@ static int add_rows(struct cli_table *tab, struct job *j, double n, int fit,
 			cli_table_set(tab, C_NOTE, "%s", j->sched_note);
 			continue;
 		}
-		int rc = m == M_CONTENTION
-			? pm_algo_contention(&j->in, &j->sched, n, p, &c, NULL, err)
-			: put_sim(tab, j, n, t, p, m == M_DATAFLOW, so, err);
+		int rc = PM_OK;
+		if (m == M_CONTENTION && j->prof)
+			pm_profile_price(j->prof, n, &c, NULL);
+		else if (m == M_CONTENTION)
+			rc = pm_algo_contention(&j->in, &j->sched, n, p, &c, NULL, err);
+		else
+			rc = put_sim(tab, j, n, t, p, m == M_DATAFLOW, so, err);
 		if (rc)
 			return rc;
 		if (m == M_CONTENTION) {
@@ -476,7 +482,8 @@ static int build_sched(struct job *j, struct pm_err *err)
 
 	if (rc == PM_EINPUT) {
 		snprintf(j->sched_note, sizeof j->sched_note, "no contention row: %s", e.msg);
-		fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
+		if (!j->warned++)
+			fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
 	} else if (rc) {
 		*err = e;
 		return rc;
@@ -487,6 +494,8 @@ static int build_sched(struct job *j, struct pm_err *err)
 
 static void drop_sched(struct job *j)
 {
+	pm_profile_free(j->prof);
+	j->prof = NULL;
 	if (j->have_sched)
 		pm_sched_release(&j->sched);
 	j->have_sched = 0;
@@ -517,6 +526,11 @@ static int price_job(struct job *j, struct job *next, const double *sizes, int n
 	struct pm_inst base = j->in;
 	if (scheds && !sized && !j->have_sched && (rc = build_sched(j, err)))
 		return rc;
+	if (j->have_sched && !sized && on[M_CONTENTION] && nsizes > 1) {
+		struct pm_err e;	/* without a profile, each size is priced on its own */
+		if (pm_algo_profile(&j->in, &j->sched, p, &j->prof, &e))
+			j->prof = NULL;
+	}
 	for (int s = 0; s < nsizes && !rc; s++) {
 		struct pm_err fe;	/* a size the algorithm cannot run */
 		int fit = sized ? pm_algo_at_size(&base, sizes[s], &j->in, &fe) : PM_OK;

@@ -51,6 +51,22 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
 		       double n, const struct pm_params *p, struct pm_cost *out,
 		       struct pm_step_cost *steps, struct pm_err *err);
 
+/* A schedule's profile: its routes walked and its link loads counted
+ * once per transfer size class, so that any message size is then priced
+ * without walking a route (eval_profile.c).  It prices exactly what
+ * pm_eval_contention prices (to rounding) for the same t, s and p, which
+ * it keeps pointers to: both must outlive it.  PM_ENOTAPPLICABLE where a
+ * profile does not hold (the ACE endpoint, whose reads depend on the
+ * units each pass moves; more than 8 transfer sizes; too many loaded
+ * links in steps that mix sizes): price size by size then.  Building one
+ * costs about one pricing; it pays from the second size on. */
+struct pm_profile;
+int pm_profile_build(const struct pm_topo *t, const struct pm_sched *s, const struct pm_params *p,
+		     struct pm_profile **out, struct pm_err *err);
+void pm_profile_price(const struct pm_profile *f, double n, struct pm_cost *out,
+		      struct pm_step_cost *steps);
+void pm_profile_free(struct pm_profile *f);
+
 /* Pricing walks every stored transfer's route once: its cost is the
  * links crossed in all.  Refused above this (about 3.5 s at 7 ns a link). */
 #define PM_EVAL_MAX_VISITS pm_limit(5e8)	/* limits.h */

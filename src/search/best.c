@@ -10,6 +10,7 @@
 struct pricer {
 	const struct pm_inst *in;
 	struct pm_sched *s;		/* per algorithm; NULL entries: closed form */
+	struct pm_profile **f;		/* per algorithm: its schedule's profile, or NULL */
 	const struct pm_params *p;
 	int contention;
 };
@@ -30,6 +31,10 @@ static double price_why(const struct pricer *q, int a, double n, struct pm_err *
 	 * link loads): its closed form is its price in both modes */
 	if (!q->contention || (at.algo->flags & PM_ALGO_EVERY_COLL)) {
 		pm_algo_closed(&at, n, q->p, &c);
+		return c.time_s;
+	}
+	if (q->f[a]) {
+		pm_profile_price(q->f[a], n, &c, NULL);
 		return c.time_s;
 	}
 	if (!at.sized)
@@ -85,9 +90,11 @@ static void rank_size(const struct pricer *q, const struct pm_best *b, int n,
 	}
 }
 
-static int build_schedules(struct pricer *q, int n, struct pm_best *b, struct pm_err *err)
+/* Every unsized algorithm's schedule, and its profile when more than one
+ * size is priced (several sizes, and the bisection between them). */
+static int build_schedules(struct pricer *q, int n, int profile, struct pm_best *b, struct pm_err *err)
 {
-	if (!(q->s = calloc((size_t)n, sizeof *q->s)))
+	if (!(q->s = calloc((size_t)n, sizeof *q->s)) || !(q->f = calloc((size_t)n, sizeof *q->f)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int a = 0; a < n; a++) {
 		struct pm_err e;
@@ -100,6 +107,8 @@ static int build_schedules(struct pricer *q, int n, struct pm_best *b, struct pm
 		} else if (rc) {
 			*err = e;
 			return rc;
+		} else if (profile && pm_algo_profile(&q->in[a], &q->s[a], q->p, &q->f[a], &e)) {
+			q->f[a] = NULL;	/* priced size by size */
 		}
 	}
 	return PM_OK;
@@ -109,7 +118,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 		const struct pm_params *p, int contention, struct pm_best *b,
 		struct pm_err *err)
 {
-	struct pricer q = {in, NULL, p, contention};
+	struct pricer q = {in, NULL, NULL, p, contention};
 	int rc = PM_OK, any = 0;
 
 	memset(b, 0, sizeof *b);
@@ -122,7 +131,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 	for (int a = 0; a < n; a++)
 		b->usable[a] = 1;
 	pm_progress("building the schedules", 0, 0);
-	if (contention && (rc = build_schedules(&q, n, b, err)))
+	if (contention && (rc = build_schedules(&q, n, nsizes > 1, b, err)))
 		goto out;
 	for (int a = 0; a < n; a++)
 		any |= b->usable[a];
@@ -149,10 +158,14 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 			snprintf(c->why, sizeof c->why, "%s", e.msg);
 	}
 out:
-	for (int a = 0; q.s && a < n; a++)
+	for (int a = 0; q.s && a < n; a++) {
+		if (q.f)
+			pm_profile_free(q.f[a]);
 		if (b->usable[a] && !in[a].sized)
 			pm_sched_release(&q.s[a]);
+	}
 	free(q.s);
+	free(q.f);
 	return rc;
 }
 

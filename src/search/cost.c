@@ -89,6 +89,7 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 {
 	struct pm_points pts = {0};
 	struct pm_sched s;
+	struct pm_profile *prof = NULL;
 	int rc = PM_OK;
 
 	if (!(lo > 0) || hi < lo)
@@ -97,6 +98,11 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		hi = 2 * lo;
 	if (contention && !in->sized && (rc = pm_algo_schedule(in, &s, err)))
 		return rc;
+	if (contention && !in->sized) {
+		struct pm_err e;	/* without a profile, each size is priced on its own */
+		if (pm_algo_profile(in, &s, p, &prof, &e))
+			prof = NULL;
+	}
 	for (int i = 0; i <= 32 && !rc; i++) {
 		double m = lo * pow(hi / lo, i / 32.0);
 		struct pm_inst at;
@@ -105,6 +111,8 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 			break;	/* a size it cannot run (multiphase's SRAM) */
 		if (contention && in->sized)
 			rc = price_sized(&at, m, p, &c, err);
+		else if (prof)
+			pm_profile_price(prof, m, &c, NULL);
 		else if (contention)
 			rc = pm_algo_contention(&at, &s, m, p, &c, NULL, err);
 		else
@@ -114,6 +122,7 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 	}
 	if (!rc)
 		rc = pm_fit_line(&pts, 0, 0, f, err);
+	pm_profile_free(prof);
 	if (contention && !in->sized)
 		pm_sched_release(&s);
 	pm_points_release(&pts);
