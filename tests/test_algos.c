@@ -950,6 +950,43 @@ Test(multitree, artifact_trees_torus4x4)
 /* The MULTITREE artifact's double binary tree on 16 ranks (its log,
  * tests/data/artifact_dtree_16.txt: 15 edges a tree) is ours: it mirrors
  * tree 1 for even P as NCCL does. */
+/* Above 4,096 ranks the trees default to 256 pipeline chunks (K = P
+ * would be P^2 transfers, 8.6e9 on 65,536 GPUs) and get a contention
+ * row; at and below they keep K = P, and the chain keeps K = P.  On
+ * machine:dgx-h100:513 (4,104 GPUs) the double binary tree's reduce runs
+ * K + 2 ceil(log2 P) - 2 = 256 + 26 - 2 = 280 steps at most (Sanders et
+ * al.'s bound, which the construction meets or beats), and its
+ * all-reduce twice that. */
+Test(dbtree, default_pipeline_beyond_4096_ranks)
+{
+	struct pm_topo *big = topo_or_die("machine:dgx-h100:513"), *at = topo_or_die("machine:dgx-h100:512");
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+	struct pm_params p = plain_params(1e-6, 0, 1e9, 0);
+
+	resolve_or_die("dbtree", at, 0, &in);
+	cr_assert_str_eq(in.label, "dbtree:4096");
+	resolve_or_die("chain", big, 0, &in);
+	cr_assert(strncmp(in.label, "chain:4104", 10) == 0, "%s", in.label);
+	resolve_or_die("tree", big, 0, &in);
+	cr_assert_str_eq(in.label, "tree:256");
+	resolve_or_die("dbtree", big, 0, &in);
+	cr_assert_str_eq(in.label, "dbtree:256");
+	cr_assert_leq(in.steps, 280);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, 64 << 20, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(c.steps, 2 * in.steps);
+	/* every step moves at least one 64 MiB / 256 chunk, and every
+	 * transfer leaves its GPU through the GPU's own link, 370 GB/s on
+	 * dgx-h100 (its ring_busbw): at least chunk / 400 GB/s a step */
+	cr_assert_geq(c.bw_s, c.steps * (64 << 20) / 256.0 / 400e9);
+	pm_sched_release(&s);
+	pm_topo_free(big);
+	pm_topo_free(at);
+}
+
 Test(dbtree, artifact_trees_16)
 {
 	char path[4096], line[256];

@@ -549,10 +549,27 @@ static int parse_arg(struct pm_inst *in, const char *arg, long *k, int *shift,
 	return PM_OK;
 }
 
+/* The default pipeline: K = P chunks (the MULTITREE supplement's) up to
+ * BIG_P ranks.  Beyond, K = P would store and price P^2 transfers (8.6e9
+ * on 65,536 GPUs): the trees take BIG_K chunks, the size of NCCL's
+ * pipeline (its trees move 128-512 KiB chunks per channel, so a 64 MiB
+ * gradient is a few hundred of them).  The chain keeps K = P: with fewer
+ * chunks than ranks it never fills (K + P - 2 steps) and is priced in
+ * closed form there. */
+#define BIG_P 4096
+#define BIG_K 256
+
+static long default_chunks(const struct pm_inst *in)
+{
+	if (in->P <= 0)
+		return 1;
+	return in->P > BIG_P && in->algo != &pm_algo_chain ? BIG_K : in->P;
+}
+
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	struct dbt_state *own = dbs_of(in);
-	long k = in->P > 0 ? in->P : 1;
+	long k = default_chunks(in);
 	int exact, shift;
 
 	if (parse_arg(in, arg, &k, &shift, err))
@@ -757,7 +774,7 @@ const struct pm_algo pm_algo_dbtree = {
 	.name = "dbtree",
 	.summary = "double binary tree, pipelined into K chunks (NCCL trees, Sanders et al.)",
 	.arg_syntax = "K[,shift]",
-	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement; dbtree:2 is unpipelined); shift: tree 1 is tree 0 shifted by one rank for every P (NCCL and the MULTITREE artifact shift it only for odd P and mirror it for even P)",
+	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement, up to 4,096 ranks; 256 beyond, NCCL's pipeline depth: K = P would be P^2 transfers); dbtree:2 is unpipelined; shift: tree 1 is tree 0 shifted by one rank for every P (NCCL and the MULTITREE artifact shift it only for odd P and mirror it for even P)",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009; NCCL trees.cc; the MULTITREE supplement SII",
 	.prepare = prepare,
@@ -771,7 +788,7 @@ const struct pm_algo pm_algo_tree = {
 	.name = "tree",
 	.summary = "pipelined binary tree (NCCL's tree, one of them), K chunks reduced to rank 0 then broadcast",
 	.arg_syntax = "K",
-	.arg_help = "pipeline chunks (default P); tree:1 is the unpipelined binary tree",
+	.arg_help = "pipeline chunks (default P up to 4,096 ranks, 256 beyond); tree:1 is the unpipelined binary tree",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009 (one tree); NCCL trees.cc; Thakur, Rabenseifner & Gropp 2005",
 	.prepare = prepare,

@@ -1072,7 +1072,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 
 	if (in->P > MT_MAX_P || (double)in->P * in->P * in->P > MT_MAX_WORK)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE keeps P trees of P nodes, at most %.0f endpoints (got %d)",
+			       "not applicable: MULTITREE keeps P trees of P nodes, at most %.0f endpoints (got %d): at this scale the trees NCCL runs are dbtree and tree, pipelined into 256 chunks, and the hierarchical ring hring; on part of the cluster (--topo machine:NAME:512) multitree:fabric answers",
 			       cbrt(MT_MAX_WORK) < MT_MAX_P ? floor(cbrt(MT_MAX_WORK) + 1e-9) : (double)MT_MAX_P, in->P);
 	if (parse_opts(in, arg, &o, err))
 		return PM_EINPUT;
