@@ -1336,3 +1336,24 @@ Test(cli, readme_examples_run)
 	cr_assert_eq(system(path), 0);
 	free(text);
 }
+
+/* The DOT a schedule writes is drawn by Graphviz as the README does it
+ * (`schedule ... --format dot | dot -Tsvg`): dot accepts it and each of
+ * MULTITREE's P = 9 trees is drawn as its own cluster.  Skipped where Graphviz is not
+ * installed (scripts/bootstrap installs it where apt can). */
+Test(cli, dot_output_draws_with_graphviz)
+{
+	if (system("command -v dot >/dev/null 2>&1") != 0) {
+		cr_skip_test("Graphviz (dot) is not installed");
+		return;
+	}
+	struct run r = run_perfmodel("schedule --topo torus:3x3 --algo multitree --format dot | dot -Tsvg");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "<svg"), "not SVG: %.200s", r.out);
+	for (int k = 0; k < 9; k++) {
+		char title[32];
+		snprintf(title, sizeof title, "<title>cluster_%d</title>", k);
+		cr_assert(strstr(r.out, title), "tree %d is not drawn", k);
+	}
+	run_free(&r);
+}
