@@ -350,6 +350,45 @@ Test(every_algo, profile_refuses_ace)
 	pm_topo_free(t);
 }
 
+/* On a GPU cluster the hierarchical ring's closed form takes each
+ * layer's own bottleneck, as the contention evaluator sees it: a GPU's
+ * NVLink rate inside a node, a rail's rate shared by the GPUs that cross
+ * on it.  Hand value, hring:8x16 on machine:dgx-h100:16 at 1 GiB, no
+ * flow control: layer 1, 2 x 7 steps of 2^30/8 B at 370 GB/s = 5.0785 ms;
+ * layer 2, 2 x 15 steps of 2^30/128 B at one 48 GB/s rail = 5.2429 ms;
+ * 10.3214 ms.  And on four clusters (one NIC per GPU, and two or four
+ * GPUs to a NIC: aws-p4d, abci) both evaluators' bandwidth terms agree. */
+Test(hring, closed_form_takes_each_layers_bottleneck_on_a_cluster)
+{
+	const char *cases[][2] = {
+		{"machine:dgx-h100:16", "hring:8x16"}, {"machine:dgx-h100:16", "hring:4x32"},
+		{"machine:dgx-h100:16", "hring:2x4x16"}, {"machine:dgx-h100:16", "hring:16x8"},
+		{"machine:aws-p4d:4", "hring:4x8"}, {"machine:aws-p4d:4", "hring:2x16"},
+		{"machine:dgx-a100:4", "hring:2x2x8"}, {"machine:abci:16", "hring:2x32"},
+		{"machine:abci:16", "hring:4x16"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct pm_topo *t = topo_or_die(cases[k][0]);
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost cc, ce;
+		struct pm_err err;
+		double slow, lat;
+		pm_topo_slowest(t, &slow, &lat);
+		struct pm_params p = plain_params(0, 0, slow, 0);
+		resolve_or_die(cases[k][1], t, 0, &in);
+		pm_algo_closed(&in, 1 << 30, &p, &cc);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_algo_contention(&in, &s, 1 << 30, &p, &ce, NULL, &err), PM_OK, "%s", err.msg);
+		cr_assert(fabs(cc.bw_s - ce.bw_s) <= 1e-9 * ce.bw_s, "%s on %s: closed %.9g s, contention %.9g s",
+			  cases[k][1], cases[k][0], cc.bw_s, ce.bw_s);
+		if (k == 0)
+			cr_assert_float_eq(cc.bw_s, 14 * 134217728 / 370e9 + 30 * 8388608 / 48e9, 1e-9);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+	}
+}
+
 /* Arguments too: hring layer lists and dbtree chunk counts. */
 Test(every_algo, schedules_with_arguments)
 {

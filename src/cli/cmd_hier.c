@@ -235,6 +235,7 @@ static void hier_meta(struct cli_table *t, const struct pm_hier_query *q, const 
 	cli_table_meta(t, "machine: %s (%lld accelerators; %s)", q->m->name, q->m->capacity, q->m->description);
 	cli_table_meta(t, "alpha %.4g us%s%s%s, s = %d; T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i-1)/(p1...p_i) / bw_i (Ueno & Yokota 2019 SIV-C)",
 		       q->alpha_s * 1e6, alpha_src ? " (" : "", alpha_src ? alpha_src : "", alpha_src ? ")" : "", q->s);
+	cli_table_meta(t, "bw_i: the rings of a layer that leave a unit share its egress, min(unit, stride) of them, each spread over all the unit's NICs as NCCL's channels spread a ring over the rails; allreduce --algo hring runs one ring per GPU over its own NIC, so a layer whose stride is below the GPUs of a node (4x32 on 8-GPU nodes) is slower there by up to the rails it leaves idle");
 	cli_table_meta(t, "%.0f ordered factorizations of %lld (OEIS A074206), %d divisors; searched by %s%s",
 		       st->factorizations, q->P, st->divisors,
 		       st->method == PM_HIER_ENUM ? "listing every one" : "dynamic programme over divisors",

@@ -10,6 +10,12 @@
  *        T = sum_i 2(p_i - 1)[s(alpha + delta) + s w(n_i/(p_i s)) beta]
  *            + [s = 1] sum_i (p_i - 1) n_i/p_i gamma,   n_i = n/(p1...p_(i-1))
  *          = 2s alpha (sum p_i - h) + 2 n beta sum (p_i - 1)/(p1...p_i) + ...
+ *        On a machine: network (a GPU cluster) a layer's link is its rings'
+ *        own bottleneck, as ring's is: a GPU's achieved rate where the
+ *        layer stays in a node, else min(GPU rate, a rail's rate / the
+ *        GPUs of a node that send to another node over that rail);
+ *        --link-bw,
+ *        when given, instead.
  * Restrictions: the layers must multiply to P.  Default layers follow the
  * network: a machine network by its levels (GPUs per node, nodes per
  * unit, ...), a torus or mesh by its dimensions, a fat tree K x K x ...,
@@ -17,8 +23,10 @@
  * endpoints in order, so layer 1 is the innermost group of the network.
  */
 #include "model/algo.h"
+#include "model/machine.h"
 #include "model/ringlib.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +34,9 @@
 struct hring_state {
 	int layers[PM_MAX_LAYERS];	/* p1 (innermost) .. ph */
 	int nlayers;
+	int G, nics;			/* machine: GPUs and NICs a node; G = 0 elsewhere */
+	double gpu_Bps, egress_Bps;	/* machine: a GPU's and a node's achieved rates */
+	double slowest_Bps;		/* the network's slowest link (the closed forms' default) */
 };
 _Static_assert(sizeof(struct hring_state) <= PM_PRIV_BYTES, "hring_state fits pm_inst.priv");
 
@@ -114,7 +125,41 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		default_layers(in);
 	if (rc == PM_OK)
 		label(in);
+	struct hring_state *own = hr_of(in);
+	const struct pm_machine *m = in->topo ? pm_topo_machine_desc(in->topo) : NULL;
+	own->G = 0;
+	if (rc == PM_OK && m) {
+		double lat;
+		own->G = (int)m->level[0].count;
+		own->nics = m->nics > 0 && m->nics < own->G ? m->nics : own->G;
+		own->gpu_Bps = pm_machine_gpu_bw(m);
+		own->egress_Bps = pm_machine_egress_bw(m);
+		pm_topo_slowest(in->topo, &own->slowest_Bps, &lat);
+	}
 	return rc;
+}
+
+/* On a machine: network, the bandwidth a ring step of layer i gets (its
+ * stride: the layers inside it multiplied): the GPU rate, or, where GPUs
+ * of a node send to another node, what each gets of its rail: GPU r
+ * leaves by NIC r x nics / G (the machine network's wiring), so a rail's
+ * egress / nics is shared by the crossing GPUs on it (ranks fill nodes in
+ * order, every node alike). */
+static double layer_bw(const struct hring_state *own, int i, int stride)
+{
+	int pi = own->layers[i], most = 0, nic = -1, on = 0;
+
+	for (int r = 0; r < own->G; r++) {	/* a rail's GPUs are consecutive */
+		int m = (r / stride) % pi, succ = r + ((m + 1) % pi - m) * stride;
+		int rail = (int)((long long)r * own->nics / own->G);
+		if (rail != nic) {
+			nic = rail;
+			on = 0;
+		}
+		if (succ / own->G != r / own->G && ++on > most)
+			most = on;
+	}
+	return most ? fmin(own->gpu_Bps, own->egress_Bps / own->nics / most) : own->gpu_Bps;
 }
 
 /* The first step of layer i's ring phase (reduce-scatter when rs) in
@@ -179,12 +224,17 @@ static void closed(const struct pm_inst *in, double n,
 {
 	const struct hring_state *own = chr_of(in);
 	double s = p->pipeline_s, ni = n;
+	struct pm_params q = *p;
+	int machine = own->G > 0 && p->link_bw_Bps == own->slowest_Bps, stride = 1;
 
 	for (int i = 0; i < own->nlayers; i++) {
 		double pi = own->layers[i], steps = 2 * (pi - 1);
+		if (machine)
+			q.link_bw_Bps = layer_bw(own, i, stride);
+		stride *= own->layers[i];
 		c->alpha_s += s * steps * p->alpha_s;
 		c->lat_s += s * steps * pm_hop_lat(in, p);
-		c->bw_s += s * steps * pm_msg_bw_s(p, ni / (pi * s));
+		c->bw_s += s * steps * pm_msg_bw_s(&q, ni / (pi * s));
 		c->red_s += s > 1 ? 0 : (pi - 1) * (ni / pi) * p->gamma_spB;
 		c->steps += steps;
 		c->sent_B += steps * ni / pi;
