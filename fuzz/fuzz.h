@@ -20,6 +20,10 @@
 
 #include "model/limits.h"
 
+/* The scratch file the current input was written to (fuzz_file), so that
+ * nothing a command writes may take its name. */
+static char fuzz_input_path[64];
+
 /* Volume mode (scripts/fuzz --volume): PM_FUZZ_LIMIT_SCALE in (0, 1]
  * scales the work limits (model/limits.h), so large networks and long
  * simulations are refused at once and a campaign spends its time on many
@@ -43,7 +47,8 @@ static inline void fuzz_run(int argc, char **argv)
 {
 	/* options that write files write this process's scratch file only */
 	static char trace[64], trace_opt[80], plot[64], plot_opt[80], out[64];
-	snprintf(out, sizeof out, "/tmp/perfmodel-fuzz-%d.csv", (int)getpid());
+	/* not fuzz_file's name: that is the input, which must survive */
+	snprintf(out, sizeof out, "/tmp/perfmodel-fuzz-%d-out.csv", (int)getpid());
 	snprintf(trace, sizeof trace, "/tmp/perfmodel-fuzz-%d.json", (int)getpid());
 	snprintf(trace_opt, sizeof trace_opt, "--trace=%s", trace);
 	snprintf(plot, sizeof plot, "/tmp/perfmodel-fuzz-%d.svg", (int)getpid());
@@ -63,6 +68,10 @@ static inline void fuzz_run(int argc, char **argv)
 		else if (!strncmp(argv[i], "--out=", 6) || !strncmp(argv[i], "--summary=", 10) ||
 			 !strncmp(argv[i], "--merge=", 8) || !strncmp(argv[i], "--write-machine=", 16))
 			argv[i] = "--jobs=1";
+	}
+	if (strcmp(out, fuzz_input_path) == 0) {
+		fprintf(stderr, "fuzz: the output scratch file is the input's (%s)\n", out);
+		abort();
 	}
 	remove(out);	/* a sweep would resume from the last input's table */
 	/* the full validation matrix takes minutes by design: fuzz the quick one */
@@ -98,12 +107,11 @@ static inline char *fuzz_string(const uint8_t *data, size_t size)
 /* Write the bytes to this process's scratch file ending in ext. */
 static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *ext)
 {
-	static char path[64];
-	snprintf(path, sizeof path, "/tmp/perfmodel-fuzz-%d%s", (int)getpid(), ext);
-	FILE *f = fopen(path, "wb");
+	snprintf(fuzz_input_path, sizeof fuzz_input_path, "/tmp/perfmodel-fuzz-%d%s", (int)getpid(), ext);
+	FILE *f = fopen(fuzz_input_path, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
 		abort();
-	return path;
+	return fuzz_input_path;
 }
 
 /* Run each template command line with "@" replaced by value. */
