@@ -631,99 +631,136 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 	return rc;
 }
 
-static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_err *err)
-{
-	const struct pm_coll_info *ci = pm_coll_info(coll);
-	struct cli_net_opts net = {0};
-	const char *size = NULL, *algo = "all", *model = "both", *format = "table", *plot = NULL;
-	struct sim_args sa = {0};
-	struct pm_sim_opts so;
-	const char *pos[1];
-	int help = 0, explain_flag = 0, npos, n, rc, nsizes = 0, njobs = 0, on[NMODEL];
-	struct cli_opt opts[40];
+/* What one collective command was asked, as parsed and checked. */
+struct request {
+	enum pm_coll coll;
+	struct cli_net_opts net;
+	const char *size, *algo, *model, *format, *plot;
+	struct sim_args sa;
+	int help, explain;
+	struct pm_sim_opts so;		/* from sa */
 	enum cli_format fmt;
+	int on[NMODEL];
+	double *sizes;
+	int nsizes;
+};
+
+static int option_rows(struct request *q, struct cli_opt *opts)
+{
+	int n = cli_net_opt_rows(&q->net, opts);
+
+	opts[n++] = (struct cli_opt){"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &q->size, NULL};
+	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument, whose own options are comma separated too (ring,multitree:ports=1,priority,dbtree:4: a piece that names no algorithm continues the argument before it)", &q->algo, NULL};
+	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &q->model, NULL};
+	n += sim_opt_rows(&q->sa, opts + n);
+	opts[n++] = cli_format_opt(&q->format);
+	opts[n++] = (struct cli_opt){"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &q->plot, NULL};
+	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &q->explain};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &q->help};
+	return n;
+}
+
+/* The parsed options checked and turned into what pricing reads; on
+ * success q->sizes is allocated. */
+static int check_request(struct request *q, struct pm_err *err)
+{
+	int rc;
+
+	if (!q->net.topo)
+		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
+	if (!q->size)
+		return pm_fail(err, PM_EINPUT, "missing --size (expected a message size such as 64M or a range such as 32K:64M:x2)");
+	if (cli_parse_format(q->format, &q->fmt, err) || parse_models(q->model, q->on, err) ||
+	    parse_sim_opts(&q->sa, &q->so, err))
+		return PM_EINPUT;
+	if ((rc = pm_parse_size_range(q->size, &q->sizes, &q->nsizes, err)))
+		return rc;
+	if (q->plot && q->nsizes < 2)
+		rc = pm_fail(err, PM_EINPUT, "--plot draws a size sweep (expected --size as a range such as 32K:64M:x2)");
+	else if (q->plot)
+		rc = cli_plot_check_path(q->plot, cli_topo_file(q->net.topo), err);
+	if (rc) {
+		free(q->sizes);
+		q->sizes = NULL;
+	}
+	return rc;
+}
+
+static void free_jobs(struct job *jobs, int njobs)
+{
+	for (int i = 0; jobs && i < njobs; i++) {
+		drop_sched(&jobs[i]);
+		cli_table_release(&jobs[i].rows);
+		free(jobs[i].first);
+		free(jobs[i].t);
+	}
+	free(jobs);
+}
+
+/* Price every algorithm asked at every size and print the table (and the
+ * plot and trace asked for). */
+static int price_and_print(struct request *q, struct pm_err *err)
+{
 	struct pm_params p;
 	struct pm_topo *t = NULL;
-	double *sizes = NULL;
 	struct job *jobs = NULL;
 	struct cli_table tab = {0};
 	unsigned flags[NCOL];
+	int rc, njobs = 0;
 
-	n = cli_net_opt_rows(&net, opts);
-	opts[n++] = (struct cli_opt){"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &size, NULL};
-	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument, whose own options are comma separated too (ring,multitree:ports=1,priority,dbtree:4: a piece that names no algorithm continues the argument before it)", &algo, NULL};
-	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &model, NULL};
-	n += sim_opt_rows(&sa, opts + n);
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &plot, NULL};
-	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &explain_flag};
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
-	if (cli_parse(ci->name, argc, argv, opts, n, pos, &npos, 0, err))
+	if ((rc = cli_net_build(&q->net, &p, &t, err)) || (rc = cli_need_two(t, err)))
+		goto out;
+	if (!(jobs = calloc(MAX_ALGOS, sizeof *jobs))) {
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+		goto out;
+	}
+	if ((q->on[M_SIM] || q->on[M_DATAFLOW]) && q->so.routers && (rc = rnet_check(&p, &q->so.router, err)))
+		goto out;
+	if ((rc = resolve_algos(q->coll, q->algo, t, jobs, &njobs, err)))
+		goto out;
+	if (q->sa.trace &&
+	    (rc = open_trace(q->sa.trace, q->on, q->nsizes, njobs, q->algo, q->net.topo, q->sizes[0], &q->so, err)))
+		goto out;
+	column_flags(flags, q->explain, &p);
+	cli_table_init(&tab, NCOL, col_names, flags);
+	table_meta(&tab, q->coll, t, &p, q->on, &q->so, q->explain, jobs, njobs);
+	rc = price_all(&tab, jobs, njobs, q->sizes, q->nsizes, t, &p, q->on, &q->so, flags, err);
+	if (!rc)
+		rc = cli_table_write(cli_out(), &tab, q->fmt, err);
+	if (!rc && q->plot)
+		rc = draw(q->plot, q->coll, t, p.inj_bw_Bps, jobs, njobs, q->sizes, q->nsizes, q->on, err);
+	if (q->so.trace && !rc) {
+		rc = pm_trace_close(q->so.trace, err);
+		q->so.trace = NULL;
+	}
+out:
+	pm_trace_discard(q->so.trace);
+	free_jobs(jobs, njobs);
+	cli_table_release(&tab);
+	pm_topo_free(t);
+	return rc;
+}
+
+static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_err *err)
+{
+	struct request q = {.coll = coll, .algo = "all", .model = "both", .format = "table"};
+	struct cli_opt opts[40];
+	const char *pos[1];
+	int npos, rc, n = option_rows(&q, opts);
+
+	if (cli_parse(pm_coll_info(coll)->name, argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
-	if (help) {
+	if (q.help) {
 		if (coll == PM_COLL_ALLREDUCE)
 			usage(opts, n);
 		else
 			usage_other(coll, opts, n);
 		return 0;
 	}
-	if (!net.topo)
-		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
-	if (!size)
-		return pm_fail(err, PM_EINPUT, "missing --size (expected a message size such as 64M or a range such as 32K:64M:x2)");
-	if (cli_parse_format(format, &fmt, err))
-		return PM_EINPUT;
-	if (parse_models(model, on, err))
-		return PM_EINPUT;
-	if (parse_sim_opts(&sa, &so, err))
-		return PM_EINPUT;
-	if ((rc = pm_parse_size_range(size, &sizes, &nsizes, err)))
+	if ((rc = check_request(&q, err)))
 		return rc;
-	if (plot && nsizes < 2) {
-		free(sizes);
-		return pm_fail(err, PM_EINPUT, "--plot draws a size sweep (expected --size as a range such as 32K:64M:x2)");
-	}
-	if (plot && (rc = cli_plot_check_path(plot, cli_topo_file(net.topo), err))) {
-		free(sizes);
-		return rc;
-	}
-	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
-		goto out;
-	if (!(jobs = calloc(MAX_ALGOS, sizeof *jobs))) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		goto out;
-	}
-	if ((on[M_SIM] || on[M_DATAFLOW]) && so.routers && (rc = rnet_check(&p, &so.router, err)))
-		goto out;
-	if ((rc = resolve_algos(coll, algo, t, jobs, &njobs, err)))
-		goto out;
-	if (sa.trace && (rc = open_trace(sa.trace, on, nsizes, njobs, algo, net.topo, sizes[0], &so, err)))
-		goto out;
-	column_flags(flags, explain_flag, &p);
-	cli_table_init(&tab, NCOL, col_names, flags);
-	table_meta(&tab, coll, t, &p, on, &so, explain_flag, jobs, njobs);
-	rc = price_all(&tab, jobs, njobs, sizes, nsizes, t, &p, on, &so, flags, err);
-	if (!rc)
-		rc = cli_table_write(cli_out(), &tab, fmt, err);
-	if (!rc && plot)
-		rc = draw(plot, coll, t, p.inj_bw_Bps, jobs, njobs, sizes, nsizes, on, err);
-	if (so.trace && !rc) {
-		rc = pm_trace_close(so.trace, err);
-		so.trace = NULL;
-	}
-out:
-	pm_trace_discard(so.trace);
-	for (int i = 0; jobs && i < njobs; i++) {
-		if (jobs[i].have_sched)
-			pm_sched_release(&jobs[i].sched);
-		cli_table_release(&jobs[i].rows);
-		free(jobs[i].first);
-		free(jobs[i].t);
-	}
-	cli_table_release(&tab);
-	free(jobs);
-	free(sizes);
-	pm_topo_free(t);
+	rc = price_and_print(&q, err);
+	free(q.sizes);
 	return rc;
 }
 
