@@ -228,13 +228,92 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 	return rc;
 }
 
+/* What fit was asked. */
+struct fit_args {
+	const char *input, *range, *format, *algo, *procs, *op, *machine, *write_to, *run;
+	int help;
+};
+
+static int option_rows(struct fit_args *a, struct cli_opt *opts)
+{
+	int n = 0;
+
+	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &a->input, NULL};
+	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &a->range, NULL};
+	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &a->op, NULL};
+	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: the first that implements the collective, ring for all-reduce)", &a->algo, NULL};
+	opts[n++] = (struct cli_opt){"run", "N", "the run to fit when the file holds several (a second column header after result rows begins one); default: refuse such a file", &a->run, NULL};
+	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &a->procs, NULL};
+	opts[n++] = (struct cli_opt){"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &a->machine, NULL};
+	opts[n++] = (struct cli_opt){"write-machine", "OUT", "write the fitted description to OUT (needs --machine)", &a->write_to, NULL};
+	opts[n++] = cli_format_opt(&a->format);
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &a->help};
+	return n;
+}
+
+/* What was read: the file, its format and test, the rows used. */
+static void read_rows(struct cli_table *t, const char *file, const struct pm_points *pts, enum pm_coll coll,
+		      const char *how, long runs, const struct pm_fit *f)
+{
+	cli_table_meta(t, "perfmodel fit: time = alpha + size x beta, ordinary least squares (GSL gsl_fit_linear)");
+	cli_table_kv_user(t, "file", file);
+	cli_table_kv(t, "format", "%s", input_names[pts->format]);
+	if (pts->collective[0])
+		cli_table_kv_user(t, "test_in_header", pts->collective);
+	if (how)
+		cli_table_kv(t, "collective", "%s (%s)", pm_coll_info(coll)->title, how);
+	else if (!pts->collective[0])
+		cli_table_kv(t, "collective", "unknown: the file does not name its test (give --op NAME)");
+	if (pts->ranks)
+		cli_table_kv(t, "ranks_in_header", "%d", pts->ranks);
+	if (runs)
+		cli_table_kv(t, "run", "%ld of %d", runs, pts->runs);
+	cli_table_kv(t, "rows_read", "%d", pts->n);
+	if (pts->format == PM_POINTS_NCCL || pts->format == PM_POINTS_NCCL_JSON)
+		cli_table_kv(t, pts->format == PM_POINTS_NCCL ? "lines_skipped" : "results_skipped", "%d", pts->skipped);
+	cli_table_kv(t, "points_fitted", "%d", f->n);
+}
+
+/* The fitted line: its range, alpha and beta with their errors, fit. */
+static void line_rows(struct cli_table *t, const struct pm_fit *f)
+{
+	char a[32], b[32];
+
+	pm_fmt_size(f->min_B, a, sizeof a);
+	pm_fmt_size(f->max_B, b, sizeof b);
+	cli_table_kv(t, "size_range", "%s to %s", a, b);
+	cli_table_kv(t, "alpha_us", "%.6g", f->alpha_s * 1e6);
+	cli_table_kv(t, "alpha_stderr_us", "%.3g", f->se_alpha_s * 1e6);
+	cli_table_kv(t, "beta_ns_per_B", "%.6g", f->beta_spB * 1e9);
+	cli_table_kv(t, "beta_stderr_ns_per_B", "%.3g", f->se_beta_spB * 1e9);
+	if (f->beta_spB > 0) {
+		cli_table_kv(t, "bandwidth_GBps", "%.6g", 1e-9 / f->beta_spB);
+		cli_table_kv(t, "bandwidth_MBps", "%.6g", 1e-6 / f->beta_spB);
+	}
+	cli_table_kv(t, "r_squared", "%.6f", f->r2);
+	cli_table_kv(t, "rms_residual_us", "%.4g", f->rms_s * 1e6);
+}
+
+/* as_options, or why there are none. */
+static void options_row(struct cli_table *t, const struct pm_points *pts, const struct pm_fit *f,
+			const char *algo, enum pm_coll coll, const char *how, int P)
+{
+	if (how)
+		link_options(t, f, algo ? algo : default_algo(coll), coll, P);
+	else if (!pts->collective[0])
+		cli_table_kv(t, "as_options", "none: the file does not name its test and its busbw equals %.3g x algbw (broadcast, reduce, all-gather or reduce-scatter; not all-reduce): give --op NAME",
+			     pts->bus_factor);
+	else
+		cli_table_kv(t, "as_options", "none: the file measures %s, which perfmodel does not convert (expected nccl-tests output of a collective, osu_allreduce, osu_reduce or osu_bcast; or --op NAME with SIZE as that command's --help defines it)",
+			     pts->collective);
+}
+
 int cmd_fit(int argc, char **argv, struct pm_err *err)
 {
-	const char *input = "auto", *range = NULL, *format = "table", *algo = NULL, *procs = NULL;
-	const char *op = NULL, *how = "", *machine = NULL, *write_to = NULL, *run = NULL;
+	struct fit_args q = {.input = "auto", .format = "table"};
+	const char *how = "", *pos[2];
 	enum pm_coll coll = PM_COLL_ALLREDUCE;
-	const char *pos[2];
-	int help = 0, npos, n = 0, rc;
+	int npos, rc;
 	struct cli_opt opts[13];
 	enum pm_points_format pf = PM_POINTS_AUTO;
 	enum cli_format fmt;
@@ -242,89 +321,44 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	struct pm_fit f;
 	double lo = 0, hi = 0;
 	long P = 0, runs = 0;
+	int n = option_rows(&q, opts);
 
-	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &input, NULL};
-	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &range, NULL};
-	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &op, NULL};
-	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: the first that implements the collective, ring for all-reduce)", &algo, NULL};
-	opts[n++] = (struct cli_opt){"run", "N", "the run to fit when the file holds several (a second column header after result rows begins one); default: refuse such a file", &run, NULL};
-	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &procs, NULL};
-	opts[n++] = (struct cli_opt){"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &machine, NULL};
-	opts[n++] = (struct cli_opt){"write-machine", "OUT", "write the fitted description to OUT (needs --machine)", &write_to, NULL};
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("fit", argc, argv, opts, n, pos, &npos, 1, err))
 		return PM_EINPUT;
-	if (help) {
+	if (q.help) {
 		usage(opts, n);
 		return 0;
 	}
 	if (npos < 1)
 		return pm_fail(err, PM_EINPUT, "missing measurement file (expected perfmodel fit FILE, see perfmodel fit --help)");
-	if (write_to && !machine)
+	if (q.write_to && !q.machine)
 		return pm_fail(err, PM_EINPUT, "--write-machine needs --machine NAME (expected the description whose rates the log calibrates)");
-	if (parse_input(input, &pf, err) || cli_parse_format(format, &fmt, err) ||
-	    (range && parse_range(range, &lo, &hi, err)) ||
-	    (procs && pm_parse_int(procs, 2, 1L << 30, "process count", &P, err)) ||
-	    (run && pm_parse_int(run, 1, 1000, "run", &runs, err)))
+	if (parse_input(q.input, &pf, err) || cli_parse_format(q.format, &fmt, err) ||
+	    (q.range && parse_range(q.range, &lo, &hi, err)) ||
+	    (q.procs && pm_parse_int(q.procs, 2, 1L << 30, "process count", &P, err)) ||
+	    (q.run && pm_parse_int(q.run, 1, 1000, "run", &runs, err)))
 		return PM_EINPUT;
 	if ((rc = pm_points_read_run(pos[0], pf, (int)runs, &pts, err)))
 		return rc;
-	if ((rc = which_coll(op, &pts, &coll, &how, err)) || (rc = pm_fit_line(&pts, lo, hi, &f, err))) {
+	if ((rc = which_coll(q.op, &pts, &coll, &how, err)) || (rc = pm_fit_line(&pts, lo, hi, &f, err))) {
 		pm_points_release(&pts);
 		return rc;
 	}
-	if (!procs)
+	if (!q.procs)
 		P = pts.ranks;
-	if (machine && !how) {
+	if (q.machine && !how) {
 		pm_points_release(&pts);
 		return pm_fail(err, PM_EINPUT, "--machine needs to know the collective measured (expected --op NAME: the file does not say)");
 	}
 	static const char *const cols[] = {"property", "value"};
 	static const unsigned flags[] = {0, COL_AUTO};
 	struct cli_table t;
-	char a[32], b[32];
 	cli_table_init(&t, 2, cols, flags);
-	cli_table_meta(&t, "perfmodel fit: time = alpha + size x beta, ordinary least squares (GSL gsl_fit_linear)");
-	cli_table_kv_user(&t, "file", pos[0]);
-	cli_table_kv(&t, "format", "%s", input_names[pts.format]);
-	if (pts.collective[0])
-		cli_table_kv_user(&t, "test_in_header", pts.collective);
-	if (how)
-		cli_table_kv(&t, "collective", "%s (%s)", pm_coll_info(coll)->title, how);
-	else if (!pts.collective[0])
-		cli_table_kv(&t, "collective", "unknown: the file does not name its test (give --op NAME)");
-	if (pts.ranks)
-		cli_table_kv(&t, "ranks_in_header", "%d", pts.ranks);
-	if (runs)
-		cli_table_kv(&t, "run", "%ld of %d", runs, pts.runs);
-	cli_table_kv(&t, "rows_read", "%d", pts.n);
-	if (pts.format == PM_POINTS_NCCL || pts.format == PM_POINTS_NCCL_JSON)
-		cli_table_kv(&t, pts.format == PM_POINTS_NCCL ? "lines_skipped" : "results_skipped", "%d", pts.skipped);
-	cli_table_kv(&t, "points_fitted", "%d", f.n);
-	pm_fmt_size(f.min_B, a, sizeof a);
-	pm_fmt_size(f.max_B, b, sizeof b);
-	cli_table_kv(&t, "size_range", "%s to %s", a, b);
-	cli_table_kv(&t, "alpha_us", "%.6g", f.alpha_s * 1e6);
-	cli_table_kv(&t, "alpha_stderr_us", "%.3g", f.se_alpha_s * 1e6);
-	cli_table_kv(&t, "beta_ns_per_B", "%.6g", f.beta_spB * 1e9);
-	cli_table_kv(&t, "beta_stderr_ns_per_B", "%.3g", f.se_beta_spB * 1e9);
-	if (f.beta_spB > 0) {
-		cli_table_kv(&t, "bandwidth_GBps", "%.6g", 1e-9 / f.beta_spB);
-		cli_table_kv(&t, "bandwidth_MBps", "%.6g", 1e-6 / f.beta_spB);
-	}
-	cli_table_kv(&t, "r_squared", "%.6f", f.r2);
-	cli_table_kv(&t, "rms_residual_us", "%.4g", f.rms_s * 1e6);
-	if (how)
-		link_options(&t, &f, algo ? algo : default_algo(coll), coll, (int)P);
-	else if (!pts.collective[0])
-		cli_table_kv(&t, "as_options", "none: the file does not name its test and its busbw equals %.3g x algbw (broadcast, reduce, all-gather or reduce-scatter; not all-reduce): give --op NAME",
-			     pts.bus_factor);
-	else
-		cli_table_kv(&t, "as_options", "none: the file measures %s, which perfmodel does not convert (expected nccl-tests output of a collective, osu_allreduce, osu_reduce or osu_bcast; or --op NAME with SIZE as that command's --help defines it)",
-			     pts.collective);
+	read_rows(&t, pos[0], &pts, coll, how, runs, &f);
+	line_rows(&t, &f);
+	options_row(&t, &pts, &f, q.algo, coll, how, (int)P);
 	regime_rows(&t, &pts, lo, hi);
-	rc = machine ? machine_rows(&t, &pts, lo, hi, coll, (int)P, machine, pos[0], write_to, err) : PM_OK;
+	rc = q.machine ? machine_rows(&t, &pts, lo, hi, coll, (int)P, q.machine, pos[0], q.write_to, err) : PM_OK;
 	if (!rc)
 		rc = cli_table_write(cli_out(), &t, fmt, err);
 	cli_table_release(&t);
