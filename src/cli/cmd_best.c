@@ -150,93 +150,124 @@ static int plot_best(const char *path, const struct pm_best *b, const struct pm_
 	return rc;
 }
 
-int cmd_best(int argc, char **argv, struct pm_err *err)
+/* What best was asked. */
+struct best_args {
+	struct cli_net_opts net;
+	const char *size, *algo, *model, *format, *op, *plot;
+	int help;
+};
+
+static int option_rows(struct best_args *q, struct cli_opt *opts)
 {
-	struct cli_net_opts net = {0};
-	const char *size = "1K:1G:x2", *algo = "all", *model = "contention", *format = "table", *op = "allreduce";
-	const char *plot = NULL;
-	const char *pos[1];
-	int help = 0, npos, n, rc, nsizes = 0, nalgo = 0;
-	struct cli_opt opts[21];
-	enum cli_format fmt;
+	int n = cli_net_opt_rows(&q->net, opts);
+
+	opts[n++] = (struct cli_opt){"size", "RANGE", "sizes per rank to compare, e.g. 1K:1G:x2 (the default)", &q->size, NULL};
+	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list, comma separated, with arguments as in allreduce --algo", &q->algo, NULL};
+	opts[n++] = (struct cli_opt){"op", "COLL", "the collective: allreduce (default), reducescatter, allgather, reduce, broadcast or alltoall", &q->op, NULL};
+	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &q->model, NULL};
+	opts[n++] = cli_format_opt(&q->format);
+	opts[n++] = (struct cli_opt){"plot", "FILE", "draw the fastest algorithm's bus bandwidth against the size, named where the winner changes, with the runner-up and the network's bound, to FILE.svg (.png, .pdf with plplot-driver-cairo)", &q->plot, NULL};
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &q->help};
+	return n;
+}
+
+/* The table's header lines: what was compared, the network, what was
+ * left out and where an algorithm stops. */
+static void best_meta(struct cli_table *tab, const struct best_args *q, enum pm_coll coll,
+		      const struct pm_topo *t, const struct pm_params *p, const struct pm_inst *in,
+		      int nalgo, const struct pm_best *b)
+{
+	cli_table_meta(tab, "perfmodel best: the fastest %s per size on %s (%d ranks), %s evaluator",
+		       pm_coll_info(coll)->title, pm_topo_spec(t), pm_topo_endpoints(t), q->model);
+	cli_net_meta(tab, t, p);
+	for (int a = 0; a < nalgo; a++)
+		if (!b->usable[a])
+			cli_table_meta(tab, "left out: %s: %s", in[a].label, b->why[a]);
+	for (int c = 0; c < b->ncross; c++)
+		if (b->cross[c].limit) {
+			char z[32];
+			pm_fmt_size(b->cross[c].size_B, z, sizeof z);
+			cli_table_meta(tab, "limit at %s: %s beyond it: %s", z,
+				       in[b->cross[c].from].label, b->cross[c].why);
+		}
+}
+
+/* Rank the algorithms over the sizes on the network and print (and
+ * plot) the result. */
+static int rank_and_print(const struct best_args *q, enum cli_format fmt, const double *sizes, int nsizes,
+			  struct pm_err *err)
+{
+	struct cli_net_opts net = q->net;
 	struct pm_params p;
 	struct pm_topo *t = NULL;
-	double *sizes = NULL;
 	struct pm_inst *in = NULL;
 	struct pm_best b = {0};
 	struct cli_table tab = {0};
+	struct cli_progress pr;
+	int rc, nalgo = 0, coll = pm_coll_find(q->op);
 
-	n = cli_net_opt_rows(&net, opts);
-	opts[n++] = (struct cli_opt){"size", "RANGE", "sizes per rank to compare, e.g. 1K:1G:x2 (the default)", &size, NULL};
-	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list, comma separated, with arguments as in allreduce --algo", &algo, NULL};
-	opts[n++] = (struct cli_opt){"op", "COLL", "the collective: allreduce (default), reducescatter, allgather, reduce, broadcast or alltoall", &op, NULL};
-	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &model, NULL};
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"plot", "FILE", "draw the fastest algorithm's bus bandwidth against the size, named where the winner changes, with the runner-up and the network's bound, to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
-	if (cli_parse("best", argc, argv, opts, n, pos, &npos, 0, err))
-		return PM_EINPUT;
-	if (help) {
-		usage(opts, n);
-		return 0;
-	}
-	if (!net.topo)
-		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
-	if (strcmp(model, "closed") && strcmp(model, "contention"))
-		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed or contention)", model);
-	if (cli_parse_format(format, &fmt, err) || pm_parse_size_range(size, &sizes, &nsizes, err))
-		return PM_EINPUT;
-	if (plot && nsizes < 2) {
-		free(sizes);
-		return pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1K:1G:x2 (got '%s')", size);
-	}
-	if (plot && (rc = cli_plot_check_path(plot, cli_topo_file(net.topo), err))) {
-		free(sizes);
-		return rc;
-	}
 	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
 		goto out;
 	if (!(in = calloc(MAX_ALGOS, sizeof *in))) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
-	int coll = pm_coll_find(op);
 	if (coll < 0) {
-		rc = pm_fail(err, PM_EINPUT, "invalid --op '%s' (expected allreduce, reducescatter, allgather, reduce, broadcast or alltoall)", op);
+		rc = pm_fail(err, PM_EINPUT, "invalid --op '%s' (expected allreduce, reducescatter, allgather, reduce, broadcast or alltoall)", q->op);
 		goto out;
 	}
-	if ((rc = resolve((enum pm_coll)coll, algo, t, in, &nalgo, err)))
+	if ((rc = resolve((enum pm_coll)coll, q->algo, t, in, &nalgo, err)))
 		goto out;
-	struct cli_progress pr;
 	cli_progress_start(&pr);
 	cli_progress_step(&pr, "best", 0, 1);
-	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, strcmp(model, "contention") == 0, &b, err);
+	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, strcmp(q->model, "contention") == 0, &b, err);
 	cli_progress_end(&pr);
 	if (rc)
 		goto out;
 	cli_table_init(&tab, NB, cols, flags);
-	cli_table_meta(&tab, "perfmodel best: the fastest %s per size on %s (%d ranks), %s evaluator",
-		       pm_coll_info((enum pm_coll)coll)->title, pm_topo_spec(t), pm_topo_endpoints(t), model);
-	cli_net_meta(&tab, t, &p);
-	for (int a = 0; a < nalgo; a++)
-		if (!b.usable[a])
-			cli_table_meta(&tab, "left out: %s: %s", in[a].label, b.why[a]);
-	for (int c = 0; c < b.ncross; c++)
-		if (b.cross[c].limit) {
-			char z[32];
-			pm_fmt_size(b.cross[c].size_B, z, sizeof z);
-			cli_table_meta(&tab, "limit at %s: %s beyond it: %s", z,
-				       in[b.cross[c].from].label, b.cross[c].why);
-		}
+	best_meta(&tab, q, (enum pm_coll)coll, t, &p, in, nalgo, &b);
 	put_rows(&tab, &b, in, pm_topo_endpoints(t));
 	rc = cli_table_write(cli_out(), &tab, fmt, err);
-	if (!rc && plot)
-		rc = plot_best(plot, &b, in, t, p.inj_bw_Bps, model, err);
+	if (!rc && q->plot)
+		rc = plot_best(q->plot, &b, in, t, p.inj_bw_Bps, q->model, err);
 out:
 	cli_table_release(&tab);
 	pm_best_release(&b);
 	free(in);
-	free(sizes);
 	pm_topo_free(t);
+	return rc;
+}
+
+int cmd_best(int argc, char **argv, struct pm_err *err)
+{
+	struct best_args q = {.size = "1K:1G:x2", .algo = "all", .model = "contention", .format = "table",
+			      .op = "allreduce"};
+	const char *pos[1];
+	struct cli_opt opts[21];
+	enum cli_format fmt;
+	double *sizes = NULL;
+	int npos, rc, nsizes = 0, n = option_rows(&q, opts);
+
+	if (cli_parse("best", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (q.help) {
+		usage(opts, n);
+		return 0;
+	}
+	if (!q.net.topo)
+		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
+	if (strcmp(q.model, "closed") && strcmp(q.model, "contention"))
+		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed or contention)", q.model);
+	if (cli_parse_format(q.format, &fmt, err) || pm_parse_size_range(q.size, &sizes, &nsizes, err))
+		return PM_EINPUT;
+	if (q.plot && nsizes < 2)
+		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1K:1G:x2 (got '%s')", q.size);
+	else if (q.plot)
+		rc = cli_plot_check_path(q.plot, cli_topo_file(q.net.topo), err);
+	else
+		rc = PM_OK;
+	if (!rc)
+		rc = rank_and_print(&q, fmt, sizes, nsizes, err);
+	free(sizes);
 	return rc;
 }
