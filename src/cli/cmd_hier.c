@@ -343,88 +343,107 @@ static int make_query(const struct query_args *a, const char *machine, struct pm
 	return PM_OK;
 }
 
-int cmd_hier(int argc, char **argv, struct pm_err *err)
+/* What hier was asked. */
+struct hier_args {
+	const char *machine, *procs, *size, *top, *alpha, *pipeline, *method, *format, *given, *topo, *plot;
+	int help, aligned;
+};
+
+static int option_rows(struct hier_args *h, struct cli_opt *opts)
 {
-	const char *machine = NULL, *procs = NULL, *size = NULL, *top = "5";
-	const char *alpha = NULL, *pipeline = NULL, *method = "auto", *format = "table";
-	const char *given = NULL;
-	const char *pos[1];
-	int help = 0, aligned = 0, npos, n = 0, rc = PM_OK;
-	struct cli_opt opts[17];
-	const char *topo = NULL;
-	char mname[512], pbuf[32];
-	enum cli_format fmt;
-	struct pm_machine m;
-	struct pm_hier_query q = {0};
+	int n = 0;
+
+	opts[n++] = (struct cli_opt){"machine", "M", "a preset (listed below) or a machine file, .csv or .json (required)", &h->machine, NULL};
+	opts[n++] = (struct cli_opt){"topo", "machine:M[:NODES]", "the same machine spelled as the other commands spell it; NODES gives --procs as NODES x the accelerators of a node", &h->topo, NULL};
+	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required unless --topo gives NODES)", &h->procs, NULL};
+	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M, or a range such as 1M:1G:x4 (one set of rows per size) (required)", &h->size, NULL};
+	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &h->top, NULL};
+	opts[n++] = (struct cli_opt){"layers", "LIST", "also price these hierarchies, e.g. 4x8x4,4x32 (each must multiply to P)", &h->given, NULL};
+	opts[n++] = (struct cli_opt){"aligned", NULL, "only hierarchies with a layer boundary at every machine level", NULL, &h->aligned};
+	opts[n++] = (struct cli_opt){"method", "M", "auto (default), enum (list every factorization) or dp", &h->method, NULL};
+	opts[n++] = (struct cli_opt){"alpha", "T", "per-message startup (default: the machine's)", &h->alpha, NULL};
+	opts[n++] = (struct cli_opt){"pipeline", "S", "pipelining factor s (default: the machine's)", &h->pipeline, NULL};
+	opts[n++] = (struct cli_opt){"plot", "FILE", "with a --size range: draw each hierarchy's bus bandwidth (the best at each size, the flat ring, Rabenseifner, --layers) against the size to FILE.svg (.png, .pdf with plplot-driver-cairo)", &h->plot, NULL};
+	opts[n++] = cli_format_opt(&h->format);
+	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &h->help};
+	return n;
+}
+
+/* Every size's rows (and, for the plot, each series' bus bandwidth and
+ * the best hierarchy's name), then the table and the plot. */
+static int search_and_print(const struct hier_args *h, struct pm_hier_query *q, const struct pm_machine *m,
+			    enum cli_format fmt, struct pm_err *err)
+{
 	struct cli_table t = {0};
-	const char *plot = NULL;
 	double *sizes = NULL, *y = NULL;
 	char (*best)[64] = NULL;
-	int nsizes = 0, nser = 0;
+	int rc = PM_OK, nsizes = 0, nser = 0;
 
-	opts[n++] = (struct cli_opt){"machine", "M", "a preset (listed below) or a machine file, .csv or .json (required)", &machine, NULL};
-	opts[n++] = (struct cli_opt){"topo", "machine:M[:NODES]", "the same machine spelled as the other commands spell it; NODES gives --procs as NODES x the accelerators of a node", &topo, NULL};
-	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required unless --topo gives NODES)", &procs, NULL};
-	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M, or a range such as 1M:1G:x4 (one set of rows per size) (required)", &size, NULL};
-	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &top, NULL};
-	opts[n++] = (struct cli_opt){"layers", "LIST", "also price these hierarchies, e.g. 4x8x4,4x32 (each must multiply to P)", &given, NULL};
-	opts[n++] = (struct cli_opt){"aligned", NULL, "only hierarchies with a layer boundary at every machine level", NULL, &aligned};
-	opts[n++] = (struct cli_opt){"method", "M", "auto (default), enum (list every factorization) or dp", &method, NULL};
-	opts[n++] = (struct cli_opt){"alpha", "T", "per-message startup (default: the machine's)", &alpha, NULL};
-	opts[n++] = (struct cli_opt){"pipeline", "S", "pipelining factor s (default: the machine's)", &pipeline, NULL};
-	opts[n++] = (struct cli_opt){"plot", "FILE", "with a --size range: draw each hierarchy's bus bandwidth (the best at each size, the flat ring, Rabenseifner, --layers) against the size to FILE.svg (.png, .pdf with plplot-driver-cairo)", &plot, NULL};
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
-	if (cli_parse("hier", argc, argv, opts, n, pos, &npos, 0, err))
-		return PM_EINPUT;
-	if (help) {
-		usage(opts, n);
-		return 0;
-	}
-	if (topo && (rc = machine_from_topo(topo, machine, &procs, mname, sizeof mname, pbuf, err)))
-		return rc;
-	if (topo)
-		machine = mname;
-	if (!machine)
-		return pm_fail(err, PM_EINPUT, "missing --machine (expected a preset such as abci or a machine .csv)");
-	if (!procs)
-		return pm_fail(err, PM_EINPUT, "missing --procs (expected the number of processes, such as 512)");
-	if (!size)
-		return pm_fail(err, PM_EINPUT, "missing --size (expected the all-reduce size per process, such as 128M)");
-	if (cli_parse_format(format, &fmt, err))
-		return PM_EINPUT;
-	struct query_args qa = {procs, top, method, alpha, pipeline, aligned};
-	if ((rc = make_query(&qa, machine, &m, &q, err)))
-		return rc;
-	if (pm_parse_size_range(size, &sizes, &nsizes, err) ||
-	    (plot && (rc = cli_plot_check_path(plot, NULL, err))))
+	if (pm_parse_size_range(h->size, &sizes, &nsizes, err) ||
+	    (h->plot && (rc = cli_plot_check_path(h->plot, NULL, err))))
 		rc = rc ? rc : PM_EINPUT;
-	else if (plot && nsizes < 2)
-		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1M:1G:x2 (got '%s')", size);
-	else if (plot && (!(y = malloc(sizeof(double) * HIER_SERIES * (size_t)nsizes)) ||
-			  !(best = calloc((size_t)nsizes, sizeof *best))))
+	else if (h->plot && nsizes < 2)
+		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1M:1G:x2 (got '%s')", h->size);
+	else if (h->plot && (!(y = malloc(sizeof(double) * HIER_SERIES * (size_t)nsizes)) ||
+			     !(best = calloc((size_t)nsizes, sizeof *best))))
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	cli_table_init(&t, NH, hcols, hflags);
 	for (int i = 0; !rc && i < nsizes; i++) {
 		double ys[HIER_SERIES];
 		struct pm_hier_stats st;
-		q.n = sizes[i];
 		char name[64];
-		rc = hier_size(&t, &q, given, &st, ys, &nser, name, err);
+		q->n = sizes[i];
+		rc = hier_size(&t, q, h->given, &st, ys, &nser, name, err);
 		if (best)
 			memcpy(best[i], name, sizeof name);
 		if (!rc && i == 0)
-			hier_meta(&t, &q, sizes, nsizes, alpha ? NULL : m.alpha_source, &st);
+			hier_meta(&t, q, sizes, nsizes, h->alpha ? NULL : m->alpha_source, &st);
 		for (int k = 0; y && k < nser; k++)
 			y[k * nsizes + i] = ys[k];
 	}
 	if (!rc)
 		rc = cli_table_write(cli_out(), &t, fmt, err);
-	if (!rc && plot)
-		rc = plot_hier(plot, &q, given, sizes, nsizes, y, nser, best, err);
+	if (!rc && h->plot)
+		rc = plot_hier(h->plot, q, h->given, sizes, nsizes, y, nser, best, err);
 	cli_table_release(&t);
 	free(sizes);
 	free(y);
 	free(best);
 	return rc;
+}
+
+int cmd_hier(int argc, char **argv, struct pm_err *err)
+{
+	struct hier_args h = {.top = "5", .method = "auto", .format = "table"};
+	const char *pos[1];
+	int npos, rc;
+	struct cli_opt opts[17];
+	char mname[512], pbuf[32];
+	enum cli_format fmt;
+	struct pm_machine m;
+	struct pm_hier_query q = {0};
+	int n = option_rows(&h, opts);
+
+	if (cli_parse("hier", argc, argv, opts, n, pos, &npos, 0, err))
+		return PM_EINPUT;
+	if (h.help) {
+		usage(opts, n);
+		return 0;
+	}
+	if (h.topo && (rc = machine_from_topo(h.topo, h.machine, &h.procs, mname, sizeof mname, pbuf, err)))
+		return rc;
+	if (h.topo)
+		h.machine = mname;
+	if (!h.machine)
+		return pm_fail(err, PM_EINPUT, "missing --machine (expected a preset such as abci or a machine .csv)");
+	if (!h.procs)
+		return pm_fail(err, PM_EINPUT, "missing --procs (expected the number of processes, such as 512)");
+	if (!h.size)
+		return pm_fail(err, PM_EINPUT, "missing --size (expected the all-reduce size per process, such as 128M)");
+	if (cli_parse_format(h.format, &fmt, err))
+		return PM_EINPUT;
+	struct query_args qa = {h.procs, h.top, h.method, h.alpha, h.pipeline, h.aligned};
+	if ((rc = make_query(&qa, h.machine, &m, &q, err)))
+		return rc;
+	return search_and_print(&h, &q, &m, fmt, err);
 }
