@@ -803,6 +803,39 @@ static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_pro
 	return rc;
 }
 
+/* Each layer's gradient bytes and backward time (scaled as asked), the
+ * smallest layer's bytes, the model's bytes and its backward in all. */
+static void layer_loads(const struct pm_profile *prof, const struct targs *g, double factor, double *bytes,
+			double *tb, double *lo, double *hi, double *tbsum)
+{
+	*lo = 1e300;
+	*hi = *tbsum = 0;
+	for (int l = 0; l < prof->L; l++) {
+		bytes[l] = prof->params[l] * (double)g->bp;
+		tb[l] = prof->tb_s[l] * g->cs * factor;
+		*tbsum += tb[l];
+		if (bytes[l] > 0 && bytes[l] < *lo)
+			*lo = bytes[l];
+		*hi += bytes[l];
+	}
+}
+
+/* The table for the view asked (per worker count, groups or parallel
+ * layouts) with its header lines. */
+static void table_start(struct cli_table *t, const struct targs *g, const struct pm_profile *prof,
+			const struct train_end *te, const struct cli_net_opts *net, const struct cost_src *cost,
+			const struct hybrid *hy, double tbsum, double hi)
+{
+	if (g->parallel)
+		cli_table_init(t, NP, pcols, pflags);
+	else
+		cli_table_init(t, g->groups ? NG : NT, g->groups ? gcols : tcols, g->groups ? gflags : tflags);
+	header_meta(t, g, prof, te, net, cost, tbsum, hi);
+	if (hy->h.rows)
+		cli_table_meta(t, "hybrid parallel (Rashidi et al. 2021 SV, DLRM): %d model-parallel rows (%.0f parameters, sharded over the workers, never all-reduced; their update, %.4g ms, after the backward's all-to-all); the forward's all-to-all blocks the forward; the backward's queues with the all-reduces once the %d layers above the embeddings are done; t_comm counts both",
+			       hy->h.rows, hy->h.params, hy->emb_tb * 1e3, hy->h.a2a_pos);
+}
+
 int cmd_train(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -841,27 +874,13 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
-	double lo = 1e300, hi = 0, tbsum = 0;
-	for (int l = 0; l < prof.L; l++) {
-		bytes[l] = prof.params[l] * (double)g.bp;
-		tb[l] = prof.tb_s[l] * g.cs * te.factor;
-		tbsum += tb[l];
-		if (bytes[l] > 0 && bytes[l] < lo)
-			lo = bytes[l];
-		hi += bytes[l];
-	}
+	double lo, hi, tbsum;
+	layer_loads(&prof, &g, te.factor, bytes, tb, &lo, &hi, &tbsum);
 	if ((rc = cost_source(&cost, g.a, g.b, g.fit, g.fit_range, g.table2, g.algo, g.cmodel, net.link_bw, err)) ||
 	    (hy.h.rows && (rc = check_hybrid(&g, &prof, &hy, &cost, err))))
 		goto out;
 	hy.emb_tb = hy.h.tb_s * g.cs * te.factor;
-	if (g.parallel)
-		cli_table_init(&t, NP, pcols, pflags);
-	else
-		cli_table_init(&t, g.groups ? NG : NT, g.groups ? gcols : tcols, g.groups ? gflags : tflags);
-	header_meta(&t, &g, &prof, &te, &net, &cost, tbsum, hi);
-	if (hy.h.rows)
-		cli_table_meta(&t, "hybrid parallel (Rashidi et al. 2021 SV, DLRM): %d model-parallel rows (%.0f parameters, sharded over the workers, never all-reduced; their update, %.4g ms, after the backward's all-to-all); the forward's all-to-all blocks the forward; the backward's queues with the all-reduces once the %d layers above the embeddings are done; t_comm counts both",
-			       hy.h.rows, hy.h.params, hy.emb_tb * 1e3, hy.h.a2a_pos);
+	table_start(&t, &g, &prof, &te, &net, &cost, &hy, tbsum, hi);
 	rc = worker_rows(&t, &g, &prof, &cost, hy.h.rows ? &hy : NULL, bytes, tb,
 			 prof.tf_s * g.cs * te.factor, wl, nw, lo, hi, speed, err);
 	if (!rc)
