@@ -12,6 +12,64 @@
 #include <stdio.h>
 #include <string.h>
 
+/* One algorithm: its name and argument, what it needs, the collectives
+ * it implements, its closed form and its source. */
+static void print_algo(const struct pm_algo *a)
+{
+	char name[64], needs[256], colls[160] = "";
+
+	snprintf(name, sizeof name, "%s%s%s", a->name, a->arg_syntax ? "[:" : "", a->arg_syntax ? a->arg_syntax : "");
+	if (a->arg_syntax)
+		strncat(name, "]", sizeof name - strlen(name) - 1);
+	printf("  %-18s %s\n", name, a->summary);
+	if (a->arg_help)
+		printf("  %-18s   argument: %s\n", "", a->arg_help);
+	if (pm_algo_needs(a, needs, sizeof needs))
+		printf("  %-18s   needs: %s\n", "", needs);
+	for (int c = 0; c < PM_NCOLL; c++)
+		if (pm_algo_does(a, (enum pm_coll)c)) {
+			strncat(colls, colls[0] ? ", " : "", sizeof colls - strlen(colls) - 1);
+			strncat(colls, pm_coll_info((enum pm_coll)c)->title, sizeof colls - strlen(colls) - 1);
+		}
+	printf("  %-18s   collectives: %s\n", "", colls);
+	printf("  %-18s   T = %s%s\n", "", a->formula,
+	       a->phases != PM_PHASES_NONE ? "  (all-reduce; a phase: half of a, d and b terms)" : "");
+	printf("  %-18s   from: %s\n", "", a->reference);
+}
+
+static void print_machines(void)
+{
+	char **names;
+	int n;
+
+	if (pm_preset_names("machines", &names, &n) != PM_OK)
+		return;
+	printf("\nMachines (perfmodel hier --machine NAME; files in data/machines):\n");
+	for (int i = 0; i < n; i++) {
+		struct pm_machine m;
+		struct pm_err e;
+		if (pm_machine_load(names[i], &m, &e) == PM_OK)
+			printf("  %-18s %s\n", names[i], m.description);
+	}
+	pm_preset_free(names, n);
+}
+
+static void print_references(void)
+{
+	printf("\nReferences (the short names above):\n"
+	       "  Huang et al. 2021         J. Huang, P. Majumder, S. Kim, A. Muzahid, K. H. Yum, E. J. Kim, \"Communication\n"
+	       "                            Algorithm-Architecture Co-Design for Distributed Deep Learning\", ISCA 2021\n"
+	       "  the MULTITREE supplement  the same authors, \"A MULTITREE Example and Comparison with Double Binary Tree\"\n"
+	       "  Ueno & Yokota 2019        Y. Ueno, R. Yokota, \"Exhaustive Study of Hierarchical AllReduce Patterns for\n"
+	       "                            Large Messages Between GPUs\", CCGrid 2019\n"
+	       "  Shi et al. (MG-WFBP)      S. Shi, X. Chu, B. Li, \"MG-WFBP: Merging Gradients Wisely for Efficient\n"
+	       "                            Communication in Distributed Deep Learning\" (journal version of IEEE INFOCOM 2019)\n"
+	       "  Rashidi et al. 2021       S. Rashidi, M. Denton, S. Sridharan, S. Srinivasan, A. Suresh, J. Nie, T. Krishna,\n"
+	       "                            \"Enabling Compute-Communication Overlap in Distributed Deep Learning Training\n"
+	       "                            Platforms\", ISCA 2021 (ACE)\n"
+	       "  Others are cited in full where they are used (docs/model.md).\n");
+}
+
 int cmd_list(int argc, char **argv, struct pm_err *err)
 {
 	int help = 0, npos, n;
@@ -29,55 +87,13 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 	}
 	const struct pm_algo *const *a = pm_algos(&n);
 	printf("Algorithms (a = alpha, b = beta = 1/link bandwidth, g = gamma, d = link latency, w(m) = wire bytes):\n");
-	for (int i = 0; i < n; i++) {
-		char name[64];
-		snprintf(name, sizeof name, "%s%s%s", a[i]->name,
-			 a[i]->arg_syntax ? "[:" : "", a[i]->arg_syntax ? a[i]->arg_syntax : "");
-		if (a[i]->arg_syntax)
-			strncat(name, "]", sizeof name - strlen(name) - 1);
-		printf("  %-18s %s\n", name, a[i]->summary);
-		if (a[i]->arg_help)
-			printf("  %-18s   argument: %s\n", "", a[i]->arg_help);
-		char needs[256];
-		if (pm_algo_needs(a[i], needs, sizeof needs))
-			printf("  %-18s   needs: %s\n", "", needs);
-		char colls[160] = "";
-		for (int c = 0; c < PM_NCOLL; c++)
-			if (pm_algo_does(a[i], (enum pm_coll)c)) {
-				strncat(colls, colls[0] ? ", " : "", sizeof colls - strlen(colls) - 1);
-				strncat(colls, pm_coll_info((enum pm_coll)c)->title, sizeof colls - strlen(colls) - 1);
-			}
-		printf("  %-18s   collectives: %s\n", "", colls);
-		printf("  %-18s   T = %s%s\n", "", a[i]->formula,
-		       a[i]->phases != PM_PHASES_NONE ? "  (all-reduce; a phase: half of a, d and b terms)" : "");
-		printf("  %-18s   from: %s\n", "", a[i]->reference);
-	}
+	for (int i = 0; i < n; i++)
+		print_algo(a[i]);
 	const struct pm_topo_kind *const *k = pm_topo_kinds(&n);
 	printf("\nTopology kinds:\n");
 	for (int i = 0; i < n; i++)
 		printf("  %-18s %s\n", k[i]->syntax, k[i]->summary);
-	char **names;
-	if (pm_preset_names("machines", &names, &n) == PM_OK) {
-		printf("\nMachines (perfmodel hier --machine NAME; files in data/machines):\n");
-		for (int i = 0; i < n; i++) {
-			struct pm_machine m;
-			struct pm_err e;
-			if (pm_machine_load(names[i], &m, &e) == PM_OK)
-				printf("  %-18s %s\n", names[i], m.description);
-		}
-		pm_preset_free(names, n);
-	}
-	printf("\nReferences (the short names above):\n"
-	       "  Huang et al. 2021         J. Huang, P. Majumder, S. Kim, A. Muzahid, K. H. Yum, E. J. Kim, \"Communication\n"
-	       "                            Algorithm-Architecture Co-Design for Distributed Deep Learning\", ISCA 2021\n"
-	       "  the MULTITREE supplement  the same authors, \"A MULTITREE Example and Comparison with Double Binary Tree\"\n"
-	       "  Ueno & Yokota 2019        Y. Ueno, R. Yokota, \"Exhaustive Study of Hierarchical AllReduce Patterns for\n"
-	       "                            Large Messages Between GPUs\", CCGrid 2019\n"
-	       "  Shi et al. (MG-WFBP)      S. Shi, X. Chu, B. Li, \"MG-WFBP: Merging Gradients Wisely for Efficient\n"
-	       "                            Communication in Distributed Deep Learning\" (journal version of IEEE INFOCOM 2019)\n"
-	       "  Rashidi et al. 2021       S. Rashidi, M. Denton, S. Sridharan, S. Srinivasan, A. Suresh, J. Nie, T. Krishna,\n"
-	       "                            \"Enabling Compute-Communication Overlap in Distributed Deep Learning Training\n"
-	       "                            Platforms\", ISCA 2021 (ACE)\n"
-	       "  Others are cited in full where they are used (docs/model.md).\n");
+	print_machines();
+	print_references();
 	return 0;
 }
