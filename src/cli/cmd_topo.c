@@ -6,6 +6,33 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The network's description, a row a property. */
+static void describe_rows(struct cli_table *tab, const struct pm_topo *t, const struct pm_params *p,
+			  const struct pm_topo_info *info)
+{
+	char per[256];
+
+	cli_table_kv(tab, "topology", "%s", pm_topo_spec(t));
+	cli_table_kv(tab, "kind", "%s", info->kind);
+	cli_table_kv(tab, "endpoints", "%d", info->endpoints);
+	cli_table_kv(tab, "switches", "%d", info->switches);
+	cli_table_kv(tab, "directed_links", "%d", info->links);
+	cli_table_kv(tab, "endpoint_degree", "%d", info->degree);
+	cli_table_kv(tab, "switch_radix", "%d", info->radix);
+	cli_table_kv(tab, "diameter_links", "%d", info->diameter);
+	cli_table_kv(tab, "nearest_links", "%d", info->min_hops);
+	if (info->bisection_Bps >= 0) {
+		cli_table_kv(tab, "bisection_GBps", "%.6g", info->bisection_Bps / 1e9);
+	} else {
+		cli_table_kv(tab, "bisection_GBps", "%s", "not computed");
+	}
+	cli_table_kv(tab, "bisection_cut", "%s", info->bisection_cut);
+	if (cli_dim_links(t, p, per, sizeof per))
+		cli_table_kv(tab, "links_per_dimension", "%s", per);
+	cli_table_kv(tab, "routing", "%s", info->routing);
+	cli_table_kv(tab, "ring_order", "%s", info->ring_order);
+}
+
 int cmd_topo(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -45,26 +72,7 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 	static const unsigned flags[] = {0, COL_AUTO};
 	struct cli_table tab;
 	cli_table_init(&tab, 2, cols, flags);
-	cli_table_kv(&tab, "topology", "%s", pm_topo_spec(t));
-	cli_table_kv(&tab, "kind", "%s", info.kind);
-	cli_table_kv(&tab, "endpoints", "%d", info.endpoints);
-	cli_table_kv(&tab, "switches", "%d", info.switches);
-	cli_table_kv(&tab, "directed_links", "%d", info.links);
-	cli_table_kv(&tab, "endpoint_degree", "%d", info.degree);
-	cli_table_kv(&tab, "switch_radix", "%d", info.radix);
-	cli_table_kv(&tab, "diameter_links", "%d", info.diameter);
-	cli_table_kv(&tab, "nearest_links", "%d", info.min_hops);
-	if (info.bisection_Bps >= 0) {
-		cli_table_kv(&tab, "bisection_GBps", "%.6g", info.bisection_Bps / 1e9);
-	} else {
-		cli_table_kv(&tab, "bisection_GBps", "%s", "not computed");
-	}
-	cli_table_kv(&tab, "bisection_cut", "%s", info.bisection_cut);
-	char per[256];
-	if (cli_dim_links(t, &p, per, sizeof per))
-		cli_table_kv(&tab, "links_per_dimension", "%s", per);
-	cli_table_kv(&tab, "routing", "%s", info.routing);
-	cli_table_kv(&tab, "ring_order", "%s", info.ring_order);
+	describe_rows(&tab, t, &p, &info);
 	rc = cli_table_write(cli_out(), &tab, fmt, err);
 	cli_table_release(&tab);
 	pm_topo_free(t);
