@@ -104,22 +104,22 @@ static void read_memory(const struct pm_sched *s, const struct pm_xfer *x,
 	z->mem[x->dst] += dst;
 }
 
-/* Price stored step k, played rep times; accumulate run-wide loads
- * into z and out.  Every pass of a repeated step moves the same amounts
- * over the same routes (only the chunk ids rotate), so one pricing
- * serves them all. */
-static void price_step(const struct pm_topo *t, const struct pm_sched *s,
-		       int k, double rep, double n, const struct pm_params *p,
-		       struct scratch *z, struct pm_cost *out,
-		       struct pm_step_cost *sc)
+/* What a step's transfers add up to. */
+struct tally {
+	int nt, hops_max;		/* links loaded, longest route */
+	double lat_max, red_max;	/* longest route's latency, most bytes one rank reduces */
+	double load_s, max_load;	/* slowest link or port (s), busiest link (B) */
+};
+
+/* Route stored step k's transfers: each link's wire bytes this step
+ * (z->step_load, the loaded links in z->touched), each endpoint's bytes
+ * in and out and each rank's reads, reductions and sends. */
+static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k, double rep, double n,
+		       const struct pm_params *p, struct scratch *z, struct pm_cost *out, struct tally *y)
 {
 	const struct pm_link *links = pm_topo_links(t);
-	int nt = 0, hops_max = 0;
-	double lat_max = 0, red_max = 0, load_s = 0, max_load = 0;
-	double unit = n / s->nchunks;
-
+	double unit = n / s->nchunks, bytes = 0, wire = 0;
 	uint32_t last_cnt = 0;
-	double bytes = 0, wire = 0;
 
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
@@ -142,14 +142,14 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 		for (int j = 0; j < h; j++) {
 			int l = route[j];
 			if (z->step_load[l] == 0)
-				z->touched[nt++] = l;
+				z->touched[y->nt++] = l;
 			z->step_load[l] += wire;
 			lat += links[l].lat_s;
 		}
-		if (lat > lat_max)
-			lat_max = lat;
-		if (h > hops_max)
-			hops_max = h;
+		if (lat > y->lat_max)
+			y->lat_max = lat;
+		if (h > y->hops_max)
+			y->hops_max = h;
 		z->inj[a] += wire;
 		z->ej[b] += wire;
 		if (p->endpoint != PM_END_IDEAL)
@@ -157,24 +157,39 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 		z->sent[x->src] += bytes * rep;
 		if (x->op == PM_REDUCE) {
 			z->red[x->dst] += bytes;
-			if (z->red[x->dst] > red_max)
-				red_max = z->red[x->dst];
+			if (z->red[x->dst] > y->red_max)
+				y->red_max = z->red[x->dst];
 		}
 		out->wire_B += wire * h * rep;
 	}
-	for (int j = 0; j < nt; j++) {
+}
+
+/* The loaded links: the slowest, the busiest, and their run-wide loads;
+ * the step's loads are cleared. */
+static void link_loads(const struct pm_topo *t, double rep, struct scratch *z, struct pm_cost *out,
+		       struct tally *y)
+{
+	const struct pm_link *links = pm_topo_links(t);
+
+	for (int j = 0; j < y->nt; j++) {
 		int l = z->touched[j];
 		double w = z->step_load[l], tl = w / links[l].bw_Bps;
-		if (tl > load_s)
-			load_s = tl;
-		if (w > max_load)
-			max_load = w;
+		if (tl > y->load_s)
+			y->load_s = tl;
+		if (w > y->max_load)
+			y->max_load = w;
 		if (z->run_load[l] == 0)
 			out->links_used += 1;
 		z->run_load[l] += w * rep;
 		z->step_load[l] = 0;
 	}
-	/* endpoint injection and memory limits, then reset the tallies */
+}
+
+/* The endpoints' injection and memory limits on the step; their
+ * tallies are cleared. */
+static void endpoint_limits(const struct pm_sched *s, int k, double rep, const struct pm_params *p,
+			    struct scratch *z, struct tally *y)
+{
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
 		int a = s->map[x->src], b = s->map[x->dst];
@@ -182,31 +197,47 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 			for (int r = 0; r < 2; r++) {	/* sender and receiver */
 				int q = r ? x->dst : x->src;
 				double tm = z->mem[q] / p->mem_bw_Bps;
-				if (tm > load_s)
-					load_s = tm;
+				if (tm > y->load_s)
+					y->load_s = tm;
 				z->mem_run[q] += z->mem[q] * rep;
 				z->mem[q] = 0;
 			}
 		}
 		if (p->inj_bw_Bps > 0) {
 			double ti = z->inj[a] / p->inj_bw_Bps, te = z->ej[b] / p->inj_bw_Bps;
-			if (ti > load_s)
-				load_s = ti;
-			if (te > load_s)
-				load_s = te;
+			if (ti > y->load_s)
+				y->load_s = ti;
+			if (te > y->load_s)
+				y->load_s = te;
 		}
 		z->inj[a] = z->ej[b] = 0;
 		z->red[x->dst] = 0;
 	}
+}
+
+/* Price stored step k, played rep times; accumulate run-wide loads
+ * into z and out.  Every pass of a repeated step moves the same amounts
+ * over the same routes (only the chunk ids rotate), so one pricing
+ * serves them all. */
+static void price_step(const struct pm_topo *t, const struct pm_sched *s,
+		       int k, double rep, double n, const struct pm_params *p,
+		       struct scratch *z, struct pm_cost *out,
+		       struct pm_step_cost *sc)
+{
+	struct tally y = {0};
+
+	route_step(t, s, k, rep, n, p, z, out, &y);
+	link_loads(t, rep, z, out, &y);
+	endpoint_limits(s, k, rep, p, z, &y);
 	int empty = s->step_off[k] == s->step_off[k + 1];
 	struct pm_step_cost c = {
 		.alpha_s = empty ? 0 : p->alpha_s,
-		.lat_s = lat_max,
-		.bw_s = load_s,
-		.red_s = red_max * p->gamma_spB,
-		.max_link_B = max_load,
-		.busy_links = nt,
-		.hops_max = hops_max,
+		.lat_s = y.lat_max,
+		.bw_s = y.load_s,
+		.red_s = y.red_max * p->gamma_spB,
+		.max_link_B = y.max_load,
+		.busy_links = y.nt,
+		.hops_max = y.hops_max,
 		.xfers = s->step_off[k + 1] - s->step_off[k],
 	};
 	c.time_s = c.alpha_s + c.lat_s + c.bw_s + c.red_s;
@@ -215,7 +246,7 @@ static void price_step(const struct pm_topo *t, const struct pm_sched *s,
 	out->bw_s += c.bw_s * rep;
 	out->red_s += c.red_s * rep;
 	out->time_s += c.time_s * rep;
-	out->util_avg += c.time_s * nt * rep;
+	out->util_avg += c.time_s * y.nt * rep;
 	*sc = c;
 }
 
