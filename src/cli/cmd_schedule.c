@@ -170,6 +170,92 @@ static size_t lower(const struct key *keys, size_t n, struct key probe)
 	return lo;
 }
 
+/* The indexes view_nodes reads: transfers sorted by (dst, src, flow, op,
+ * index), each rank's transfers in index order, each transfer's step. */
+struct node_ix {
+	const struct pm_sched *s;
+	size_t X;
+	struct key *idx;
+	size_t *src_off, *by_src;	/* rank r sends by_src[src_off[r] .. src_off[r+1]) */
+	int *step_of;
+};
+
+static void node_ix_free(struct node_ix *n)
+{
+	free(n->idx), free(n->src_off), free(n->by_src), free(n->step_of);
+}
+
+static int node_ix_make(struct node_ix *n, const struct pm_sched *s)
+{
+	size_t X = s->nx, *fill = malloc(sizeof(size_t) * ((size_t)s->nranks + 1));
+
+	*n = (struct node_ix){.s = s, .X = X};
+	n->idx = malloc(sizeof *n->idx * (X + 1));
+	n->src_off = calloc((size_t)s->nranks + 1, sizeof(size_t));
+	n->by_src = malloc(sizeof(size_t) * (X + 1));
+	n->step_of = malloc(sizeof(int) * (X + 1));
+	if (!n->idx || !n->src_off || !n->by_src || !n->step_of || !fill) {
+		free(fill);
+		node_ix_free(n);
+		return -1;
+	}
+	for (int k = 0; k < s->nsteps; k++)
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+			n->step_of[i] = k;
+	for (size_t i = 0; i < X; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		n->idx[i] = (struct key){x->dst, x->src, x->flow, x->op, i};
+		n->src_off[x->src + 1]++;
+	}
+	for (int r = 0; r < s->nranks; r++)
+		n->src_off[r + 1] += n->src_off[r];
+	memcpy(fill, n->src_off, sizeof(size_t) * (size_t)s->nranks);
+	for (size_t i = 0; i < X; i++)
+		n->by_src[fill[s->x[i].src]++] = i;	/* index order within a rank */
+	free(fill);
+	qsort(n->idx, X, sizeof *n->idx, by_key);
+	return 0;
+}
+
+/* Rank r's a-th send x in step k: its parent (-1: none) and children, as
+ * text in kids; the number of characters written. */
+static size_t node_links(const struct node_ix *n, int r, size_t a, int k, int *parent, char *kids, size_t size)
+{
+	const struct pm_sched *s = n->s;
+	const struct pm_xfer *x = &s->x[n->by_src[a]];
+	size_t used = 0, k0 = s->step_off[k];
+
+	*parent = -1;
+	if (x->op == PM_REDUCE) {
+		*parent = x->dst;
+		for (size_t b = lower(n->idx, n->X, (struct key){r, 0, x->flow, PM_REDUCE, 0});
+		     b < n->X && n->idx[b].dst == r && n->idx[b].flow == x->flow && n->idx[b].op == PM_REDUCE &&
+		     n->idx[b].i < k0 && used < size; b++)
+			used += (size_t)snprintf(kids + used, size - used, "%s%d", used ? " " : "", n->idx[b].src);
+		return used;
+	}
+	size_t b = lower(n->idx, n->X, (struct key){r, 0, x->flow, PM_COPY, k0});
+	if (b > 0 && n->idx[b - 1].dst == r && n->idx[b - 1].flow == x->flow && n->idx[b - 1].op == PM_COPY)
+		*parent = n->idx[b - 1].src;
+	for (size_t c = a; c < n->src_off[r + 1] && n->step_of[n->by_src[c]] == k; c++) {
+		const struct pm_xfer *y = &s->x[n->by_src[c]];
+		if (y->flow == x->flow && y->op == PM_COPY && used < size)
+			used += (size_t)snprintf(kids + used, size - used, "%s%d", used ? " " : "", y->dst);
+	}
+	return used;
+}
+
+/* Is rank r's a-th send a copy of a flow it already sent in this step? */
+static int gather_seen(const struct node_ix *n, int r, size_t a, int k)
+{
+	const struct pm_xfer *x = &n->s->x[n->by_src[a]];
+	int dup = 0;
+
+	for (size_t b = a; b > n->src_off[r] && n->step_of[n->by_src[b - 1]] == k && x->op == PM_COPY; b--)
+		dup |= n->s->x[n->by_src[b - 1]].flow == x->flow && n->s->x[n->by_src[b - 1]].op == PM_COPY;
+	return dup;
+}
+
 /* One row per (rank, step, flow) the rank sends in: its parent and
  * children in that flow's tree, as the MULTITREE supplement's tables list them.  Reduce
  * rows: the parent is where the rank sends, the children those that sent
@@ -181,65 +267,19 @@ static int view_nodes(struct cli_table *tab, const struct pm_sched *s, struct pm
 	static const char *const cols[] = {"node", "op", "flow", "parent",
 		"children", "step"};
 	static const unsigned flags[] = {COL_NUM, 0, COL_NUM, 0, 0, COL_NUM};
-	size_t X = s->nx;
-	struct key *idx = malloc(sizeof *idx * (X + 1));
-	size_t *src_off = calloc((size_t)s->nranks + 1, sizeof(size_t));
-	size_t *by_src = malloc(sizeof(size_t) * (X + 1)), *fill = NULL;
-	int *step_of = malloc(sizeof(int) * (X + 1));
+	struct node_ix n;
 
 	cli_table_init(tab, 6, cols, flags);
-	if (!idx || !src_off || !by_src || !step_of ||
-	    !(fill = malloc(sizeof(size_t) * ((size_t)s->nranks + 1)))) {
-		free(idx), free(src_off), free(by_src), free(step_of), free(fill);
+	if (node_ix_make(&n, s))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	for (int k = 0; k < s->nsteps; k++)
-		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
-			step_of[i] = k;
-	for (size_t i = 0; i < X; i++) {
-		const struct pm_xfer *x = &s->x[i];
-		idx[i] = (struct key){x->dst, x->src, x->flow, x->op, i};
-		src_off[x->src + 1]++;
-	}
 	for (int r = 0; r < s->nranks; r++)
-		src_off[r + 1] += src_off[r];
-	memcpy(fill, src_off, sizeof(size_t) * (size_t)s->nranks);
-	for (size_t i = 0; i < X; i++)
-		by_src[fill[s->x[i].src]++] = i;	/* index order within a rank */
-	qsort(idx, X, sizeof *idx, by_key);
-	for (int r = 0; r < s->nranks; r++)
-		for (size_t a = src_off[r]; a < src_off[r + 1]; a++) {
-			size_t i = by_src[a], k0;
-			const struct pm_xfer *x = &s->x[i];
-			int k = step_of[i], parent = -1, dup = 0;
+		for (size_t a = n.src_off[r]; a < n.src_off[r + 1]; a++) {
+			const struct pm_xfer *x = &s->x[n.by_src[a]];
+			int k = n.step_of[n.by_src[a]], parent;
 			char kids[512] = "";
-			size_t used = 0;
-			for (size_t b = a; b > src_off[r] && step_of[by_src[b - 1]] == k &&
-			     x->op == PM_COPY; b--)	/* earlier in this step */
-				dup |= s->x[by_src[b - 1]].flow == x->flow &&
-				       s->x[by_src[b - 1]].op == PM_COPY;
-			if (dup)
+			if (gather_seen(&n, r, a, k))
 				continue;	/* one Gather row per (step, flow) */
-			k0 = s->step_off[k];
-			if (x->op == PM_REDUCE) {
-				parent = x->dst;
-				for (size_t b = lower(idx, X, (struct key){r, 0, x->flow, PM_REDUCE, 0});
-				     b < X && idx[b].dst == r && idx[b].flow == x->flow &&
-				     idx[b].op == PM_REDUCE && idx[b].i < k0 && used < sizeof kids; b++)
-					used += (size_t)snprintf(kids + used, sizeof kids - used, "%s%d",
-								 used ? " " : "", idx[b].src);
-			} else {
-				size_t b = lower(idx, X, (struct key){r, 0, x->flow, PM_COPY, k0});
-				if (b > 0 && idx[b - 1].dst == r && idx[b - 1].flow == x->flow &&
-				    idx[b - 1].op == PM_COPY)
-					parent = idx[b - 1].src;
-				for (size_t c = a; c < src_off[r + 1] && step_of[by_src[c]] == k; c++) {
-					const struct pm_xfer *y = &s->x[by_src[c]];
-					if (y->flow == x->flow && y->op == PM_COPY && used < sizeof kids)
-						used += (size_t)snprintf(kids + used, sizeof kids - used, "%s%d",
-									 used ? " " : "", y->dst);
-				}
-			}
+			size_t used = node_links(&n, r, a, k, &parent, kids, sizeof kids);
 			cli_table_row(tab);
 			cli_table_set(tab, 0, "%d", r);
 			cli_table_set(tab, 1, "%s", x->op == PM_REDUCE ? "Reduce" : "Gather");
@@ -251,7 +291,7 @@ static int view_nodes(struct cli_table *tab, const struct pm_sched *s, struct pm
 			cli_table_set(tab, 4, "%s", used ? kids : "nil");
 			cli_table_set(tab, 5, "%d", k + 1);
 		}
-	free(idx), free(src_off), free(by_src), free(step_of), free(fill);
+	node_ix_free(&n);
 	return PM_OK;
 }
 
