@@ -168,10 +168,67 @@ static void legend(const struct cli_plot *pl, int ns)
 		 NULL, NULL, NULL, NULL, lcol, lsty, lw, lcol, ssc, snum, sym);
 }
 
+/* Each series' line and markers, then the reference line on top. */
+static void draw_series(const struct cli_plot *pl, int ns, int logy)
+{
+	double xs[1024], ys[1024];
+
+	for (int s = 0; s < ns; s++) {
+		int n = points(pl, pl->y + (size_t)s * pl->npts, logy, xs, ys);
+		plcol0(1 + s % NCOLOURS);
+		pllsty(1 + (s / NCOLOURS) % 4);
+		plwidth(1.5);
+		if (n > 1)
+			plline(n, xs, ys);
+		plschr(0, 0.9);
+		if (n > 0)
+			plstring(n, xs, ys, markers[s % NMARKERS]);
+	}
+	if (pl->ref && points(pl, pl->ref, logy, xs, ys) > 1) {	/* on top, thin */
+		plcol0(1);
+		pllsty(2);
+		plwidth(1);
+		plline(points(pl, pl->ref, logy, xs, ys), xs, ys);
+	}
+}
+
+/* The first series' point labels (where the winner changes), inside the
+ * frame: left-aligned at the left edge, right-aligned at the right,
+ * below the point near the top. */
+static void draw_labels(const struct cli_plot *pl, int ns, int logy, double xmin, double xmax, double ylo,
+			double yhi)
+{
+	pllsty(1);
+	plcol0(1);
+	plschr(0, 0.65);
+	for (int i = 0; pl->labels && ns > 0 && i < pl->npts; i++) {
+		double y = pl->y[i];
+		if (!pl->labels[i] || !pl->labels[i][0] || !isfinite(y) || (logy && y <= 0))
+			continue;
+		double x = pl->logx ? log2(pl->x[i]) : pl->x[i], yy = logy ? log10(y) : y;
+		double f = xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5, dy = (yhi - ylo) * 0.035;
+		plptex(x, yy + dy > yhi - dy ? yy - 1.6 * dy : yy + dy, 1, 0, f < 0.15 ? 0 : f > 0.85 ? 1 : 0.5,
+		       pl->labels[i]);
+	}
+}
+
+/* The drawing under tmp made whole: renamed to the path, or removed. */
+static int finish_file(const char *tmp, const char *path, struct pm_err *err)
+{
+	FILE *f = fopen(tmp, "r");
+	int ok = f && fgetc(f) != EOF;
+
+	if (f)
+		fclose(f);
+	if (ok && rename(tmp, path) == 0)
+		return PM_OK;
+	remove(tmp);
+	return pm_fail(err, PM_EINPUT, "could not write plot file '%s' (PLplot wrote nothing, or the disk is full)", path);
+}
+
 int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 {
 	double xmin = INFINITY, xmax = -INFINITY, ylo, yhi;
-	double xs[1024], ys[1024];
 	int ns = pl->nseries < MAX_SERIES ? pl->nseries : MAX_SERIES, logy;
 
 	if (cli_plot_check_path(pl->path, NULL, err))
@@ -199,47 +256,9 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 	pladv(0);
 	plvpor(0.08, 0.62, 0.12, 0.90);	/* room on the right for the legend */
 	axes(pl, xmin, xmax, ylo, yhi, logy);
-	for (int s = 0; s < ns; s++) {
-		int n = points(pl, pl->y + (size_t)s * pl->npts, logy, xs, ys);
-		plcol0(1 + s % NCOLOURS);
-		pllsty(1 + (s / NCOLOURS) % 4);
-		plwidth(1.5);
-		if (n > 1)
-			plline(n, xs, ys);
-		plschr(0, 0.9);
-		if (n > 0)
-			plstring(n, xs, ys, markers[s % NMARKERS]);
-	}
-	if (pl->ref && points(pl, pl->ref, logy, xs, ys) > 1) {	/* on top, thin */
-		plcol0(1);
-		pllsty(2);
-		plwidth(1);
-		plline(points(pl, pl->ref, logy, xs, ys), xs, ys);
-	}
-	pllsty(1);
-	plcol0(1);
-	plschr(0, 0.65);
-	for (int i = 0; pl->labels && ns > 0 && i < pl->npts; i++) {
-		double y = pl->y[i];
-		if (!pl->labels[i] || !pl->labels[i][0] || !isfinite(y) || (logy && y <= 0))
-			continue;
-		double x = pl->logx ? log2(pl->x[i]) : pl->x[i], yy = logy ? log10(y) : y;
-		double f = xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5, dy = (yhi - ylo) * 0.035;
-		/* inside the frame: left-aligned at the left edge, right-aligned
-		 * at the right, below the point near the top */
-		plptex(x, yy + dy > yhi - dy ? yy - 1.6 * dy : yy + dy, 1, 0, f < 0.15 ? 0 : f > 0.85 ? 1 : 0.5,
-		       pl->labels[i]);
-	}
+	draw_series(pl, ns, logy);
+	draw_labels(pl, ns, logy, xmin, xmax, ylo, yhi);
 	legend(pl, ns);
 	plend();
-	if (direct)
-		return PM_OK;
-	FILE *f = fopen(tmp, "r");
-	int ok = f && fgetc(f) != EOF;
-	if (f)
-		fclose(f);
-	if (ok && rename(tmp, pl->path) == 0)
-		return PM_OK;
-	remove(tmp);
-	return pm_fail(err, PM_EINPUT, "could not write plot file '%s' (PLplot wrote nothing, or the disk is full)", pl->path);
+	return direct ? PM_OK : finish_file(tmp, pl->path, err);
 }
