@@ -40,6 +40,10 @@ int pm_llm_load(const char *spec, struct pm_llm *m, struct pm_err *err)
 		return rc;
 	if (m->kv_heads == 0)
 		m->kv_heads = m->heads;
+	if (m->head_dim == 0 && m->heads > m->hidden)
+		return pm_fail(err, PM_EINPUT,
+			       "model '%s': %g heads of a %g-wide model leave no head size (expected heads <= hidden, or head_dim given)",
+			       m->path, m->heads, m->hidden);
 	if (m->head_dim == 0)
 		m->head_dim = floor(m->hidden / m->heads);
 	if (fmod(m->heads, m->kv_heads) != 0)
