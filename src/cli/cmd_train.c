@@ -836,6 +836,18 @@ static void table_start(struct cli_table *t, const struct targs *g, const struct
 			       hy->h.rows, hy->h.params, hy->emb_tb * 1e3, hy->h.a2a_pos);
 }
 
+/* Room for each layer's bytes and backward time, and for the plot's
+ * speedups (policy x worker count) when one is asked for. */
+static int alloc_loads(const struct pm_profile *prof, const struct targs *g, int nw, double **bytes, double **tb,
+		       double **speed, struct pm_err *err)
+{
+	*bytes = malloc(sizeof(double) * (size_t)prof->L);
+	*tb = malloc(sizeof(double) * (size_t)prof->L);
+	if (!*bytes || !*tb || (g->plot && !(*speed = malloc(sizeof(double) * (size_t)g->npol * (size_t)nw))))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	return PM_OK;
+}
+
 int cmd_train(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -868,12 +880,8 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	    (rc = pm_profile_load(g.model, &prof, err)))
 		goto out;
 	pm_profile_split(&prof, &hy.h);
-	bytes = malloc(sizeof(double) * (size_t)prof.L);
-	tb = malloc(sizeof(double) * (size_t)prof.L);
-	if (!bytes || !tb || (g.plot && !(speed = malloc(sizeof(double) * (size_t)g.npol * (size_t)nw)))) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+	if ((rc = alloc_loads(&prof, &g, nw, &bytes, &tb, &speed, err)))
 		goto out;
-	}
 	double lo, hi, tbsum;
 	layer_loads(&prof, &g, te.factor, bytes, tb, &lo, &hi, &tbsum);
 	if ((rc = cost_source(&cost, g.a, g.b, g.fit, g.fit_range, g.table2, g.algo, g.cmodel, net.link_bw, err)) ||
