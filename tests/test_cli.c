@@ -850,18 +850,29 @@ Test(cli, fit_reads_real_nccl_logs_and_round_trips)
 	cr_assert(strstr(r.out, "beta_ns_per_B,0.1\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "collective,unknown: the file does not name its test (give --op NAME)\n"), "%s", r.out);
 	run_free(&r);
-	/* the same log as the broadcast it is, on 8 ranks: the binomial
-	 * broadcast's closed form is half the all-reduce's, 3 (alpha + n/bw),
-	 * so alpha = 20.0001/3 = 6.6667 us and bw = 3 / 0.1 ns = 30 GB/s; priced
-	 * back at 1 MiB it gives the measured line, 20 + 104.858 us */
+	/* the same log as the broadcast it is, on 8 ranks, converted through
+	 * what NCCL runs, its pipelined ring: chain with 64 chunks a rank,
+	 * K = 512.  Its broadcast takes S = K + P - 2 = 518 steps of
+	 * (alpha + (n/K)/bw), so alpha = 20.0001/518 = 0.0386102 us and
+	 * bw = (518/512) / 0.1 ns = 10.1172 GB/s, about the measured 10 GB/s
+	 * (the binomial tree gave 30 GB/s, three times the rate any link
+	 * needs); priced back at 1 MiB it gives the measured line, 20 +
+	 * 104.858 us */
 	r = run_perfmodel("fit tests/data/nccl_broadcast_old.log --op broadcast --procs 8 --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "as_options,--alpha 6.6667us --link-bw 30GB/s --link-lat 0 --flow none\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "binomial broadcast on 8 ranks"), "%s", r.out);
+	cr_assert(strstr(r.out, "as_options,--alpha 0.0386102us --link-bw 10.1172GB/s --link-lat 0 --flow none\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "chain:512 broadcast on 8 ranks"), "%s", r.out);
 	run_free(&r);
-	r = run_perfmodel("broadcast --topo full:8 --algo binomial --alpha 6.6667us --link-bw 30GB/s --link-lat 0 --flow none --size 1M --model closed --format csv");
+	r = run_perfmodel("broadcast --topo full:8 --algo chain:512 --alpha 0.0386102us --link-bw 10.1172GB/s --link-lat 0 --flow none --size 1M --model closed --format csv");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "1048576,binomial,closed,124.858,"), "%s", r.out);
+	cr_assert(strstr(r.out, "1048576,chain:512,closed,124.858,"), "%s", r.out);
+	run_free(&r);
+	/* --algo binomial keeps the tree's conversion: half the all-reduce's
+	 * closed form, 3 (alpha + n/bw): alpha = 20.0001/3 = 6.6667 us and
+	 * bw = 3 / 0.1 ns = 30 GB/s */
+	r = run_perfmodel("fit tests/data/nccl_broadcast_old.log --op broadcast --procs 8 --algo binomial --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "as_options,--alpha 6.6667us --link-bw 30GB/s --link-lat 0 --flow none\n"), "%s", r.out);
 	run_free(&r);
 	/* OSU names its benchmark: osu_allgather's SIZE is per process, so no
 	 * per-link options unless --op says how to read it */

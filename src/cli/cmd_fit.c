@@ -29,7 +29,8 @@ static void usage(const struct cli_opt *opts, int n)
 	       "skipped and counted), or a CSV with a header naming size (or size_B) and\n"
 	       "time_us, time_s or time (with units).\n\n"
 	       "The fitted alpha and beta describe the whole P-rank collective, not a link.\n"
-	       "as_options converts them with the closed form of --algo (default ring) on P\n"
+	       "as_options converts them with the closed form of --algo (default: what NCCL\n"
+	       "runs, ring; for broadcast and reduce its pipelined ring, chain:64P) on P\n"
 	       "ranks (--procs, or the ranks an nccl-tests header lists): ring takes\n"
 	       "2(P-1) alpha + 2(P-1)/P n / bw, so alpha_link = alpha / (2(P-1)) and\n"
 	       "bw_link = 2(P-1) / (P beta), with no link latency and no flow control; fed\n"
@@ -130,12 +131,22 @@ static int which_coll(const char *op, const struct pm_points *pts, enum pm_coll 
 	return PM_OK;
 }
 
-/* The first algorithm of the table that implements c on ranks alone. */
-static const char *default_algo(enum pm_coll c)
+/* What NCCL runs for c, as the algorithm the fitted line is converted
+ * through: broadcast and reduce are its pipelined ring, a chain cut into
+ * 64 chunks a rank (NCCL moves 128-512 KiB chunks, so a message of tens
+ * of MiB is hundreds of them): each link then carries the message about
+ * once, and the link rate is about the measured algorithm bandwidth.
+ * Otherwise the first algorithm of the table that implements c on ranks
+ * alone (ring for all-reduce, reduce-scatter and all-gather). */
+static const char *default_algo(enum pm_coll c, int P, char *buf, size_t size)
 {
 	int n;
 	const struct pm_algo *const *a = pm_algos(&n);
 
+	if ((c == PM_COLL_BROADCAST || c == PM_COLL_REDUCE) && P >= 2 && P <= 16384) {
+		snprintf(buf, size, "chain:%d", 64 * P);
+		return buf;
+	}
 	for (int i = 0; i < n; i++)
 		if (pm_algo_does(a[i], c) && !(a[i]->flags & PM_ALGO_NEEDS_TOPO) &&
 		    !(a[i]->flags & PM_ALGO_POW2))
@@ -241,7 +252,7 @@ static int option_rows(struct fit_args *a, struct cli_opt *opts)
 	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &a->input, NULL};
 	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &a->range, NULL};
 	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &a->op, NULL};
-	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: the first that implements the collective, ring for all-reduce)", &a->algo, NULL};
+	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: what NCCL runs: ring for all-reduce, reduce-scatter and all-gather; for broadcast and reduce its pipelined ring, chain with 64 chunks a rank)", &a->algo, NULL};
 	opts[n++] = (struct cli_opt){"run", "N", "the run to fit when the file holds several (a second column header after result rows begins one); default: refuse such a file", &a->run, NULL};
 	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &a->procs, NULL};
 	opts[n++] = (struct cli_opt){"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &a->machine, NULL};
@@ -298,8 +309,10 @@ static void line_rows(struct cli_table *t, const struct pm_fit *f)
 static void options_row(struct cli_table *t, const struct pm_points *pts, const struct pm_fit *f,
 			const char *algo, enum pm_coll coll, const char *how, int P)
 {
+	char buf[32];
+
 	if (how)
-		link_options(t, f, algo ? algo : default_algo(coll), coll, P);
+		link_options(t, f, algo ? algo : default_algo(coll, P, buf, sizeof buf), coll, P);
 	else if (!pts->collective[0])
 		cli_table_kv(t, "as_options", "none: the file does not name its test and its busbw equals %.3g x algbw (broadcast, reduce, all-gather or reduce-scatter; not all-reduce): give --op NAME",
 			     pts->bus_factor);
