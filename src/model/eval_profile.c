@@ -17,8 +17,9 @@
  * and the size-linear terms (bytes reduced, read from memory and sent
  * per rank) as unit counts.  Pricing a size then costs the stored steps
  * (plus the multi-class entries and the used links once), not the
- * transfers times their routes: a 65,536-GPU ring is priced in
- * microseconds instead of a third of a second.  The sums are the same as
+ * transfers times their routes: on 65,536 GPUs a size costs about a
+ * millisecond an algorithm instead of the tenths of a second a routing
+ * takes (docs/validation.md, section 6).  The sums are the same as
  * pm_eval_contention's to rounding (a test holds them to 1e-12 on every
  * algorithm of its suite).
  */
