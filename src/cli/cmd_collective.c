@@ -526,11 +526,8 @@ static int price_job(struct job *j, struct job *next, const double *sizes, int n
 	struct pm_inst base = j->in;
 	if (scheds && !sized && !j->have_sched && (rc = build_sched(j, err)))
 		return rc;
-	if (j->have_sched && !sized && on[M_CONTENTION] && nsizes > 1) {
-		struct pm_err e;	/* without a profile, each size is priced on its own */
-		if (pm_algo_profile(&j->in, &j->sched, p, &j->prof, &e))
-			j->prof = NULL;
-	}
+	if (j->have_sched && !sized && on[M_CONTENTION] && nsizes > 1)
+		j->prof = pm_algo_profile(&j->in, &j->sched, p);
 	for (int s = 0; s < nsizes && !rc; s++) {
 		struct pm_err fe;	/* a size the algorithm cannot run */
 		int fit = sized ? pm_algo_at_size(&base, sizes[s], &j->in, &fe) : PM_OK;

@@ -70,15 +70,9 @@ static void path_text(const struct pm_topo *t, const struct pm_sched *s,
 		      size_t i, int *route, char *buf, size_t size)
 {
 	const struct pm_xfer *x = &s->x[i];
-	const int *links = route;
-	int h, E = pm_topo_endpoints(t);
+	const int *links;
+	int h = pm_eval_route(t, s, i, route, &links), E = pm_topo_endpoints(t);
 
-	if (s->route_off) {
-		h = (int)(s->route_off[i + 1] - s->route_off[i]);
-		links = s->route + s->route_off[i];
-	} else {
-		h = pm_topo_route(t, s->map[x->src], s->map[x->dst], route);
-	}
 	size_t used = (size_t)snprintf(buf, size, "%d", s->map[x->src]);
 	for (int j = 0; j < h && used < size; j++) {
 		int v = pm_topo_link(t, links[j])->dst;

@@ -377,11 +377,14 @@ int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
 	return pm_eval_contention(in->topo, s, n, &q, c, steps, err);
 }
 
-int pm_algo_profile(const struct pm_inst *in, const struct pm_sched *s,
-		    const struct pm_params *p, struct pm_profile **out, struct pm_err *err)
+struct pm_profile *pm_algo_profile(const struct pm_inst *in, const struct pm_sched *s,
+				   const struct pm_params *p)
 {
 	struct pm_params q = pm_inst_params(in, p);
-	return pm_profile_build(in->topo, s, &q, out, err);
+	struct pm_profile *f;
+	struct pm_err e;
+
+	return pm_profile_build(in->topo, s, &q, &f, &e) == PM_OK ? f : NULL;
 }
 
 static const char *arg_of(const char *label)

@@ -141,9 +141,10 @@ int pm_algo_contention(const struct pm_inst *in, const struct pm_sched *s,
 
 /* The schedule's profile with the instance's own parameters (eval.h):
  * every later size priced by pm_profile_price as pm_algo_contention
- * prices it.  PM_ENOTAPPLICABLE where a profile does not hold. */
-int pm_algo_profile(const struct pm_inst *in, const struct pm_sched *s,
-		    const struct pm_params *p, struct pm_profile **out, struct pm_err *err);
+ * prices it.  NULL where a profile does not hold (pm_profile_build says
+ * why): the caller prices size by size. */
+struct pm_profile *pm_algo_profile(const struct pm_inst *in, const struct pm_sched *s,
+				   const struct pm_params *p);
 
 /* The closed form; time_s is the sum of the four terms.  A collective
  * that is one phase of an all-reduce algorithm costs half its alpha,

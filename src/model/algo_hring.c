@@ -34,9 +34,8 @@
 struct hring_state {
 	int layers[PM_MAX_LAYERS];	/* p1 (innermost) .. ph */
 	int nlayers;
-	int G, nics;			/* machine: GPUs and NICs a node; G = 0 elsewhere */
-	double gpu_Bps, egress_Bps;	/* machine: a GPU's and a node's achieved rates */
-	double slowest_Bps;		/* the network's slowest link (the closed forms' default) */
+	double slowest_Bps;		/* machine: the network's slowest link (the closed
+					 * forms' default, so --link-bw is told apart) */
 };
 _Static_assert(sizeof(struct hring_state) <= PM_PRIV_BYTES, "hring_state fits pm_inst.priv");
 
@@ -125,41 +124,33 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		default_layers(in);
 	if (rc == PM_OK)
 		label(in);
-	struct hring_state *own = hr_of(in);
-	const struct pm_machine *m = in->topo ? pm_topo_machine_desc(in->topo) : NULL;
-	own->G = 0;
-	if (rc == PM_OK && m) {
-		double lat;
-		own->G = (int)m->level[0].count;
-		own->nics = m->nics > 0 && m->nics < own->G ? m->nics : own->G;
-		own->gpu_Bps = pm_machine_gpu_bw(m);
-		own->egress_Bps = pm_machine_egress_bw(m);
-		pm_topo_slowest(in->topo, &own->slowest_Bps, &lat);
-	}
+	double lat;
+	if (rc == PM_OK && in->topo && pm_topo_machine_desc(in->topo))
+		pm_topo_slowest(in->topo, &hr_of(in)->slowest_Bps, &lat);
 	return rc;
 }
 
 /* On a machine: network, the bandwidth a ring step of layer i gets (its
  * stride: the layers inside it multiplied): the GPU rate, or, where GPUs
- * of a node send to another node, what each gets of its rail: GPU r
- * leaves by NIC r x nics / G (the machine network's wiring), so a rail's
- * egress / nics is shared by the crossing GPUs on it (ranks fill nodes in
- * order, every node alike). */
-static double layer_bw(const struct hring_state *own, int i, int stride)
+ * of a node send to another node, what each gets of its rail
+ * (pm_machine_rail_of): the rail's share of the egress divided among the
+ * crossing GPUs on it (ranks fill nodes in order, every node alike). */
+static double layer_bw(const struct pm_machine *m, int pi, int stride)
 {
-	int pi = own->layers[i], most = 0, nic = -1, on = 0;
+	int G = (int)m->level[0].count, most = 0, nic = -1, on = 0;
+	double gpu = pm_machine_gpu_bw(m);
 
-	for (int r = 0; r < own->G; r++) {	/* a rail's GPUs are consecutive */
-		int m = (r / stride) % pi, succ = r + ((m + 1) % pi - m) * stride;
-		int rail = (int)((long long)r * own->nics / own->G);
+	for (int r = 0; r < G; r++) {	/* a rail's GPUs are consecutive */
+		int d = (r / stride) % pi, succ = r + ((d + 1) % pi - d) * stride;
+		int rail = pm_machine_rail_of(m, r);
 		if (rail != nic) {
 			nic = rail;
 			on = 0;
 		}
-		if (succ / own->G != r / own->G && ++on > most)
+		if (succ / G != r / G && ++on > most)
 			most = on;
 	}
-	return most ? fmin(own->gpu_Bps, own->egress_Bps / own->nics / most) : own->gpu_Bps;
+	return most ? fmin(gpu, pm_machine_egress_bw(m) / pm_machine_rails(m) / most) : gpu;
 }
 
 /* The first step of layer i's ring phase (reduce-scatter when rs) in
@@ -225,12 +216,15 @@ static void closed(const struct pm_inst *in, double n,
 	const struct hring_state *own = chr_of(in);
 	double s = p->pipeline_s, ni = n;
 	struct pm_params q = *p;
-	int machine = own->G > 0 && p->link_bw_Bps == own->slowest_Bps, stride = 1;
+	const struct pm_machine *m = in->topo ? pm_topo_machine_desc(in->topo) : NULL;
+	int stride = 1;
 
+	if (m && p->link_bw_Bps != own->slowest_Bps)
+		m = NULL;	/* --link-bw names the rate */
 	for (int i = 0; i < own->nlayers; i++) {
 		double pi = own->layers[i], steps = 2 * (pi - 1);
-		if (machine)
-			q.link_bw_Bps = layer_bw(own, i, stride);
+		if (m)
+			q.link_bw_Bps = layer_bw(m, own->layers[i], stride);
 		stride *= own->layers[i];
 		c->alpha_s += s * steps * p->alpha_s;
 		c->lat_s += s * steps * pm_hop_lat(in, p);

@@ -174,7 +174,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		st->channels = 1;
 		return PM_OK;
 	}
-	int G = (int)m->level[0].count, nics = m->nics > 0 && m->nics < G ? m->nics : G;
+	int G = (int)m->level[0].count, nics = pm_machine_rails(m);
 	int nodes = (in->P + G - 1) / G;
 	if (!arg)
 		C = nodes > 1 ? nics : 1;

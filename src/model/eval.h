@@ -57,8 +57,9 @@ int pm_eval_contention(const struct pm_topo *t, const struct pm_sched *s,
  * pm_eval_contention prices (to rounding) for the same t, s and p, which
  * it keeps pointers to: both must outlive it.  PM_ENOTAPPLICABLE where a
  * profile does not hold (the ACE endpoint, whose reads depend on the
- * units each pass moves; more than 8 transfer sizes; too many loaded
- * links in steps that mix sizes): price size by size then.  Building one
+ * units each pass moves; more than 64 transfer sizes, or 8 in one step;
+ * too many loaded links in steps that mix sizes): price size by size
+ * then.  Building one
  * costs about one pricing; it pays from the second size on. */
 struct pm_profile;
 int pm_profile_build(const struct pm_topo *t, const struct pm_sched *s, const struct pm_params *p,
@@ -66,6 +67,12 @@ int pm_profile_build(const struct pm_topo *t, const struct pm_sched *s, const st
 void pm_profile_price(const struct pm_profile *f, double n, struct pm_cost *out,
 		      struct pm_step_cost *steps);
 void pm_profile_free(struct pm_profile *f);
+
+/* The links stored transfer i of s crosses: its own route where s is
+ * source-routed (MULTITREE), else the network's route, written to buf
+ * (room for pm_topo_max_hops links).  *links points at them; returns
+ * their number. */
+int pm_eval_route(const struct pm_topo *t, const struct pm_sched *s, size_t i, int *buf, const int **links);
 
 /* Pricing walks every stored transfer's route once: its cost is the
  * links crossed in all.  Refused above this (about 3.5 s at 7 ns a link). */

@@ -104,6 +104,16 @@ static void read_memory(const struct pm_sched *s, const struct pm_xfer *x,
 	z->mem[x->dst] += dst;
 }
 
+int pm_eval_route(const struct pm_topo *t, const struct pm_sched *s, size_t i, int *buf, const int **links)
+{
+	if (s->route_off) {
+		*links = s->route + s->route_off[i];
+		return (int)(s->route_off[i + 1] - s->route_off[i]);
+	}
+	*links = buf;
+	return pm_topo_route(t, s->map[s->x[i].src], s->map[s->x[i].dst], buf);
+}
+
 /* What a step's transfers add up to. */
 struct tally {
 	int nt, hops_max;		/* links loaded, longest route */
@@ -129,16 +139,10 @@ static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k,
 			wire = pm_wire_bytes(p, bytes);
 		}
 		int a = s->map[x->src], b = s->map[x->dst];
-		const int *route = z->route;
-		int h;
+		const int *route;
+		int h = pm_eval_route(t, s, i, z->route, &route);
 		double lat = 0;
 
-		if (s->route_off) {	/* source-routed */
-			route = s->route + s->route_off[i];
-			h = (int)(s->route_off[i + 1] - s->route_off[i]);
-		} else {
-			h = pm_topo_route(t, a, b, z->route);
-		}
 		for (int j = 0; j < h; j++) {
 			int l = route[j];
 			if (z->step_load[l] == 0)

@@ -37,7 +37,7 @@ static inline double mx(double a, double b) { return a > b ? a : b; }
 #define MAX_RUN_COUNTS (1u << 23)	/* links x K run-wide counts (64 MB) */
 
 struct pstep {
-	int empty, nt, hops_max, ncls;
+	int nt, hops_max, ncls;
 	size_t xfers;
 	double lat_max;
 	double bwf, maxm;		/* one class: max m/bw (and inj), max m */
@@ -221,7 +221,7 @@ static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
 		int a = s->map[x->src], d = s->map[x->dst], h;
-		const int *route = b->route;
+		const int *route;
 		double lat = 0;
 
 		if (i == s->step_off[k] || x->cnt != last) {	/* most transfers of a step are alike */
@@ -229,12 +229,7 @@ static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep
 			g = class_of(f, x->cnt);
 			q = slot_of(ps, g);
 		}
-		if (s->route_off) {
-			route = s->route + s->route_off[i];
-			h = (int)(s->route_off[i + 1] - s->route_off[i]);
-		} else {
-			h = pm_topo_route(t, a, d, b->route);
-		}
+		h = pm_eval_route(t, s, i, b->route, &route);
 		for (int j = 0; j < h; j++) {
 			double *m = b->m + (size_t)route[j] * S;
 			if (all_zero(m, S))
@@ -251,8 +246,12 @@ static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep
 				b->etouched[(*ne)++] = r ? -1 - d : a;
 			v[q] += 1;
 		}
-		if (f->p.endpoint == PM_END_BASELINE)
-			b->mem[x->src] += (double)x->cnt * (x->op == PM_REDUCE ? 2 : 1);
+		if (f->p.endpoint != PM_END_IDEAL) {	/* in units: unit = 1 */
+			double src, dst;
+			pm_endpoint_reads(s, x, 1, f->p.endpoint, NULL, &src, &dst);
+			b->mem[x->src] += src;
+			b->mem[x->dst] += dst;
+		}
 		b->sent[x->src] += (double)x->cnt * rep;
 		if (x->op == PM_REDUCE) {
 			b->red[x->dst] += x->cnt;
@@ -262,9 +261,12 @@ static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep
 	}
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
-		ps->mem_u = mx(ps->mem_u, b->mem[x->src]);
-		b->memrun[x->src] += b->mem[x->src] * rep;
-		b->mem[x->src] = 0;
+		for (int r = 0; r < 2; r++) {	/* sender and receiver, each once */
+			int q = r ? x->dst : x->src;
+			ps->mem_u = mx(ps->mem_u, b->mem[q]);
+			b->memrun[q] += b->mem[q] * rep;
+			b->mem[q] = 0;
+		}
 		b->red[x->dst] = 0;
 	}
 }
@@ -295,7 +297,6 @@ static int count_step(struct pm_profile *f, int k, double rep, struct build *b)
 
 	memset(ps, 0, sizeof *ps);
 	ps->xfers = f->s->step_off[k + 1] - f->s->step_off[k];
-	ps->empty = ps->xfers == 0;
 	ps->e0 = f->ne;
 	route_step(f, ps, k, rep, b, &ne);
 	for (int j = 0; j < ps->nt; j++) {
@@ -430,7 +431,7 @@ static void price_steps(const struct pm_profile *f, double unit, const double *w
 			if (p->endpoint != PM_END_IDEAL)
 				load_s = mx(load_s, ps->mem_u * unit / p->mem_bw_Bps);
 			struct pm_step_cost c = {
-				.alpha_s = ps->empty ? 0 : p->alpha_s,
+				.alpha_s = ps->xfers ? p->alpha_s : 0,
 				.lat_s = ps->lat_max,
 				.bw_s = load_s,
 				.red_s = ps->red_u * unit * p->gamma_spB,

@@ -446,6 +446,17 @@ double pm_machine_egress_bw(const struct pm_machine *m)
 	return m->nccl.nic_Bps > 0 ? m->nccl.nic_Bps * nics : m->level[0].egress_bw;
 }
 
+int pm_machine_rails(const struct pm_machine *m)
+{
+	int G = (int)m->level[0].count;
+	return m->nics > 0 && m->nics < G ? m->nics : G;
+}
+
+int pm_machine_rail_of(const struct pm_machine *m, int local)
+{
+	return (int)((long long)local * pm_machine_rails(m) / m->level[0].count);
+}
+
 /* Level k's inner and egress rates as the models use them: level 0's
  * achieved where the description gives them. */
 static void rates(const struct pm_machine *m, int k, double *inner, double *egress)

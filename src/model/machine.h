@@ -87,6 +87,13 @@ int pm_machine_load(const char *name_or_path, struct pm_machine *m,
 double pm_machine_gpu_bw(const struct pm_machine *m);
 double pm_machine_egress_bw(const struct pm_machine *m);
 
+/* A node's NIC rails (param nics, default one per GPU, at most one per
+ * GPU) and the rail GPU `local` (0 <= local < the node's GPUs) leaves by:
+ * local x rails / G, so a rail's GPUs are consecutive (the machine
+ * network's wiring). */
+int pm_machine_rails(const struct pm_machine *m);
+int pm_machine_rail_of(const struct pm_machine *m, int local);
+
 /* Write m as a machine CSV file that pm_machine_load reads back to the
  * same description (machine_write.c); PM_EINTERNAL on a write error. */
 int pm_machine_write(FILE *f, const struct pm_machine *m);

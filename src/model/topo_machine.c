@@ -85,9 +85,7 @@ static int shape_of(struct pm_topo *t, const struct pm_machine *m, long nodes,
 			       "machine '%s' cannot be built as a network: its level '%s' needs inner_bw and egress_bw (expected the NVLink and NIC bandwidths)",
 			       m->name, node->name);
 	s->G = (int)node->count;
-	s->nics = m->nics > 0 ? m->nics : s->G;
-	if (s->nics > s->G)
-		s->nics = s->G;
+	s->nics = pm_machine_rails(m);
 	s->nodes = (int)nodes;
 	s->inner_bw = pm_machine_gpu_bw(m);	/* achieved where the description says */
 	s->nic_bw = pm_machine_egress_bw(m) / s->nics;	/* a rail carries its NICs' share */

@@ -107,8 +107,8 @@ static int build_schedules(struct pricer *q, int n, int profile, struct pm_best 
 		} else if (rc) {
 			*err = e;
 			return rc;
-		} else if (profile && pm_algo_profile(&q->in[a], &q->s[a], q->p, &q->f[a], &e)) {
-			q->f[a] = NULL;	/* priced size by size */
+		} else if (profile) {
+			q->f[a] = pm_algo_profile(&q->in[a], &q->s[a], q->p);
 		}
 	}
 	return PM_OK;

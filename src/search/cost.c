@@ -98,11 +98,8 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		hi = 2 * lo;
 	if (contention && !in->sized && (rc = pm_algo_schedule(in, &s, err)))
 		return rc;
-	if (contention && !in->sized) {
-		struct pm_err e;	/* without a profile, each size is priced on its own */
-		if (pm_algo_profile(in, &s, p, &prof, &e))
-			prof = NULL;
-	}
+	if (contention && !in->sized)
+		prof = pm_algo_profile(in, &s, p);
 	for (int i = 0; i <= 32 && !rc; i++) {
 		double m = lo * pow(hi / lo, i / 32.0);
 		struct pm_inst at;
