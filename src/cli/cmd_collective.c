@@ -8,7 +8,7 @@
 #include "model/algo.h"
 #include "model/text.h"
 #include "model/units.h"
-#include "sim/psim.h"
+#include "search/pricer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,11 +21,8 @@ struct job {
 	struct pm_inst in;
 	int status;		/* PM_OK or PM_ENOTAPPLICABLE */
 	char note[512];
-	struct pm_sched sched;	/* built, priced at every size, released */
-	int have_sched;
-	struct pm_profile *prof;	/* the schedule's loads, when several sizes are priced */
+	struct pm_pricer q;	/* open while its sizes are priced (status PM_OK) */
 	int warned;		/* the missing schedule was said (once, not per size) */
-	char sched_note[600];	/* why there is no contention row */
 	struct cli_table rows;	/* this algorithm's rows, size by size ... */
 	int *first;		/* ... size s in rows [first[s], first[s + 1]) */
 	double *t;		/* time of size s, evaluator m: t[s * NMODEL + m] (NaN: none) */
@@ -45,9 +42,9 @@ static const char *const col_names[NCOL] = {
 	"bandwidth_us", "reduction_us", "bound_us", "note",
 };
 
-/* The evaluators, in the order their rows appear. */
-enum model { M_CLOSED, M_CONTENTION, M_SIM, M_DATAFLOW, NMODEL };
-static const char *const model_names[NMODEL] = {"closed", "contention", "sim", "dataflow"};
+/* The evaluators (search/pricer.h), in the order their rows appear. */
+enum { M_CLOSED = PM_EVAL_CLOSED, M_CONTENTION = PM_EVAL_CONTENTION, M_SIM = PM_EVAL_SIM,
+       M_DATAFLOW = PM_EVAL_DATAFLOW, NMODEL = PM_NEVAL };
 
 /* "both" (closed and contention, the default), "all", or a comma list. */
 static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
@@ -65,7 +62,7 @@ static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
 	pm_strlcpy(buf, s, sizeof buf);
 	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int m = 0;
-		while (m < NMODEL && strcmp(tok, model_names[m]))
+		while (m < NMODEL && strcmp(tok, pm_evals[m].name))
 			m++;
 		if (m == NMODEL)
 			return pm_fail(err, PM_EINPUT,
@@ -330,7 +327,7 @@ static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t, do
 		bound[z] = tb > 0 ? pm_algbw(sizes[z], tb) * pm_coll_busbw_factor(coll, P) / 1e9 : NAN;
 	}
 	snprintf(title, sizeof title, "%s on %s, %d endpoints (%s evaluator)", pm_coll_info(coll)->title, pm_topo_spec(t), P,
-		 model_names[m]);
+		 pm_evals[m].name);
 	snprintf(ylabel, sizeof ylabel, "bus bandwidth (GB/s)");
 	struct cli_plot pl = {path, title, "message size per rank (bytes, log scale)", ylabel, 1, ns, nsizes, names, sizes, y,
 			      "bound: the network's links", bound, NULL};
@@ -385,55 +382,67 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 }
 
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
-static int put_sim(struct cli_table *tab, struct job *j, double n,
-		   const struct pm_topo *t, const struct pm_params *p,
-		   int dataflow, const struct pm_sim_opts *so, struct pm_err *err)
+static void put_sim(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c, double n, int P)
 {
-	struct pm_sim_opts o = *so;
-	o.dataflow = dataflow;
-	o.lockstep = dataflow ? PM_LOCK_BARRIER : so->lockstep;
-	struct pm_params q = pm_inst_params(&j->in, p);
-	struct pm_sim_result r;
-	struct pm_err e;
-	int rc = pm_sim_run(t, &j->sched, n, &q, &o, &r, &e);
+	cli_table_set(tab, C_TIME, "%.6g", c->time_s * 1e6);
+	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, c->time_s) / 1e9);
+	cli_table_set(tab, C_BUSBW, "%.6g", busbw(coll, n, c->time_s, P));
+	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
+	cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
+}
 
-	if (rc == PM_EINPUT) {
-		cli_table_set(tab, C_NOTE, "no %s row: %s", model_names[dataflow ? M_DATAFLOW : M_SIM], e.msg);
+/* Evaluator m's row of the current size: its numbers, or the note that
+ * says why it has none. */
+static int put_model(struct cli_table *tab, struct job *j, int m, double n, const struct pm_topo *t,
+		     const int on[NMODEL], struct pm_err *err)
+{
+	struct pm_cost c;
+	struct pm_err e;
+	int P = pm_topo_endpoints(t);
+	int rc = pm_pricer_price(&j->q, (enum pm_evaluator)m, n, &c, NULL, &e);
+
+	if (rc == PM_ENOTAPPLICABLE && m >= M_SIM && j->q.have_sched) {
+		cli_table_set(tab, C_NOTE, "no %s row: %s", pm_evals[m].name, e.msg);
+		return PM_OK;
+	}
+	if (rc == PM_ENOTAPPLICABLE) {
+		cli_table_set(tab, C_NOTE, "no contention row: %s", j->q.no_sched);
 		return PM_OK;
 	}
 	if (rc) {
 		*err = e;
 		return rc;
 	}
-	j->t[j->z * NMODEL + (dataflow ? M_DATAFLOW : M_SIM)] = r.time_s;
-	cli_table_set(tab, C_TIME, "%.6g", r.time_s * 1e6);
-	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, r.time_s) / 1e9);
-	cli_table_set(tab, C_BUSBW, "%.6g", busbw(j->in.coll, n, r.time_s, pm_topo_endpoints(t)));
-	cli_table_set(tab, C_STEPS, "%d", j->sched.nsteps);
-	cli_table_set(tab, C_UTIL, "%.4g", 100 * r.link_busy);
+	j->t[j->z * NMODEL + m] = c.time_s;
+	if (m == M_CLOSED && !j->q.have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]))
+		cli_table_set(tab, C_NOTE, "no contention row: %s", j->q.no_sched);
+	if (m >= M_SIM)
+		put_sim(tab, j->in.coll, &c, n, P);
+	else
+		put_cost(tab, j->in.coll, &c, n, P);
 	return PM_OK;
 }
 
-/* The rows of one size; j->in is the instance made for it, fit and fe
- * say whether it runs this size at all. */
+/* The rows of one size; fit and fe say whether the algorithm runs this
+ * size at all. */
 static int add_rows(struct cli_table *tab, struct job *j, double n, int fit,
 		    const struct pm_err *fe, const struct pm_topo *t, const struct pm_params *p,
-		    const int on[NMODEL], const struct pm_sim_opts *so, struct pm_err *err)
+		    const int on[NMODEL], struct pm_err *err)
 {
 	char size[32];
-	int P = pm_topo_endpoints(t), closed = on[M_CLOSED];
+	int closed = on[M_CLOSED];
 
 	pm_fmt_size(n, size, sizeof size);
 	for (int m = 0; m < NMODEL; m++) {
 		if (!on[m])
 			continue;
-		if (m > M_CLOSED && j->status == PM_OK && !j->have_sched && closed)
+		if (m > M_CLOSED && j->status == PM_OK && !j->q.have_sched && closed)
 			continue;	/* the closed row carries the note */
 		if (cli_table_row(tab))
 			return pm_fail(err, PM_EINTERNAL, "out of memory");
 		cli_table_set(tab, C_SIZE, "%s", size);
 		cli_table_set(tab, C_SIZE_B, "%.0f", n);
-		cli_table_set(tab, C_ALGO, "%s", j->in.label);
+		cli_table_set(tab, C_ALGO, "%s", j->status == PM_OK ? j->q.at.label : j->in.label);
 		if (j->status != PM_OK) {
 			cli_table_set(tab, C_NOTE, "%s", j->note);
 			return PM_OK;
@@ -442,75 +451,27 @@ static int add_rows(struct cli_table *tab, struct job *j, double n, int fit,
 			cli_table_set(tab, C_NOTE, "%s", fe->msg);
 			return PM_OK;
 		}
-		cli_table_set(tab, C_MODEL, "%s", model_names[m]);
+		cli_table_set(tab, C_MODEL, "%s", pm_evals[m].name);
 		cli_table_set(tab, C_BOUND, "%.6g", pm_coll_bound(j->in.coll, n, t, p->inj_bw_Bps) * 1e6);
-		struct pm_cost c;
-		if (m == M_CLOSED) {
-			pm_algo_closed(&j->in, n, p, &c);
-			j->t[j->z * NMODEL + M_CLOSED] = c.time_s;
-			if (!j->have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]))
-				cli_table_set(tab, C_NOTE, "%s", j->sched_note);
-			put_cost(tab, j->in.coll, &c, n, P);
-			continue;
-		}
-		if (!j->have_sched) {
-			cli_table_set(tab, C_NOTE, "%s", j->sched_note);
-			continue;
-		}
-		int rc = PM_OK;
-		if (m == M_CONTENTION && j->prof)
-			pm_profile_price(j->prof, n, &c, NULL);
-		else if (m == M_CONTENTION)
-			rc = pm_algo_contention(&j->in, &j->sched, n, p, &c, NULL, err);
-		else
-			rc = put_sim(tab, j, n, t, p, m == M_DATAFLOW, so, err);
+		int rc = put_model(tab, j, m, n, t, on, err);
 		if (rc)
 			return rc;
-		if (m == M_CONTENTION) {
-			j->t[j->z * NMODEL + M_CONTENTION] = c.time_s;
-			put_cost(tab, j->in.coll, &c, n, P);
-		}
 	}
 	return PM_OK;
 }
 
-/* Build j's schedule: have_sched, or the note that says why not. */
-static int build_sched(struct job *j, struct pm_err *err)
+/* A schedule the algorithm refuses is said once on stderr, not per size. */
+static void warn_no_schedule(struct job *j)
 {
-	struct pm_err e;
-	int rc = pm_algo_schedule(&j->in, &j->sched, &e);
-
-	if (rc == PM_EINPUT) {
-		snprintf(j->sched_note, sizeof j->sched_note, "no contention row: %s", e.msg);
-		if (!j->warned++)
-			fprintf(stderr, "perfmodel: warning: %s: %s\n", j->in.label, e.msg);
-	} else if (rc) {
-		*err = e;
-		return rc;
-	}
-	j->have_sched = rc == PM_OK;
-	return PM_OK;
+	if (j->q.no_sched[0] && !j->warned++)
+		fprintf(stderr, "perfmodel: warning: %s: %s\n", j->q.at.label, j->q.no_sched);
 }
 
-static void drop_sched(struct job *j)
-{
-	pm_profile_free(j->prof);
-	j->prof = NULL;
-	if (j->have_sched)
-		pm_sched_release(&j->sched);
-	j->have_sched = 0;
-}
-
-/* One algorithm at every size: its schedule is built, priced and freed
- * before the next algorithm's is built, so one schedule is in memory at a
- * time (a 4096-endpoint MULTITREE schedule alone is about 1 GB), unless
- * the next algorithm builds the same schedule (pm_algo_same_schedule:
- * multitree then multitree-msg): then it is handed to it (next) instead
- * of built again.  A sized instance (multiphase with chunk= or sram=) is
- * made for each size and its schedule built for that size. */
-static int price_job(struct job *j, struct job *next, const double *sizes, int nsizes,
-		     const struct pm_topo *t, const struct pm_params *p,
-		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
+/* One algorithm at every size, priced through its pricer (one schedule in
+ * memory at a time: prev, the job before, hands its schedule over when it
+ * is the same, multitree then multitree-msg, and frees it otherwise). */
+static int price_job(struct job *j, struct job *prev, const double *sizes, int nsizes,
+		     const struct pm_pricer_cfg *cfg, const int on[NMODEL], const unsigned *flags,
 		     struct pm_err *err)
 {
 	int rc = PM_OK;
@@ -521,33 +482,22 @@ static int price_job(struct job *j, struct job *next, const double *sizes, int n
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int k = 0; k < nsizes * NMODEL; k++)
 		j->t[k] = NAN;
-	int scheds = j->status == PM_OK && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]);
-	int sized = j->status == PM_OK && j->in.sized;
-	struct pm_inst base = j->in;
-	if (scheds && !sized && !j->have_sched && (rc = build_sched(j, err)))
+	if (j->status != PM_OK && prev)
+		pm_pricer_close(&prev->q);
+	if (j->status == PM_OK && (rc = pm_pricer_open(&j->q, &j->in, cfg, prev ? &prev->q : NULL, err)))
 		return rc;
-	if (j->have_sched && !sized && on[M_CONTENTION] && nsizes > 1)
-		j->prof = pm_algo_profile(&j->in, &j->sched, p);
+	warn_no_schedule(j);
 	for (int s = 0; s < nsizes && !rc; s++) {
 		struct pm_err fe;	/* a size the algorithm cannot run */
-		int fit = sized ? pm_algo_at_size(&base, sizes[s], &j->in, &fe) : PM_OK;
-		if (scheds && sized && fit == PM_OK && (rc = build_sched(j, err)))
-			break;
+		int fit = j->status == PM_OK ? pm_pricer_size(&j->q, sizes[s], &fe, err) : PM_OK;
+		if (fit != PM_OK && fit != PM_ENOTAPPLICABLE)
+			return fit;
+		warn_no_schedule(j);
 		j->first[s] = j->rows.nrows;
 		j->z = s;
-		rc = add_rows(&j->rows, j, sizes[s], fit, &fe, t, p, on, so, err);
-		if (sized)
-			drop_sched(j);
+		rc = add_rows(&j->rows, j, sizes[s], fit, &fe, cfg->t, cfg->p, on, err);
 	}
-	j->in = base;
 	j->first[nsizes] = j->rows.nrows;
-	if (!rc && j->have_sched && next && next->status == PM_OK &&
-	    pm_algo_same_schedule(&j->in, &next->in)) {
-		next->sched = j->sched;	/* handed over, not copied */
-		next->have_sched = 1;
-		j->have_sched = 0;
-	}
-	drop_sched(j);
 	return rc;
 }
 
@@ -611,15 +561,19 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
 		     struct pm_err *err)
 {
+	struct pm_pricer_cfg cfg = {t, p, so, 0, nsizes, 0};
 	struct cli_progress pr;
 	int rc = PM_OK;
 
+	for (int m = 0; m < NMODEL; m++)
+		cfg.evals |= (unsigned)(on[m] != 0) << m;
 	cli_progress_start(&pr);
 	for (int i = 0; i < njobs && !rc; i++) {
 		cli_progress_step(&pr, jobs[i].in.label, i, njobs);
-		rc = price_job(&jobs[i], i + 1 < njobs ? &jobs[i + 1] : NULL, sizes, nsizes, t, p, on,
-			       so, flags, err);
+		rc = price_job(&jobs[i], i > 0 ? &jobs[i - 1] : NULL, sizes, nsizes, &cfg, on, flags, err);
 	}
+	if (njobs > 0)
+		pm_pricer_close(&jobs[njobs - 1].q);
 	cli_progress_end(&pr);
 	for (int s = 0; s < nsizes && !rc; s++)
 		for (int i = 0; i < njobs && !rc; i++)
@@ -686,7 +640,7 @@ static int check_request(struct request *q, struct pm_err *err)
 static void free_jobs(struct job *jobs, int njobs)
 {
 	for (int i = 0; jobs && i < njobs; i++) {
-		drop_sched(&jobs[i]);
+		pm_pricer_close(&jobs[i].q);
 		cli_table_release(&jobs[i].rows);
 		free(jobs[i].first);
 		free(jobs[i].t);

@@ -1,5 +1,6 @@
 /* best.c: the fastest algorithm per size and the crossovers (best.h). */
 #include "search/best.h"
+#include "search/pricer.h"
 #include "model/progress.h"
 
 #include <math.h>
@@ -9,41 +10,28 @@
 
 struct pricer {
 	const struct pm_inst *in;
-	struct pm_sched *s;		/* per algorithm; NULL entries: closed form */
-	struct pm_profile **f;		/* per algorithm: its schedule's profile, or NULL */
-	const struct pm_params *p;
+	struct pm_pricer *q;		/* per algorithm */
 	int contention;
 };
 
 /* Algorithm a's time for n bytes; INFINITY when it cannot be priced
  * there, with the reason in *e (a size it cannot run, or a schedule made
  * for this size that is too large to price). */
-static double price_why(const struct pricer *q, int a, double n, struct pm_err *e)
+static double price_why(const struct pricer *b, int a, double n, struct pm_err *e)
 {
-	struct pm_inst at;
-	struct pm_sched own;
+	struct pm_pricer *q = &b->q[a];
 	struct pm_cost c;
-	int rc;
+	struct pm_err hard;
+	int rc = pm_pricer_size(q, n, e, &hard);
 
-	if (pm_algo_at_size(&q->in[a], n, &at, e))
+	if (rc && rc != PM_ENOTAPPLICABLE)
+		*e = hard;
+	if (rc)
 		return INFINITY;	/* cannot run this size (multiphase's SRAM) */
 	/* NCCL's model is its own evaluator (protocols and channels are not
 	 * link loads): its closed form is its price in both modes */
-	if (!q->contention || (at.algo->flags & PM_ALGO_EVERY_COLL)) {
-		pm_algo_closed(&at, n, q->p, &c);
-		return c.time_s;
-	}
-	if (q->f[a]) {
-		pm_profile_price(q->f[a], n, &c, NULL);
-		return c.time_s;
-	}
-	if (!at.sized)
-		rc = pm_algo_contention(&at, &q->s[a], n, q->p, &c, NULL, e);
-	else if ((rc = pm_algo_schedule(&at, &own, e)) == PM_OK) {
-		/* a schedule made for this size */
-		rc = pm_algo_contention(&at, &own, n, q->p, &c, NULL, e);
-		pm_sched_release(&own);
-	}
+	int closed = !b->contention || (q->at.algo->flags & PM_ALGO_EVERY_COLL);
+	rc = pm_pricer_price(q, closed ? PM_EVAL_CLOSED : PM_EVAL_CONTENTION, n, &c, NULL, e);
 	return rc ? INFINITY : c.time_s;
 }
 
@@ -90,25 +78,25 @@ static void rank_size(const struct pricer *q, const struct pm_best *b, int n,
 	}
 }
 
-/* Every unsized algorithm's schedule, and its profile when more than one
- * size is priced (several sizes, and the bisection between them). */
-static int build_schedules(struct pricer *q, int n, int profile, struct pm_best *b, struct pm_err *err)
+/* Every algorithm's pricer: an unsized one builds its schedule (and its
+ * profile when more than one size is priced: several sizes, and the
+ * bisection between them) and holds it for the bisection. */
+static int open_pricers(struct pricer *q, int n, int nsizes, const struct pm_params *p,
+			struct pm_best *b, struct pm_err *err)
 {
-	if (!(q->s = calloc((size_t)n, sizeof *q->s)) || !(q->f = calloc((size_t)n, sizeof *q->f)))
+	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, nsizes, 0};
+
+	if (q->contention)
+		cfg.evals |= 1u << PM_EVAL_CONTENTION;
+	if (!(q->q = calloc((size_t)n, sizeof *q->q)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int a = 0; a < n; a++) {
-		struct pm_err e;
-		if (q->in[a].sized)
-			continue;	/* built size by size (price) */
-		int rc = pm_algo_schedule(&q->in[a], &q->s[a], &e);
-		if (rc == PM_EINPUT) {
-			b->usable[a] = 0;
-			snprintf(b->why[a], sizeof b->why[a], "%s", e.msg);
-		} else if (rc) {
-			*err = e;
+		int rc = pm_pricer_open(&q->q[a], &q->in[a], &cfg, NULL, err);
+		if (rc)
 			return rc;
-		} else if (profile) {
-			q->f[a] = pm_algo_profile(&q->in[a], &q->s[a], q->p);
+		if (q->q[a].no_sched[0] && !(q->in[a].algo->flags & PM_ALGO_EVERY_COLL)) {
+			b->usable[a] = 0;
+			snprintf(b->why[a], sizeof b->why[a], "%s", q->q[a].no_sched);
 		}
 	}
 	return PM_OK;
@@ -118,7 +106,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 		const struct pm_params *p, int contention, struct pm_best *b,
 		struct pm_err *err)
 {
-	struct pricer q = {in, NULL, NULL, p, contention};
+	struct pricer q = {in, NULL, contention};
 	int rc = PM_OK, any = 0;
 
 	memset(b, 0, sizeof *b);
@@ -131,7 +119,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 	for (int a = 0; a < n; a++)
 		b->usable[a] = 1;
 	pm_progress("building the schedules", 0, 0);
-	if (contention && (rc = build_schedules(&q, n, nsizes > 1, b, err)))
+	if ((rc = open_pricers(&q, n, nsizes, p, b, err)))
 		goto out;
 	for (int a = 0; a < n; a++)
 		any |= b->usable[a];
@@ -158,14 +146,9 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 			snprintf(c->why, sizeof c->why, "%s", e.msg);
 	}
 out:
-	for (int a = 0; q.s && a < n; a++) {
-		if (q.f)
-			pm_profile_free(q.f[a]);
-		if (b->usable[a] && !in[a].sized)
-			pm_sched_release(&q.s[a]);
-	}
-	free(q.s);
-	free(q.f);
+	for (int a = 0; q.q && a < n; a++)
+		pm_pricer_close(&q.q[a]);
+	free(q.q);
 	return rc;
 }
 

@@ -1,5 +1,6 @@
 /* cost.c: all-reduce cost lines for the training timeline. */
 #include "search/cost.h"
+#include "search/pricer.h"
 
 #include <math.h>
 #include <string.h>
@@ -69,59 +70,40 @@ int pm_fit_to_link(const char *algo, enum pm_coll c, int P, double A, double B,
 	return PM_OK;
 }
 
-/* The contention evaluator on a schedule built for this size only. */
-static int price_sized(const struct pm_inst *at, double n, const struct pm_params *p,
-		       struct pm_cost *c, struct pm_err *err)
-{
-	struct pm_sched s;
-	int rc = pm_algo_schedule(at, &s, err);
-
-	if (rc)
-		return rc;
-	rc = pm_algo_contention(at, &s, n, p, c, NULL, err);
-	pm_sched_release(&s);
-	return rc;
-}
-
 int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		     int contention, double lo, double hi, struct pm_fit *f,
 		     struct pm_err *err)
 {
+	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, 33, 0};
+	enum pm_evaluator e = contention ? PM_EVAL_CONTENTION : PM_EVAL_CLOSED;
 	struct pm_points pts = {0};
-	struct pm_sched s;
-	struct pm_profile *prof = NULL;
-	int rc = PM_OK;
+	struct pm_pricer q;
+	int rc;
 
 	if (!(lo > 0) || hi < lo)
 		return pm_fail(err, PM_EINPUT, "invalid size range for the cost fit");
 	if (hi == lo)
 		hi = 2 * lo;
-	if (contention && !in->sized && (rc = pm_algo_schedule(in, &s, err)))
+	cfg.evals |= 1u << e;
+	if ((rc = pm_pricer_open(&q, in, &cfg, NULL, err)))
 		return rc;
-	if (contention && !in->sized)
-		prof = pm_algo_profile(in, &s, p);
+	if (q.no_sched[0])
+		rc = pm_fail(err, PM_EINPUT, "%s", q.no_sched);
 	for (int i = 0; i <= 32 && !rc; i++) {
 		double m = lo * pow(hi / lo, i / 32.0);
-		struct pm_inst at;
 		struct pm_cost c;
-		if ((rc = pm_algo_at_size(in, m, &at, err)))
+		if ((rc = pm_pricer_size(&q, m, err, err)))
 			break;	/* a size it cannot run (multiphase's SRAM) */
-		if (contention && in->sized)
-			rc = price_sized(&at, m, p, &c, err);
-		else if (prof)
-			pm_profile_price(prof, m, &c, NULL);
-		else if (contention)
-			rc = pm_algo_contention(&at, &s, m, p, &c, NULL, err);
+		if (q.no_sched[0])
+			rc = pm_fail(err, PM_EINPUT, "%s", q.no_sched);
 		else
-			pm_algo_closed(&at, m, p, &c);
+			rc = pm_pricer_price(&q, e, m, &c, NULL, err);
 		if (!rc && pm_points_add(&pts, m, c.time_s))
 			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	}
 	if (!rc)
 		rc = pm_fit_line(&pts, 0, 0, f, err);
-	pm_profile_free(prof);
-	if (contention && !in->sized)
-		pm_sched_release(&s);
+	pm_pricer_close(&q);
 	pm_points_release(&pts);
 	return rc;
 }

@@ -4,7 +4,7 @@
 
 #include "model/algo.h"
 #include "model/eval.h"
-#include "sim/psim.h"
+#include "search/pricer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -79,15 +79,40 @@ static void check(struct pm_validate_row *r, const struct pm_sched *s,
 		r->dataflow_s >= c->max_link_B / q->link_bw_Bps * (1 - 1e-9);
 }
 
-static double simulate(const struct pm_topo *t, const struct pm_sched *s, double n,
-		       const struct pm_params *q, int dataflow, struct pm_err *err, int *rc)
+/* One row of r's checks at the pricer's size: the closed form, the
+ * contention evaluator (its per-step records in steps), and the
+ * router-level simulator in barrier lockstep and dataflow order.  A row
+ * an evaluator refuses keeps the reason as its note. */
+static int price_row(struct pm_pricer *q, struct pm_validate_row *r, struct pm_step_cost *steps,
+		     struct pm_err *err)
 {
-	struct pm_sim_opts o = {.dataflow = dataflow, .routers = 1};
-	struct pm_sim_result res;
+	struct pm_params pq = pm_inst_params(&q->at, q->cfg.p);
+	struct pm_router_cfg rc;
+	struct pm_cost c, s;
+	struct pm_err why;
+	int code;
 
-	pm_router_cfg_default(&o.router);
-	*rc = pm_sim_run(t, s, n, q, &o, &res, err);
-	return *rc ? -1 : res.time_s;
+	pm_router_cfg_default(&rc);
+	pm_pricer_price(q, PM_EVAL_CLOSED, r->size_B, &c, NULL, &why);
+	r->closed_s = c.time_s;
+	if (pm_pricer_price(q, PM_EVAL_CONTENTION, r->size_B, &c, steps, &why)) {
+		snprintf(r->note, sizeof r->note, "%.500s", why.msg);
+		return PM_OK;
+	}
+	r->contention_s = c.time_s;
+	if (!(code = pm_pricer_price(q, PM_EVAL_SIM, r->size_B, &s, NULL, &why))) {
+		r->sim_s = s.time_s;
+		if (!(code = pm_pricer_price(q, PM_EVAL_DATAFLOW, r->size_B, &s, NULL, &why)))
+			r->dataflow_s = s.time_s;
+	}
+	if (code == PM_ENOTAPPLICABLE) {
+		snprintf(r->note, sizeof r->note, "%.500s", why.msg);
+		return PM_OK;
+	}
+	if (code)
+		return pm_fail(err, code, "%s", why.msg);
+	check(r, &q->sched, steps, &c, &pq, &rc);
+	return PM_OK;
 }
 
 /* Price one algorithm on one network at every size into rows. */
@@ -95,31 +120,26 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 		 const double *sizes, const struct pm_params *p, struct pm_validate *v,
 		 struct pm_err *err)
 {
+	struct pm_sim_opts so = {.routers = 1};
+	struct pm_pricer_cfg cfg = {t, p, &so, 0xf, 1, 1};
+	struct pm_pricer q = {0};
 	struct pm_inst in;
-	struct pm_sched s, e;
 	struct pm_err why;
-	struct pm_router_cfg rc;
-	int have = 0, code = PM_OK;
+	int code = PM_OK;
 
-	pm_router_cfg_default(&rc);
+	pm_router_cfg_default(&so.router);
 	int st = pm_algo_resolve(algo, t, 0, &in, &why);
-	if (st == PM_OK && (st = pm_algo_schedule(&in, &s, &why)) == PM_OK) {
-		have = 1;
-		if (pm_sched_is_compact(&s)) {	/* per-step records of every step */
-			if ((st = pm_sched_expand(&s, &e, PM_SCHED_MAX_XFERS, &why)) == PM_OK) {
-				pm_sched_release(&s);
-				s = e;
-			}
-		}
+	if (st == PM_OK && (code = pm_pricer_open(&q, &in, &cfg, NULL, err)))
+		return code;
+	if (st == PM_OK && q.no_sched[0]) {
+		st = PM_EINPUT;
+		snprintf(why.msg, sizeof why.msg, "%.500s", q.no_sched);
 	}
-	struct pm_step_cost *steps = have && st == PM_OK ? calloc((size_t)s.nsteps + 1, sizeof *steps) : NULL;
-	if (have && st == PM_OK && !steps)
+	struct pm_step_cost *steps = st == PM_OK ? calloc((size_t)q.sched.nsteps + 1, sizeof *steps) : NULL;
+	if (st == PM_OK && !steps)
 		code = pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int z = 0; sizes[z] > 0 && code == PM_OK; z++) {
 		struct pm_validate_row *r = &v->rows[v->nrows++];
-		struct pm_cost c;
-		struct pm_params q = st == PM_OK ? pm_inst_params(&in, p) : *p;
-		int src;
 
 		memset(r, 0, sizeof *r);
 		snprintf(r->topo, sizeof r->topo, "%s", spec);
@@ -130,30 +150,11 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 			snprintf(r->note, sizeof r->note, "%.500s", why.msg);
 			continue;
 		}
-		pm_algo_closed(&in, sizes[z], p, &c);
-		r->closed_s = c.time_s;
-		if (pm_algo_contention(&in, &s, sizes[z], p, &c, steps, &why)) {
-			snprintf(r->note, sizeof r->note, "%.500s", why.msg);
-			continue;
-		}
-		r->contention_s = c.time_s;
-		r->sim_s = simulate(t, &s, sizes[z], &q, 0, &why, &src);
-		if (!src)
-			r->dataflow_s = simulate(t, &s, sizes[z], &q, 1, &why, &src);
-		if (src == PM_EINPUT) {
-			snprintf(r->note, sizeof r->note, "%.500s", why.msg);
-			continue;
-		}
-		if (src) {
-			code = pm_fail(err, src, "%s", why.msg);
-			break;
-		}
-		check(r, &s, steps, &c, &q, &rc);
+		code = price_row(&q, r, steps, err);
 		v->failed += !r->ok;
 	}
 	free(steps);
-	if (have)
-		pm_sched_release(&s);
+	pm_pricer_close(&q);
 	return code;
 }
 
