@@ -283,6 +283,38 @@ Test(coll, direct_alltoall_on_full_is_the_formula)
 	pm_topo_free(t);
 }
 
+/* direct:grouped (NCCL's all-to-all) sends every block once, all in one
+ * step.  On full:8 each block has its own link, so the contention
+ * evaluator pays one step: 150 ns + 8192 x 17/16 B / 16 GB/s = 0.694 us
+ * (P = 8, n = 64 KiB, packet:256/16); the closed form sees one link per
+ * endpoint and serialises the 7 blocks: 0.15 + 7 x 0.544 = 3.958 us. */
+Test(coll, grouped_alltoall_in_one_step)
+{
+	struct pm_topo *t = topo_or_die("full:8");
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+	struct pm_params p;
+	int seen[64] = {0};
+
+	pm_params_default(&p);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, "direct:grouped", t, 0, &in, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	cr_assert_eq(s.nsteps, 1);
+	for (size_t i = 0; i < s.nx; i++)
+		seen[s.x[i].src * 8 + s.x[i].dst] += (int)s.x[i].cnt;
+	for (int a = 0; a < 64; a++)
+		cr_assert_eq(seen[a], a / 8 != a % 8, "%d -> %d sent %d times", a / 8, a % 8, seen[a]);
+	cr_assert_eq(pm_algo_contention(&in, &s, 65536, &p, &c, NULL, &err), PM_OK);
+	assert_rel(c.time_s, 0.15e-6 + 8192 * 17.0 / 16 / 16e9, 1e-12);
+	pm_algo_closed(&in, 65536, &p, &c);
+	assert_rel(c.time_s, 0.15e-6 + 7 * 8192 * 17.0 / 16 / 16e9, 1e-12);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, "direct:pairs", t, 0, &in, &err), PM_EINPUT);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* The endpoint in the closed form (--endpoint baseline --mem-bw 4GB/s),
  * by hand on full:8, 1 MiB, 150 ns links, no flow control:
  *   ring sends 2 x 7/8 MiB = 1,835,008 B, half reduced: reads 1.5 x that
