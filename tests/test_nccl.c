@@ -303,3 +303,74 @@ Test(nccl, constants_per_release)
 		assert_rel(c.lat_s, nvls_lat[k], 1e-9);
 	}
 }
+
+/* Contention price of instance in (sized: made for n first) on its
+ * network, with p. */
+static struct pm_cost contention_of(const struct pm_inst *in, double n, const struct pm_params *p)
+{
+	struct pm_inst at;
+	struct pm_sched s;
+	struct pm_cost c;
+	struct pm_err err;
+
+	cr_assert_eq(pm_algo_at_size(in, n, &at, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s: %s", at.label, err.msg);
+	cr_assert_eq(pm_algo_contention(&at, &s, n, p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	return c;
+}
+
+/* Where NCCL runs its ring, the contention row prices our ring's
+ * schedule as the protocol puts it on the wire, an identity between two
+ * evaluations of one schedule: on 2 DGX H100 nodes (16 GPUs, one channel
+ * per NIC rail, ring:8), Simple moves the data alone, LL128 128-byte
+ * lines of 120 data bytes (16/15 of the ring's bandwidth term where each
+ * transfer, n / (16 ranks x 8 channels), is a multiple of 120 bytes), LL
+ * 16-byte lines of 8 (twice it).  The alpha column is NCCL's launch plus
+ * its latency, the closed form's two terms, spread over NCCL's 2(P-1) =
+ * 30 steps.  Where the size fills one channel only, the ring is ring:1.
+ * NCCL's tree has no schedule: refused with the reason. */
+Test(nccl, ring_schedule_priced_as_the_protocol_runs)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
+	struct pm_params p = plain_params(5e-6, 0, 1e9, 0);
+	struct pm_inst nc, ring, ring1, at;
+	struct pm_cost k, c, r;
+	struct pm_err err;
+	const double n128 = 120.0 * 128 * 1024, nll = 2097152;
+
+	resolve_or_die("ring", t, 0, &ring);
+	resolve_or_die("ring:1", t, 0, &ring1);
+	struct pm_params none = p;
+	none.alpha_s = 0;
+	resolve_or_die("nccl:ring/simple", t, 0, &nc);
+	c = contention_of(&nc, 1 << 30, &p);
+	r = contention_of(&ring, 1 << 30, &none);
+	pm_algo_closed(&nc, 1 << 30, &p, &k);
+	cr_assert(rel_close(c.bw_s, r.bw_s, 1e-12), "simple %g ring %g", c.bw_s, r.bw_s);
+	cr_assert(rel_close(c.alpha_s, k.alpha_s + k.lat_s, 1e-9), "alpha %g, NCCL %g + %g", c.alpha_s,
+		  k.alpha_s, k.lat_s);
+	cr_assert_eq(c.steps, 30);
+	resolve_or_die("nccl:ring/ll128", t, 0, &nc);
+	c = contention_of(&nc, n128, &p);
+	r = contention_of(&ring, n128, &none);
+	cr_assert(rel_close(c.bw_s, r.bw_s * 16 / 15, 1e-12), "ll128 %g ring %g", c.bw_s, r.bw_s);
+	resolve_or_die("nccl:ring/ll", t, 0, &nc);
+	cr_assert_eq(pm_algo_at_size(&nc, nll, &at, &err), PM_OK);
+	cr_assert_str_eq(at.label, "nccl:ring/ll(16ch)");
+	c = contention_of(&nc, nll, &p);
+	r = contention_of(&ring, nll, &none);
+	cr_assert(rel_close(c.bw_s, 2 * r.bw_s, 1e-12), "ll %g ring %g", c.bw_s, r.bw_s);
+	/* 8 KiB: LL fills one channel (8192 < 2 x 512 threads x 8 B x 16) */
+	cr_assert_eq(pm_algo_at_size(&nc, 8192, &at, &err), PM_OK);
+	cr_assert_str_eq(at.label, "nccl:ring/ll(1ch)");
+	c = contention_of(&nc, 8192, &p);
+	r = contention_of(&ring1, 8192, &none);
+	cr_assert(rel_close(c.bw_s, 2 * r.bw_s, 1e-12), "ll 1ch %g ring:1 %g", c.bw_s, r.bw_s);
+	resolve_or_die("nccl:tree", t, 0, &nc);
+	cr_assert_eq(pm_algo_at_size(&nc, 1 << 30, &at, &err), PM_OK);
+	struct pm_sched s;
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "no schedule here"), "%s", err.msg);
+	pm_topo_free(t);
+}

@@ -43,6 +43,8 @@ struct pm_params pm_inst_params(const struct pm_inst *in,
 		if (q.flit_B <= 0)
 			q.flit_B = 16;
 	}
+	if (in->algo && in->algo->params)
+		in->algo->params(in, &q);
 	return q;
 }
 
@@ -271,6 +273,11 @@ int pm_algo_check(const struct pm_inst *in, struct pm_err *err)
 int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 		     struct pm_err *err)
 {
+	if (in->algo->schedule_inst) {
+		struct pm_inst sub;
+		int rc = in->algo->schedule_inst(in, &sub, err);
+		return rc ? rc : pm_algo_schedule(&sub, s, err);
+	}
 	double want = in->P > 1 ? in->algo->xfers(in) : 0;
 	if (want > PM_SCHED_MAX_XFERS)
 		return pm_fail(err, PM_EINPUT,

@@ -99,6 +99,14 @@ struct pm_algo {
 	 * multitree-msg's message flow control), so one built schedule
 	 * serves both (pm_algo_same_schedule). */
 	const struct pm_algo *schedule_of;
+	/* Optional: the instance whose schedule prices this one (NCCL's
+	 * choice: the ring it runs); pm_algo_schedule builds that one, or
+	 * returns this hook's PM_EINPUT with the reason there is none. */
+	int (*schedule_inst)(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err);
+	/* Optional: the parameters the instance's schedule is priced with
+	 * (NCCL's protocol as wire bytes, its latency as the steps' alpha),
+	 * applied by pm_inst_params. */
+	void (*params)(const struct pm_inst *in, struct pm_params *p);
 };
 
 const struct pm_algo *const *pm_algos(int *n);

@@ -13,8 +13,11 @@
  *        and NIC rates of the machine description) x its busbw-to-algbw
  *        ratio.  docs/model.md, "NCCL".
  * Restrictions: a machine: network whose description gives the NCCL
- * parameters (arch, ring_busbw, ...).  Closed form only: NCCL's protocol
- * and channel terms are not link loads, so there is no schedule.
+ * parameters (arch, ring_busbw, ...).
+ * Schedule: where NCCL's choice is its ring (all-reduce, reduce-scatter,
+ * all-gather) or its all-to-all, that schedule of ours (ring, direct),
+ * priced with the protocol's wire bytes and NCCL's launch and latency as
+ * alpha; its other algorithms are priced in closed form only.
  * Reference: NCCL 2.30.7 src/graph/tuning.cc and src/enqueue.cc.
  */
 #include "model/algo.h"
@@ -157,9 +160,48 @@ static double xfers(const struct pm_inst *in)
 static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
 {
 	(void)s;
-	return pm_fail(err, PM_EINPUT,
-		       "NCCL's model is priced in closed form only (its protocol and channel terms are not link loads; %s's ring and tree schedules are --algo ring and dbtree)",
-		       in->label);
+	return pm_fail(err, PM_EINTERNAL, "%s: built through its schedule instance", in->label);
+}
+
+/* The schedule NCCL's choice runs, where it is one of ours: its ring
+ * (reduce-scatter, all-gather and all-reduce; on a cluster one channel
+ * per NIC rail, or the channels the size fills where fewer) and its
+ * all-to-all (every pair at once, direct:grouped).  The rest have none yet, and say so. */
+static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
+{
+	const struct nccl_state *st = cstate(in);
+	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
+	enum pm_nccl_algo a = st->pick.algo;
+	int ring = a == PM_NCCL_RING && in->coll != PM_COLL_BROADCAST && in->coll != PM_COLL_REDUCE;
+	char spec[32] = "direct:grouped";
+
+	if (!ring && a != PM_NCCL_P2P)
+		return pm_fail(err, PM_EINPUT,
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, and its all-to-all; nccl:ring forces the ring)",
+			       pm_nccl_algo_names[a],
+			       a == PM_NCCL_RING ? " broadcast and reduce (a pipelined chain)" : "");
+	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
+		snprintf(spec, sizeof spec, "ring:%d", st->pick.channels);
+	else if (ring)
+		snprintf(spec, sizeof spec, "ring");
+	return pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
+}
+
+/* The schedule priced as NCCL runs it: the protocol's lines on the wire
+ * (LL: 8 bytes of data with 8 of flags in 16; LL128: 120 of 128; Simple:
+ * the data), and NCCL's launch and latency as the steps' alpha, spread
+ * over NCCL's steps (the ring's 2(P-1) or P-1; the grouped all-to-all's
+ * one). */
+static void params(const struct pm_inst *in, struct pm_params *p)
+{
+	const struct nccl_state *st = cstate(in);
+	static const double payload[PM_NCCL_NPROTO] = {8, 120, 0}, flag[PM_NCCL_NPROTO] = {8, 8, 0};
+	double steps = st->pick.steps;
+
+	p->flow = st->pick.proto == PM_NCCL_SIMPLE ? PM_FLOW_NONE : PM_FLOW_PACKET;
+	p->payload_B = payload[st->pick.proto];
+	p->flit_B = flag[st->pick.proto];
+	p->alpha_s = steps > 0 ? (st->pick.launch_s + st->pick.lat_s) / steps : 0;
 }
 
 const struct pm_algo pm_algo_nccl = {
@@ -176,4 +218,6 @@ const struct pm_algo pm_algo_nccl = {
 	.closed = closed,
 	.xfers = xfers,
 	.at_size = at_size,
+	.schedule_inst = schedule_inst,
+	.params = params,
 };
