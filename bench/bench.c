@@ -56,7 +56,8 @@ static double coll_once(enum pm_coll coll, const struct pm_topo *t, int verbose,
 		struct pm_err err;
 		double t0 = now();
 		if (!pm_algo_does(all[i], coll) ||
-		    pm_algo_resolve_coll(coll, all[i]->name, t, 0, &in, &err) != PM_OK)
+		    pm_algo_resolve_coll(coll, all[i]->name, t, 0, &in, &err) != PM_OK ||
+		    pm_algo_at_size(&in, 64.0 * 1048576, &in, &err) != PM_OK)
 			continue;
 		if (pm_algo_schedule(&in, &s, &err) != PM_OK) {
 			if (verbose)
@@ -564,7 +565,7 @@ int main(int argc, char **argv)
 	if (all || strcmp(what, "sim") == 0) {
 		bench_sim("torus:8x8", "multitree", 64.0 * 1048576);
 		bench_sim("torus:4x4x4", "multiphase", 64.0 * 1048576);
-		bench_sim("fattree:8,2", "dbtree", 64.0 * 1048576);
+		bench_sim("fattree:8,2", "dbtree:P", 64.0 * 1048576);
 		bench_rsim("torus:4x4", "multitree", 1048576);
 		bench_rsim("torus:8x8", "ring", 64.0 * 1048576);
 		bench_rsim("torus:8x8", "multitree", 64.0 * 1048576);

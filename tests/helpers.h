@@ -48,6 +48,13 @@ static inline struct pm_topo *topo_with(const char *spec, double bw, double lat)
 	return t;
 }
 
+/* A resolved instance made for n bytes where it depends on the size
+ * (the pipelines' default chunk count, multiphase's chunk=). */
+static inline int made_for(struct pm_inst *in, double n, struct pm_err *err)
+{
+	return in->sized ? pm_algo_at_size(in, n, in, err) : PM_OK;
+}
+
 static inline void resolve_or_die(const char *algo, const struct pm_topo *t,
 				  int P, struct pm_inst *in)
 {

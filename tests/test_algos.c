@@ -21,6 +21,9 @@
 #define BW 12.5e9
 #define GAMMA 0.0731e-9
 #define NB 3e6
+/* the size a sized instance (the pipelines' default chunk count) is made
+ * for in the loops over every algorithm: 4 MiB, K = 8 chunks of 512 KiB */
+#define SIZED_AT 4194304.0
 
 static double closed_time(const char *algo, const char *topo)
 {
@@ -109,7 +112,7 @@ Test(closed, hring)
  * = 1246.35 us. */
 Test(closed, dbtree)
 {
-	assert_rel(closed_time("dbtree", "full:9"), 1246.35e-6, 1e-6);
+	assert_rel(closed_time("dbtree:9", "full:9"), 1246.35e-6, 1e-6);
 }
 
 /* tree (one pipelined binary tree), by hand.  NCCL's tree on 3 ranks is
@@ -185,6 +188,7 @@ Test(every_algo, schedules_are_allreduces)
 			if (rc == PM_ENOTAPPLICABLE)
 				continue;
 			cr_assert_eq(rc, PM_OK, "%s on %s: %s", all[a]->name, nets[k], err.msg);
+			cr_assert_eq(made_for(&in, SIZED_AT, &err), PM_OK, "%s", err.msg);
 			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
 			cr_assert_eq(s.nx, (size_t)in.algo->xfers(&in), "%s on %s: %zu transfers, estimate %.0f",
 				     in.label, nets[k], s.nx, in.P > 1 ? in.algo->xfers(&in) : 0);
@@ -225,7 +229,7 @@ Test(every_algo, compact_equals_played_out)
 			struct pm_err err;
 			struct pm_cost cs, ce;
 			char what[256];
-			if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK)
+			if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK || made_for(&in, SIZED_AT, &err))
 				continue;
 			snprintf(what, sizeof what, "%s on %s", in.label, nets[k]);
 			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
@@ -315,7 +319,7 @@ Test(every_algo, profile_prices_as_the_evaluator)
 			struct pm_sched s;
 			struct pm_err err;
 			char what[256];
-			if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK || in.sized ||
+			if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK || made_for(&in, SIZED_AT, &err) ||
 			    pm_algo_schedule(&in, &s, &err) != PM_OK)
 				continue;
 			for (int v = 0; v < 4; v++) {
@@ -435,7 +439,7 @@ Test(every_algo, contention_equals_closed_on_full)
 				struct pm_sched s;
 				struct pm_cost cc, ce;
 				struct pm_err err;
-				if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK)
+				if (pm_algo_resolve(all[a]->name, t, 0, &in, &err) != PM_OK || made_for(&in, NB, &err))
 					continue;
 				cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
 				pm_algo_closed(&in, NB, &p, &cc);
@@ -592,7 +596,7 @@ Test(seed_facts, dbtree_steps_on_nine_nodes)
 
 	cr_assert_eq(pm_dbtree_reduce_steps(9, 9), 15);
 	cr_assert_eq(pm_dbtree_reduce_steps(9, 2), 8);
-	resolve_or_die("dbtree", t, 0, &in);
+	resolve_or_die("dbtree:9", t, 0, &in);
 	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
 	cr_assert_eq(s.nsteps, 30);
 	cr_assert_eq(s.second_phase, 15);
@@ -991,41 +995,67 @@ Test(multitree, artifact_trees_torus4x4)
 /* The MULTITREE artifact's double binary tree on 16 ranks (its log,
  * tests/data/artifact_dtree_16.txt: 15 edges a tree) is ours: it mirrors
  * tree 1 for even P as NCCL does. */
-/* Above 4,096 ranks the trees default to 256 pipeline chunks (K = P
- * would be P^2 transfers, 8.6e9 on 65,536 GPUs) and get a contention
- * row; at and below they keep K = P, and the chain keeps K = P.  On
- * machine:dgx-h100:513 (4,104 GPUs) the double binary tree's reduce runs
- * K + 2 ceil(log2 P) - 2 = 256 + 26 - 2 = 280 steps at most (Sanders et
- * al.'s bound, which the construction meets or beats), and its
- * all-reduce twice that. */
-Test(dbtree, default_pipeline_beyond_4096_ranks)
+/* The default pipeline takes its chunk count from the size: NCCL's LL
+ * chunk (512 KiB buffer / 8 steps, half of it data: 32 KiB), K = n /
+ * 32 KiB rounded up to a power of two, at most max(P, 256) up to 4,096
+ * ranks and 256 beyond (the chain keeps P there).  By hand on 4,096 GPUs
+ * (machine:dgx-h100:512): 1 KiB -> 1; 96 KiB -> 3, rounded to 4; 2 MiB ->
+ * 64; 1 GiB -> 32768, capped at 4096.  Past 4,096 ranks one pipeline
+ * serves every size: on 4,104 (machine:dgx-h100:513) the chain takes 4104
+ * chunks and the trees 256, where the double binary tree's
+ * reduce runs at most K + 2 ceil(log2 P) - 2 = 256 + 26 - 2 = 280 steps
+ * (Sanders et al.'s bound, which the construction meets or beats) and
+ * its all-reduce twice that.  On 8 ranks a 1 GiB broadcast takes 256
+ * chunks, not 8: the pipeline reaches 256/262 of the line rate. */
+Test(dbtree, default_pipeline_from_the_size)
 {
 	struct pm_topo *big = topo_or_die("machine:dgx-h100:513"), *at = topo_or_die("machine:dgx-h100:512");
-	struct pm_inst in;
+	struct pm_topo *eight = topo_or_die("ring:8");
+	struct pm_inst in, m;
 	struct pm_sched s;
 	struct pm_cost c;
 	struct pm_err err;
 	struct pm_params p = plain_params(1e-6, 0, 1e9, 0);
+	static const struct {
+		double n;
+		const char *label;
+	} want[] = {{1024, "dbtree:1"}, {96 << 10, "dbtree:4"}, {2 << 20, "dbtree:64"}, {1 << 30, "dbtree:4096"}};
 
 	resolve_or_die("dbtree", at, 0, &in);
-	cr_assert_str_eq(in.label, "dbtree:4096");
+	cr_assert_str_eq(in.label, "dbtree");
+	cr_assert(in.sized);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		cr_assert_eq(pm_algo_at_size(&in, want[i].n, &m, &err), PM_OK);
+		cr_assert_str_eq(m.label, want[i].label);
+	}
+	resolve_or_die("dbtree:64", at, 0, &in);
+	cr_assert(!in.sized);
+	cr_assert_str_eq(in.label, "dbtree:64");
 	resolve_or_die("chain", big, 0, &in);
-	cr_assert(strncmp(in.label, "chain:4104", 10) == 0, "%s", in.label);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 30, &m, &err), PM_OK);
+	cr_assert(strncmp(m.label, "chain:4104", 10) == 0, "%s", m.label);
 	resolve_or_die("tree", big, 0, &in);
-	cr_assert_str_eq(in.label, "tree:256");
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 30, &m, &err), PM_OK);
+	cr_assert_str_eq(m.label, "tree:256");
+	resolve_or_die("chain", eight, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 30, &m, &err), PM_OK);
+	cr_assert_str_eq(m.label, "chain:256");
 	resolve_or_die("dbtree", big, 0, &in);
-	cr_assert_str_eq(in.label, "dbtree:256");
-	cr_assert_leq(in.steps, 280);
-	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
-	cr_assert_eq(pm_algo_contention(&in, &s, 64 << 20, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
-	cr_assert_eq(c.steps, 2 * in.steps);
-	/* every step moves at least one 64 MiB / 256 chunk, and every
+	cr_assert(!in.sized);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 30, &m, &err), PM_OK);
+	cr_assert_str_eq(m.label, "dbtree:256");
+	cr_assert_leq(m.steps, 280);
+	cr_assert_eq(pm_algo_schedule(&m, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&m, &s, 1 << 30, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(c.steps, 2 * m.steps);
+	/* every step moves at least one 1 GiB / 256 chunk, and every
 	 * transfer leaves its GPU through the GPU's own link, 370 GB/s on
 	 * dgx-h100 (its ring_busbw): at least chunk / 400 GB/s a step */
-	cr_assert_geq(c.bw_s, c.steps * (64 << 20) / 256.0 / 400e9);
+	cr_assert_geq(c.bw_s, c.steps * (1 << 30) / 256.0 / 400e9);
 	pm_sched_release(&s);
 	pm_topo_free(big);
 	pm_topo_free(at);
+	pm_topo_free(eight);
 }
 
 Test(dbtree, artifact_trees_16)
@@ -1051,7 +1081,7 @@ Test(dbtree, artifact_trees_16)
 	}
 	fclose(f);
 	cr_assert_eq(nwant, 30);
-	build_sched("dbtree", "torus:4x4", &t, &in, &s);
+	build_sched("dbtree:16", "torus:4x4", &t, &in, &s);
 	for (size_t i = 0; i < s.nx; i++) {
 		if (s.x[i].op != PM_REDUCE)
 			continue;	/* the reduce half: child to parent */

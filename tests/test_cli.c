@@ -284,7 +284,7 @@ Test(cli, booksim_artifact_points)
 	static const char nop[] = "--model sim --lockstep nop";
 	struct { const char *algo, *size, *disc; double booksim_ns; } c[] = {
 		{"ring", "256K", order, 37664},
-		{"dbtree", "1M", order, 240554},
+		{"dbtree:16", "1M", order, 240554},
 		{"2d-ring", "1M", order, 54478},
 		{"multitree:ports=1", "1M", nop, 131020},
 		{"multitree", "4M", nop, 180826},

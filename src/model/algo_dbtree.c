@@ -36,6 +36,8 @@
 
 struct dbt_state {
 	int chunks;		/* pipeline chunks K */
+	int from_size;		/* no K given: K from the size (at_size) */
+	int shift;		/* dbtree:...,shift */
 	double sent_units;	/* most chunk units one rank sends */
 	double stored;		/* transfers the schedule stores */
 	double sent_down;	/* most chunk units one rank sends in the broadcast */
@@ -454,6 +456,14 @@ static struct runs *runs_of(const struct dbt *d, enum dbt_shape shape,
 	return r;
 }
 
+/* What playing the pipeline costs: every step visits every edge, and the
+ * chain's steps are K + P - 2, the trees' about 2 ceil(lg P) + K. */
+static double construction_rank_steps(int P, int K, enum dbt_shape shape)
+{
+	double steps = shape == DBT_CHAIN ? (double)K + P : 2.0 * pm_ceil_log2(P) + K;
+	return (double)P * steps;
+}
+
 /* Reduce steps S for P ranks and K chunks and the transfers the schedule
  * stores (the construction when it is cheap; else the bound 2h+K-2 and
  * the reduce half as played, (P-1)K, an upper bound). */
@@ -467,7 +477,7 @@ static int reduce_steps(int P, int K, enum dbt_shape shape, const struct pm_topo
 	*stored = 0;
 	if (P < 2)
 		return 0;
-	if ((double)P * (2.0 * h + K) <= EXACT_LIMIT && !dbt_init(&d, P, K, shape)) {
+	if (construction_rank_steps(P, K, shape) <= EXACT_LIMIT && !dbt_init(&d, P, K, shape)) {
 		int fresh;
 		struct runs *r = runs_of(&d, shape, t, &fresh);
 		if (r) {
@@ -524,10 +534,11 @@ static enum dbt_shape shape_of(const struct pm_inst *in)
 		return DBT_TREE;
 	if (in->algo == &pm_algo_chain)
 		return DBT_CHAIN;
-	return strstr(in->label, ",shift") ? DBT_SHIFTED : DBT_NCCL;
+	return cdbs_of(in)->shift ? DBT_SHIFTED : DBT_NCCL;
 }
 
-/* Argument: "K", and for dbtree also "shift" ("64,shift" or "shift"). */
+/* Argument: "K" (or "P": as many chunks as ranks), and for dbtree also
+ * "shift" ("64,shift", "P,shift" or "shift"). */
 static int parse_arg(struct pm_inst *in, const char *arg, long *k, int *shift,
 		     struct pm_err *err)
 {
@@ -543,45 +554,89 @@ static int parse_arg(struct pm_inst *in, const char *arg, long *k, int *shift,
 	for (char *save, *o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		if (strcmp(o, "shift") == 0 && in->algo == &pm_algo_dbtree)
 			*shift = 1;
+		else if (strcmp(o, "P") == 0)
+			*k = in->P > 0 ? in->P : 1;	/* as many chunks as ranks */
 		else if (pm_parse_int(o, 1, 1 << 20, "pipeline chunk count", k, err))
 			return PM_EINPUT;
 	}
 	return PM_OK;
 }
 
-/* The default pipeline: K = P chunks (the MULTITREE supplement's) up to
- * BIG_P ranks.  Beyond, K = P would store and price P^2 transfers (8.6e9
- * on 65,536 GPUs): the trees take BIG_K chunks, the size of NCCL's
- * pipeline (its trees move 128-512 KiB chunks per channel, so a 64 MiB
- * gradient is a few hundred of them).  The chain keeps K = P: with fewer
- * chunks than ranks it never fills (K + P - 2 steps) and is priced in
- * closed form there. */
+/* The default pipeline takes its chunk count from the size, as NCCL cuts
+ * its trees' and its ring broadcast's data into chunks of a buffer step:
+ * K = n / 32 KiB, NCCL's LL chunk (NCCL_LL_BUFFSIZE 512 KiB / NCCL_STEPS
+ * 8, half of it data: src/init.cc, src/include/device.h, src/enqueue.cc
+ * calcCollChunking), rounded up to a power of two (so a size sweep builds
+ * one schedule per octave, not one per size), at most max(P, BIG_K); past
+ * that the chunks grow, toward the 512 KiB NCCL's Simple protocol moves
+ * (NCCL_BUFFSIZE 4 MiB / 8).  Past BIG_P ranks the trees take BIG_K
+ * chunks and the chain P at every size: a schedule per octave there
+ * costs 6x one size in a 24-size sweep (fill and drain steps are stored
+ * one by one and routed for each), and K = P would store and price P^2
+ * transfers (8.6e9 on 65,536 GPUs).  :K fixes K (the MULTITREE
+ * supplement's baselines are dbtree:P). */
+#define CHUNK_B 32768.0
 #define BIG_P 4096
 #define BIG_K 256
 
-static long default_chunks(const struct pm_inst *in)
+static long most_chunks(const struct pm_inst *in)
 {
 	if (in->P <= 0)
 		return 1;
-	return in->P > BIG_P && in->algo != &pm_algo_chain ? BIG_K : in->P;
+	if (in->P > BIG_P)
+		return in->algo == &pm_algo_chain ? in->P : BIG_K;
+	return in->P > BIG_K ? in->P : BIG_K;
 }
 
-static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+static long chunks_for(const struct pm_inst *in, double n)
+{
+	long most = most_chunks(in), k = 1;
+
+	while (k < most && k * CHUNK_B < n)
+		k *= 2;
+	return k < most ? k : most;
+}
+
+/* chunks, label, S and the send counts of K chunks */
+static void set_chunks(struct pm_inst *in, long k)
 {
 	struct dbt_state *own = dbs_of(in);
-	long k = default_chunks(in);
-	int exact, shift;
+	int exact;
 
-	if (parse_arg(in, arg, &k, &shift, err))
-		return PM_EINPUT;
 	own->chunks = (int)k;
 	snprintf(in->label, sizeof in->label, "%s:%d%s", in->algo->name, own->chunks,
-		 shift ? ",shift" : "");
+		 own->shift ? ",shift" : "");
 	enum dbt_shape shape = shape_of(in);
 	in->steps = reduce_steps(in->P, own->chunks, shape, in->topo, &exact, &own->stored);
 	own->sent_units = most_sent(in->P, own->chunks, shape, &own->sent_down);
 	if (!exact)
 		strcat(in->label, "~");
+}
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	struct dbt_state *own = dbs_of(in);
+	long k = 0;
+
+	if (parse_arg(in, arg, &k, &own->shift, err))
+		return PM_EINPUT;
+	if (k == 0 && in->P > BIG_P)	/* past BIG_P one pipeline for every size */
+		k = most_chunks(in);
+	own->from_size = k == 0;
+	in->sized = own->from_size;
+	/* from the size: at_size makes it; until then it is the unpipelined
+	 * instance, named without K */
+	set_chunks(in, own->from_size ? 1 : k);
+	if (own->from_size)
+		snprintf(in->label, sizeof in->label, "%s%s", in->algo->name, own->shift ? ":shift" : "");
+	return PM_OK;
+}
+
+static int at_size(struct pm_inst *in, double n, struct pm_err *err)
+{
+	(void)err;
+	if (dbs_of(in)->from_size)
+		set_chunks(in, chunks_for(in, n));
 	return PM_OK;
 }
 
@@ -715,6 +770,10 @@ static int build(const struct pm_inst *in, struct pm_sched *s,
 	s->nchunks = (uint32_t)own->chunks;
 	if (in->P < 2)
 		return PM_OK;
+	if (construction_rank_steps(in->P, own->chunks, shape_of(in)) > EXACT_LIMIT)
+		return pm_fail(err, PM_EINPUT,
+			       "building it on %d ranks plays about %.3g rank-steps (expected at most %.0e; the closed form, --model closed, prices it)",
+			       in->P, construction_rank_steps(in->P, own->chunks, shape_of(in)), EXACT_LIMIT);
 	if (dbt_init(&d, in->P, own->chunks, shape_of(in)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	if ((r = runs_of(&d, shape_of(in), in->topo, &fresh))) {
@@ -774,13 +833,14 @@ const struct pm_algo pm_algo_dbtree = {
 	.name = "dbtree",
 	.summary = "double binary tree, pipelined into K chunks (NCCL trees, Sanders et al.)",
 	.arg_syntax = "K[,shift]",
-	.arg_help = "pipeline chunks (default P, as the MULTITREE supplement, up to 4,096 ranks; 256 beyond, NCCL's pipeline depth: K = P would be P^2 transfers); dbtree:2 is unpipelined; shift: tree 1 is tree 0 shifted by one rank for every P (NCCL and the MULTITREE artifact shift it only for odd P and mirror it for even P)",
+	.arg_help = "pipeline chunks K, or P for as many as ranks (the MULTITREE supplement's dbtree:P); default from the size, as NCCL cuts its trees' data into chunks: n / 32 KiB (NCCL's LL chunk) rounded up to a power of two, at most max(P, 256); past 4,096 ranks 256 at every size; dbtree:2 is unpipelined; shift: tree 1 is tree 0 shifted by one rank for every P (NCCL and the MULTITREE artifact shift it only for odd P and mirror it for even P)",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009; NCCL trees.cc; the MULTITREE supplement SII",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,
+	.at_size = at_size,
 };
 
 const struct pm_algo pm_algo_tree = {
@@ -788,13 +848,14 @@ const struct pm_algo pm_algo_tree = {
 	.name = "tree",
 	.summary = "pipelined binary tree (NCCL's tree, one of them), K chunks reduced to rank 0 then broadcast",
 	.arg_syntax = "K",
-	.arg_help = "pipeline chunks (default P up to 4,096 ranks, 256 beyond); tree:1 is the unpipelined binary tree",
+	.arg_help = "pipeline chunks K, or P for as many as ranks; default from the size (n / 32 KiB, as dbtree); tree:1 is the unpipelined binary tree",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = reduce steps of the construction",
 	.reference = "Sanders, Speck & Traff 2009 (one tree); NCCL trees.cc; Thakur, Rabenseifner & Gropp 2005",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,
+	.at_size = at_size,
 };
 
 const struct pm_algo pm_algo_chain = {
@@ -802,11 +863,12 @@ const struct pm_algo pm_algo_chain = {
 	.name = "chain",
 	.summary = "pipelined chain (NCCL's ring broadcast and reduce), K chunks: P-1 -> ... -> 0 reduce, then back",
 	.arg_syntax = "K",
-	.arg_help = "pipeline chunks (default P)",
+	.arg_help = "pipeline chunks K, or P for as many as ranks; default from the size (n / 32 KiB, as dbtree)",
 	.formula = "2S(a + d + w(n/K) b) + S (n/K) g, S = K + P - 2",
 	.reference = "Thakur, Rabenseifner & Gropp 2005 (pipelined broadcast); NCCL's ring broadcast",
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,
+	.at_size = at_size,
 };

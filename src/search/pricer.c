@@ -88,12 +88,25 @@ int pm_pricer_open(struct pm_pricer *q, const struct pm_inst *in, const struct p
 
 int pm_pricer_size(struct pm_pricer *q, double n, struct pm_err *why, struct pm_err *err)
 {
+	struct pm_inst next;
+
 	if (!q->base.sized)
 		return PM_OK;
-	drop_schedule(q);
-	if (pm_algo_at_size(&q->base, n, &q->at, why))
+	if (pm_algo_at_size(&q->base, n, &next, why)) {
+		drop_schedule(q);
+		q->at = next;
 		return PM_ENOTAPPLICABLE;
-	return wants_schedule(&q->cfg) ? build(q, err) : PM_OK;
+	}
+	/* a size whose instance is the last one's (dbtree's chunk count is
+	 * the same for a whole octave) keeps its schedule and its profile */
+	if (q->have_sched && memcmp(&next, &q->at, sizeof next) == 0)
+		return PM_OK;
+	drop_schedule(q);
+	q->at = next;
+	int rc = wants_schedule(&q->cfg) ? build(q, err) : PM_OK;
+	if (!rc && q->have_sched && (q->cfg.evals >> PM_EVAL_CONTENTION & 1) && q->cfg.nsizes > 1)
+		q->prof = pm_algo_profile(&q->at, &q->sched, q->cfg.p);
+	return rc;
 }
 
 static int simulate(struct pm_pricer *q, int dataflow, double n, struct pm_cost *c, struct pm_err *err)
