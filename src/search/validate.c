@@ -115,6 +115,29 @@ static int price_row(struct pm_pricer *q, struct pm_validate_row *r, struct pm_s
 	return PM_OK;
 }
 
+/* One size of q into row r: the instance made for it (a sized one, the
+ * pipelines' chunk count from the size, gets its own schedule), then
+ * every evaluator. */
+static int price_size(struct pm_pricer *q, struct pm_validate_row *r, struct pm_err *err)
+{
+	struct pm_err why;
+	int code = pm_pricer_size(q, r->size_B, &why, err);
+
+	if (code == PM_ENOTAPPLICABLE || (!code && q->no_sched[0])) {
+		snprintf(r->note, sizeof r->note, "%.500s", code ? why.msg : q->no_sched);
+		return PM_OK;
+	}
+	if (code)
+		return code;
+	snprintf(r->algo, sizeof r->algo, "%.90s", q->at.label);
+	struct pm_step_cost *steps = calloc((size_t)q->sched.nsteps + 1, sizeof *steps);
+	if (!steps)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	code = price_row(q, r, steps, err);
+	free(steps);
+	return code;
+}
+
 /* Price one algorithm on one network at every size into rows. */
 static int price(const struct pm_topo *t, const char *spec, const char *algo,
 		 const double *sizes, const struct pm_params *p, struct pm_validate *v,
@@ -131,13 +154,6 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 	int st = pm_algo_resolve(algo, t, 0, &in, &why);
 	if (st == PM_OK && (code = pm_pricer_open(&q, &in, &cfg, NULL, err)))
 		return code;
-	if (st == PM_OK && q.no_sched[0]) {
-		st = PM_EINPUT;
-		snprintf(why.msg, sizeof why.msg, "%.500s", q.no_sched);
-	}
-	struct pm_step_cost *steps = st == PM_OK ? calloc((size_t)q.sched.nsteps + 1, sizeof *steps) : NULL;
-	if (st == PM_OK && !steps)
-		code = pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int z = 0; sizes[z] > 0 && code == PM_OK; z++) {
 		struct pm_validate_row *r = &v->rows[v->nrows++];
 
@@ -150,10 +166,9 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 			snprintf(r->note, sizeof r->note, "%.500s", why.msg);
 			continue;
 		}
-		code = price_row(&q, r, steps, err);
+		code = price_size(&q, r, err);
 		v->failed += !r->ok;
 	}
-	free(steps);
 	pm_pricer_close(&q);
 	return code;
 }
