@@ -174,6 +174,108 @@ static long endpoint_of(const char *s)
 	return *end || errno ? -2 : v;
 }
 
+/* The search's arrays: distances and queue per vertex, the in-links of
+ * every vertex (in_off, in_idx: their sources), the head of every
+ * out-link and how many destinations leave by each link so far. */
+struct bfs {
+	int *dist, *queue, *in_off, *in_idx, *out_dst, *through;
+};
+
+static void bfs_free(struct bfs *z)
+{
+	free(z->dist);
+	free(z->queue);
+	free(z->in_off);
+	free(z->in_idx);
+	free(z->out_dst);
+	free(z->through);
+}
+
+/* Allocate z and index the links both ways (in-links by their head,
+ * out-links' heads in out_idx order). */
+static int bfs_init(const struct pm_topo *t, struct bfs *z)
+{
+	int V = t->n_vert;
+	int *pos = malloc(sizeof(int) * (size_t)V);
+
+	z->dist = malloc(sizeof(int) * (size_t)V);
+	z->queue = malloc(sizeof(int) * (size_t)V);
+	z->in_off = calloc((size_t)V + 1, sizeof(int));
+	z->in_idx = malloc(sizeof(int) * (size_t)(t->n_links + 1));
+	z->out_dst = malloc(sizeof(int) * (size_t)(t->n_links + 1));
+	z->through = calloc((size_t)t->n_links + 1, sizeof(int));
+	if (!pos || !z->dist || !z->queue || !z->in_off || !z->in_idx || !z->out_dst || !z->through) {
+		free(pos);
+		return -1;
+	}
+	for (int i = 0; i < t->n_links; i++)
+		z->in_off[t->links[i].dst + 1]++;
+	for (int v = 0; v < V; v++)
+		z->in_off[v + 1] += z->in_off[v];
+	memcpy(pos, z->in_off, sizeof(int) * (size_t)V);
+	for (int i = 0; i < t->n_links; i++)	/* the source of each in-link, */
+		z->in_idx[pos[t->links[i].dst]++] = t->links[i].src;
+	for (int j = 0; j < t->n_links; j++)	/* the head of each out-link: */
+		z->out_dst[j] = t->links[t->out_idx[j]].dst;	/* both read in order */
+	free(pos);
+	return 0;
+}
+
+/* Every vertex's hop distance to d over the links (-1: none). */
+static void bfs_to(const struct pm_topo *t, struct bfs *z, int d)
+{
+	int head = 0, tail = 0;
+
+	for (int v = 0; v < t->n_vert; v++)
+		z->dist[v] = -1;
+	z->dist[d] = 0;
+	z->queue[tail++] = d;
+	while (head < tail) {
+		int v = z->queue[head++];
+		for (int j = z->in_off[v]; j < z->in_off[v + 1]; j++) {
+			int u = z->in_idx[j];
+			if (z->dist[u] < 0) {
+				z->dist[u] = z->dist[v] + 1;
+				z->queue[tail++] = u;
+			}
+		}
+	}
+}
+
+/* Each vertex's next link toward d (t->next), one hop nearer; with
+ * balance the one the fewest destinations leave by so far.  Fails when
+ * an endpoint cannot reach d. */
+static int next_toward(struct pm_topo *t, struct bfs *z, int d, int balance, struct pm_err *err)
+{
+	int V = t->n_vert, N = t->n_end;
+
+	for (int v = 0; v < V; v++) {
+		int best = -1, dv = z->dist[v];
+		if (v < N && v != d && dv < 0)
+			return pm_fail(err, PM_EINPUT,
+				       "topology file '%s': endpoint %d cannot reach endpoint %d (expected a connected network)",
+				       t->spec + 5, v, d);
+		for (int j = t->out_off[v]; dv > 0 && j < t->out_off[v + 1]; j++)
+			if (z->dist[z->out_dst[j]] == dv - 1) {
+				int l = t->out_idx[j];	/* ascending: the first is the lowest */
+				if (best < 0 || z->through[l] < z->through[best])
+					best = l;
+				if (!balance)
+					break;
+			}
+		if (best >= 0)
+			z->through[best]++;
+		t->next[(size_t)d * V + v] = best;
+		if (v < N && v != d) {
+			if (dv > t->max_hops)
+				t->max_hops = dv;
+			if (dv < t->min_hops)
+				t->min_hops = dv;
+		}
+	}
+	return PM_OK;
+}
+
 /* Breadth-first search toward every endpoint over reversed links; at
  * each vertex the route takes a link one step nearer.  Among several,
  * balance = 0 takes the first listed; balance = 1 the one the fewest
@@ -182,98 +284,28 @@ static long endpoint_of(const char *s)
  * in endpoint order. */
 int pm_topo_route_shortest(struct pm_topo *t, int balance, struct pm_err *err)
 {
-	int V = t->n_vert, N = t->n_end;
-	int *dist = malloc(sizeof(int) * (size_t)V);
-	int *queue = malloc(sizeof(int) * (size_t)V);
-	int *in_off = calloc((size_t)V + 1, sizeof(int));
-	int *in_idx = malloc(sizeof(int) * (size_t)(t->n_links + 1));
-	int *out_dst = malloc(sizeof(int) * (size_t)(t->n_links + 1));
-	int *through = calloc((size_t)t->n_links + 1, sizeof(int));	/* destinations per link */
-	int rc = PM_OK;
+	int V = t->n_vert, N = t->n_end, rc = PM_OK;
 	long long cost = (long long)N * ((long long)V + t->n_links);
+	struct bfs z = {0};
 
-	if (cost > ROUTE_BUDGET) {
-		free(dist), free(queue), free(in_off), free(in_idx), free(out_dst), free(through);
+	if (cost > ROUTE_BUDGET)
 		return pm_fail(err, PM_EINPUT,
 			       "network '%s' is too large to route: %d endpoints x (%d vertices + %d links) = %lld search steps (expected at most %lld; fewer links or endpoints)",
 			       t->spec, N, V, t->n_links, cost, ROUTE_BUDGET);
-	}
 	t->next = malloc(sizeof(int) * (size_t)N * (size_t)V);
-	if (!dist || !queue || !in_off || !in_idx || !out_dst || !through || !t->next) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory routing '%s'", t->spec);
-		goto out;
-	}
-	for (int i = 0; i < t->n_links; i++)
-		in_off[t->links[i].dst + 1]++;
-	for (int v = 0; v < V; v++)
-		in_off[v + 1] += in_off[v];
-	{
-		int *pos = malloc(sizeof(int) * (size_t)V);
-		if (!pos) {
-			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-			goto out;
-		}
-		memcpy(pos, in_off, sizeof(int) * (size_t)V);
-		for (int i = 0; i < t->n_links; i++)	/* the source of each in-link, */
-			in_idx[pos[t->links[i].dst]++] = t->links[i].src;
-		for (int j = 0; j < t->n_links; j++)	/* the head of each out-link: */
-			out_dst[j] = t->links[t->out_idx[j]].dst;	/* both read in order */
-		free(pos);
+	if (!t->next || bfs_init(t, &z)) {
+		bfs_free(&z);
+		return pm_fail(err, PM_EINTERNAL, "out of memory routing '%s'", t->spec);
 	}
 	t->max_hops = 0;
 	t->min_hops = 1 << 30;
-	for (int d = 0; d < N; d++) {
-		int head = 0, tail = 0;
-		for (int v = 0; v < V; v++)
-			dist[v] = -1;
-		dist[d] = 0;
-		queue[tail++] = d;
-		while (head < tail) {
-			int v = queue[head++];
-			for (int j = in_off[v]; j < in_off[v + 1]; j++) {
-				int u = in_idx[j];
-				if (dist[u] < 0) {
-					dist[u] = dist[v] + 1;
-					queue[tail++] = u;
-				}
-			}
-		}
-		for (int v = 0; v < V; v++) {
-			int best = -1;
-			if (v < N && v != d && dist[v] < 0) {
-				rc = pm_fail(err, PM_EINPUT,
-					     "topology file '%s': endpoint %d cannot reach endpoint %d (expected a connected network)",
-					     t->spec + 5, v, d);
-				goto out;
-			}
-			for (int j = t->out_off[v]; dist[v] > 0 && j < t->out_off[v + 1]; j++)
-				if (dist[out_dst[j]] == dist[v] - 1) {
-					int l = t->out_idx[j];	/* ascending: the first is the lowest */
-					if (best < 0 || through[l] < through[best])
-						best = l;
-					if (!balance)
-						break;
-				}
-			if (best >= 0)
-				through[best]++;
-			t->next[(size_t)d * V + v] = best;
-			if (v < N && v != d) {
-				if (dist[v] > t->max_hops)
-					t->max_hops = dist[v];
-				if (dist[v] < t->min_hops)
-					t->min_hops = dist[v];
-			}
-		}
+	for (int d = 0; d < N && !rc; d++) {
+		bfs_to(t, &z, d);
+		rc = next_toward(t, &z, d, balance, err);
 	}
 	if (N < 2)
 		t->min_hops = 0;
-out:
-	free(dist);
-	free(queue);
-	free(in_off);
-	free(in_idx);
-	free(out_dst);
-	free(through);
+	bfs_free(&z);
 	return rc;
 }
 
