@@ -83,13 +83,103 @@ out:
 	return doc;
 }
 
+/* The sends and receives of a file, each half of a transfer. */
+struct halves {
+	struct half *sends, *recvs;
+	size_t ns, nr, cap;
+};
+
+static int push_half(struct halves *h, int is_send, struct half x, struct pm_err *err)
+{
+	if (h->ns == h->cap || h->nr == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		struct half *a = realloc(h->sends, sizeof *a * cap), *b = a ? realloc(h->recvs, sizeof *b * cap) : NULL;
+		h->sends = a ? a : h->sends;
+		h->recvs = b ? b : h->recvs;
+		if (!a || !b)
+			return pm_fail(err, PM_EINTERNAL, "out of memory");
+		h->cap = cap;
+	}
+	x.seq = h->ns + h->nr;
+	if (is_send)
+		h->sends[h->ns++] = x;
+	else
+		h->recvs[h->nr++] = x;
+	return PM_OK;
+}
+
+/* One <tb> of gpu id: its send and receive steps (s, r, rrc) as halves;
+ * nop and the steps this reader does not pair are skipped. */
+static int read_tb(xmlNodePtr tb, int id, struct halves *h, int *ok, struct pm_err *err)
+{
+	int sp = (int)attr_long(tb, "send", ok), rp = (int)attr_long(tb, "recv", ok);
+
+	for (xmlNodePtr st = tb->children; *ok && st; st = st->next) {
+		if (st->type != XML_ELEMENT_NODE || xmlStrcmp(st->name, BAD_CAST "step"))
+			continue;
+		xmlChar *type = xmlGetProp(st, BAD_CAST "type");
+		int is_send = type && !xmlStrcmp(type, BAD_CAST "s");
+		int is_recv = type && (!xmlStrcmp(type, BAD_CAST "r") || !xmlStrcmp(type, BAD_CAST "rrc"));
+		int reduce = type && !xmlStrcmp(type, BAD_CAST "rrc");
+		xmlFree(type);
+		if (!is_send && !is_recv)
+			continue;
+		struct half x = {is_send ? id : rp, is_send ? sp : id, (unsigned)attr_long(st, "srcoff", ok),
+				 (unsigned)attr_long(st, "cnt", ok), reduce, 0};
+		if (push_half(h, is_send, x, err))
+			return PM_EINTERNAL;
+	}
+	return PM_OK;
+}
+
+/* Every <gpu>'s thread blocks. */
+static int read_gpus(xmlNodePtr root, struct halves *h, int *ok, struct pm_err *err)
+{
+	for (xmlNodePtr g = root->children; *ok && g; g = g->next) {
+		if (g->type != XML_ELEMENT_NODE || xmlStrcmp(g->name, BAD_CAST "gpu"))
+			continue;
+		int id = (int)attr_long(g, "id", ok);
+		for (xmlNodePtr tb = g->children; *ok && tb; tb = tb->next)
+			if (tb->type == XML_ELEMENT_NODE && !xmlStrcmp(tb->name, BAD_CAST "tb") &&
+			    read_tb(tb, id, h, ok, err))
+				return PM_EINTERNAL;
+	}
+	return PM_OK;
+}
+
+/* Match every send with its receive (per pair of GPUs, in file order)
+ * into transfers. */
+static int pair_halves(const char *path, struct halves *h, struct pm_msccl_xfer **xfers, size_t *n,
+		       struct pm_err *err)
+{
+	if (h->ns != h->nr)
+		return pm_fail(err, PM_EINPUT, "MSCCL file '%s' has %zu sends and %zu receives (expected one receive for every send)",
+			       path, h->ns, h->nr);
+	qsort(h->sends, h->ns, sizeof *h->sends, by_pair_then_seq);
+	qsort(h->recvs, h->nr, sizeof *h->recvs, by_pair_then_seq);
+	struct pm_msccl_xfer *x = malloc(sizeof *x * (h->ns + 1));
+	if (!x)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (size_t i = 0; i < h->ns; i++) {
+		const struct half *s = &h->sends[i], *r = &h->recvs[i];
+		if (by_pair(s, r) || s->off != r->off || s->cnt != r->cnt) {
+			free(x);
+			return pm_fail(err, PM_EINPUT, "MSCCL file '%s': gpu %d sends [%u,+%u) to %d, but the matching receive is [%u,+%u) at %d from %d",
+				       path, s->gpu, s->off, s->cnt, s->peer, r->off, r->cnt, r->peer, r->gpu);
+		}
+		x[i] = (struct pm_msccl_xfer){s->gpu, s->peer, s->off, s->cnt, r->reduce};
+	}
+	*xfers = x;
+	*n = h->ns;
+	return PM_OK;
+}
+
 int pm_msccl_read(const char *path, int *ngpus, unsigned *nchunks,
 		  struct pm_msccl_xfer **xfers, size_t *n, struct pm_err *err)
 {
 	xmlDocPtr doc = read_doc(path, err);
-	struct half *sends = NULL, *recvs = NULL;
-	size_t ns = 0, nr = 0, cap = 0;
-	int ok = 1, rc = PM_OK;
+	struct halves h = {0};
+	int ok = 1, rc;
 
 	*xfers = NULL;
 	*n = 0;
@@ -102,77 +192,13 @@ int pm_msccl_read(const char *path, int *ngpus, unsigned *nchunks,
 	}
 	*ngpus = (int)attr_long(root, "ngpus", &ok);
 	*nchunks = (unsigned)attr_long(root, "nchunksperloop", &ok);
-	cap = 64;
-	sends = malloc(sizeof *sends * cap);
-	recvs = malloc(sizeof *recvs * cap);
-	for (xmlNodePtr g = root->children; ok && g; g = g->next) {
-		if (g->type != XML_ELEMENT_NODE || xmlStrcmp(g->name, BAD_CAST "gpu"))
-			continue;
-		int id = (int)attr_long(g, "id", &ok);
-		for (xmlNodePtr tb = g->children; ok && tb; tb = tb->next) {
-			if (tb->type != XML_ELEMENT_NODE || xmlStrcmp(tb->name, BAD_CAST "tb"))
-				continue;
-			int sp = (int)attr_long(tb, "send", &ok), rp = (int)attr_long(tb, "recv", &ok);
-			for (xmlNodePtr st = tb->children; ok && st; st = st->next) {
-				if (st->type != XML_ELEMENT_NODE || xmlStrcmp(st->name, BAD_CAST "step"))
-					continue;
-				xmlChar *type = xmlGetProp(st, BAD_CAST "type");
-				int is_send = type && !xmlStrcmp(type, BAD_CAST "s");
-				int is_recv = type && (!xmlStrcmp(type, BAD_CAST "r") || !xmlStrcmp(type, BAD_CAST "rrc"));
-				int reduce = type && !xmlStrcmp(type, BAD_CAST "rrc");
-				xmlFree(type);
-				if (!is_send && !is_recv)
-					continue;	/* nop and steps this reader does not pair */
-				if (ns == cap || nr == cap) {
-					cap *= 2;
-					struct half *a = realloc(sends, sizeof *a * cap), *b = a ? realloc(recvs, sizeof *b * cap) : NULL;
-					sends = a ? a : sends;
-					recvs = b ? b : recvs;
-					if (!a || !b) {
-						rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-						goto out;
-					}
-				}
-				struct half h = {is_send ? id : rp, is_send ? sp : id,
-						 (unsigned)attr_long(st, "srcoff", &ok),
-						 (unsigned)attr_long(st, "cnt", &ok), reduce, ns + nr};
-				if (is_send)
-					sends[ns++] = h;
-				else
-					recvs[nr++] = h;
-			}
-		}
-	}
-	if (!ok || *ngpus < 1) {
+	rc = read_gpus(root, &h, &ok, err);
+	if (!rc && (!ok || *ngpus < 1))
 		rc = pm_fail(err, PM_EINPUT, "MSCCL file '%s': a missing or malformed attribute (expected numbers for ngpus, nchunksperloop, id, send, recv, srcoff and cnt)", path);
-		goto out;
-	}
-	if (ns != nr) {
-		rc = pm_fail(err, PM_EINPUT, "MSCCL file '%s' has %zu sends and %zu receives (expected one receive for every send)", path, ns, nr);
-		goto out;
-	}
-	qsort(sends, ns, sizeof *sends, by_pair_then_seq);
-	qsort(recvs, nr, sizeof *recvs, by_pair_then_seq);
-	*xfers = malloc(sizeof **xfers * (ns + 1));
-	if (!*xfers) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < ns; i++) {
-		if (by_pair(&sends[i], &recvs[i]) || sends[i].off != recvs[i].off || sends[i].cnt != recvs[i].cnt) {
-			rc = pm_fail(err, PM_EINPUT, "MSCCL file '%s': gpu %d sends [%u,+%u) to %d, but the matching receive is [%u,+%u) at %d from %d",
-				     path, sends[i].gpu, sends[i].off, sends[i].cnt, sends[i].peer,
-				     recvs[i].off, recvs[i].cnt, recvs[i].peer, recvs[i].gpu);
-			free(*xfers);
-			*xfers = NULL;
-			goto out;
-		}
-		(*xfers)[i] = (struct pm_msccl_xfer){sends[i].gpu, sends[i].peer, sends[i].off, sends[i].cnt, recvs[i].reduce};
-	}
-	*n = ns;
-out:
-	free(sends);
-	free(recvs);
+	if (!rc)
+		rc = pair_halves(path, &h, xfers, n, err);
+	free(h.sends);
+	free(h.recvs);
 	xmlFreeDoc(doc);
 	return rc;
 }
