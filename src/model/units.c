@@ -163,16 +163,60 @@ static int range_error(const char *s, struct pm_err *err)
 		       s);
 }
 
+/* "START:END:STEP" into its three parts (each under 64 bytes). */
+static int split_range(const char *s, char a[64], char b[64], char c[64], struct pm_err *err)
+{
+	const char *p1 = strchr(s, ':'), *p2 = strchr(p1 + 1, ':');
+
+	if (!p2 || strchr(p2 + 1, ':') || p1 - s >= 64 || p2 - p1 >= 64 || strlen(p2) >= 64)
+		return range_error(s, err);
+	memcpy(a, s, (size_t)(p1 - s));
+	a[p1 - s] = '\0';
+	memcpy(b, p1 + 1, (size_t)(p2 - p1 - 1));
+	b[p2 - p1 - 1] = '\0';
+	strcpy(c, p2 + 1);
+	return PM_OK;
+}
+
+/* The step of a range ("x2": a factor, *geometric; "+1M": an
+ * increment) and how many points it gives from start to end. */
+static int range_step(const char *s, const char *c, double start, double end, double *step,
+		      int *geometric, int *count, struct pm_err *err)
+{
+	double k;
+
+	*geometric = c[0] == 'x';
+	if (*geometric) {
+		char *e;
+		errno = 0;
+		*step = strtod(c + 1, &e);
+		if (errno || *e || !(*step > 1.0) || !isdigit((unsigned char)c[1]))
+			return pm_fail(err, PM_EINPUT,
+				       "invalid range factor '%s' (expected x followed by a number above 1, such as x2)",
+				       c);
+		k = floor(log(end / start) / log(*step) + 1e-9) + 1;
+	} else {
+		if (c[0] != '+' || pm_parse_size(c + 1, step, err))
+			return range_error(s, err);
+		k = floor((end - start) / *step + 1e-9) + 1;
+	}
+	*count = k > PM_MAX_RANGE ? PM_MAX_RANGE + 1 : (int)k;
+	if (*count > PM_MAX_RANGE)
+		return pm_fail(err, PM_EINPUT,
+			       "size range '%s' has too many points (expected at most %d)",
+			       s, PM_MAX_RANGE);
+	return PM_OK;
+}
+
 int pm_parse_size_range(const char *s, double **sizes, int *n,
 			struct pm_err *err)
 {
 	char a[64], b[64], c[64];
-	double start, end, step;
-	int geometric, count;
+	double start, end, step = 1;
+	int geometric = 0, count = 0;
 	double *out;
-	const char *p1 = strchr(s, ':');
 
-	if (!p1) {
+	if (!strchr(s, ':')) {
 		if (pm_parse_size(s, &start, err))
 			return PM_EINPUT;
 		if (!(*sizes = malloc(sizeof(double))))
@@ -181,41 +225,15 @@ int pm_parse_size_range(const char *s, double **sizes, int *n,
 		*n = 1;
 		return PM_OK;
 	}
-	const char *p2 = strchr(p1 + 1, ':');
-	if (!p2 || strchr(p2 + 1, ':') || p1 - s >= 64 || p2 - p1 >= 64 ||
-	    strlen(p2) >= 64)
-		return range_error(s, err);
-	memcpy(a, s, (size_t)(p1 - s));
-	a[p1 - s] = '\0';
-	memcpy(b, p1 + 1, (size_t)(p2 - p1 - 1));
-	b[p2 - p1 - 1] = '\0';
-	strcpy(c, p2 + 1);
+	if (split_range(s, a, b, c, err))
+		return PM_EINPUT;
 	if (pm_parse_size(a, &start, err) || pm_parse_size(b, &end, err))
 		return PM_EINPUT;
 	if (end < start)
 		return pm_fail(err, PM_EINPUT,
 			       "invalid size range '%s' (expected END >= START)", s);
-	geometric = c[0] == 'x';
-	if (geometric) {
-		char *e;
-		errno = 0;
-		step = strtod(c + 1, &e);
-		if (errno || *e || !(step > 1.0) || !isdigit((unsigned char)c[1]))
-			return pm_fail(err, PM_EINPUT,
-				       "invalid range factor '%s' (expected x followed by a number above 1, such as x2)",
-				       c);
-		double k = floor(log(end / start) / log(step) + 1e-9) + 1;
-		count = k > PM_MAX_RANGE ? PM_MAX_RANGE + 1 : (int)k;
-	} else {
-		if (c[0] != '+' || pm_parse_size(c + 1, &step, err))
-			return range_error(s, err);
-		double k = floor((end - start) / step + 1e-9) + 1;
-		count = k > PM_MAX_RANGE ? PM_MAX_RANGE + 1 : (int)k;
-	}
-	if (count > PM_MAX_RANGE)
-		return pm_fail(err, PM_EINPUT,
-			       "size range '%s' has too many points (expected at most %d)",
-			       s, PM_MAX_RANGE);
+	if (range_step(s, c, start, end, &step, &geometric, &count, err))
+		return PM_EINPUT;
 	if (!(out = malloc(sizeof(double) * (size_t)count)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int i = 0; i < count; i++)
