@@ -453,13 +453,53 @@ int pm_points_read(const char *path, enum pm_points_format fmt,
 	return pm_points_read_run(path, fmt, 0, pts, err);
 }
 
+/* nccl-tests' and OSU's text logs, line by line: run (0: the only one)
+ * is the run kept. */
+static int read_text_log(FILE *f, const char *path, enum pm_points_format fmt, int run,
+			 struct pm_points *pts, struct pm_err *err)
+{
+	struct nccl_state st = {.time_col = -1, .want = run};
+	char line[4096];
+	int rc = PM_OK, lineno = 0;
+	long total = 0;
+
+	while (!rc && fgets(line, sizeof line, f)) {
+		char *l = unwrap(line);
+		st.lineno = ++lineno;
+		if ((total += (long)strlen(line)) > PM_INPUT_MAX_BYTES)
+			return pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",
+				       path, PM_INPUT_MAX_BYTES);
+		if (l[0] == '#' && fmt == PM_POINTS_NCCL)
+			nccl_header(l, &st, pts);
+		if (l[0] == '#' && fmt == PM_POINTS_OSU && strstr(l, "OSU"))
+			new_run(&st), osu_header(l, pts);
+		if (l[0] == '#' || strspn(l, " \t\r\n") == strlen(l))
+			continue;
+		if (fmt == PM_POINTS_NCCL) {
+			rc = parse_nccl(l, lineno, path, pts, &st, err);
+		} else {
+			st.run += st.run == 0;
+			st.rows_in_run++;
+			if (!st.want || st.run == st.want)
+				rc = parse_osu(l, lineno, path, pts, err);
+		}
+	}
+	pts->runs = st.run;
+	if (!rc && st.run > 1 && !run)
+		rc = pm_fail(err, PM_EINPUT,
+			     "measurement file '%s' holds %d runs of the benchmark (the second begins at line %d; expected one: choose one with --run N)",
+			     path, st.run, st.second_at);
+	else if (!rc && run > st.run)
+		rc = pm_fail(err, PM_EINPUT, "no run %d in measurement file '%s' (expected --run 1 to %d)",
+			     run, path, st.run ? st.run : 1);
+	return rc;
+}
+
 int pm_points_read_run(const char *path, enum pm_points_format fmt, int run,
 		       struct pm_points *pts, struct pm_err *err)
 {
 	FILE *f;
-	char line[4096];
-	int rc = PM_OK, lineno = 0;
-	long total = 0;
+	int rc = PM_OK;
 
 	memset(pts, 0, sizeof *pts);
 	if (!(f = pm_input_open(path, "measurement file", err)))
@@ -479,39 +519,7 @@ int pm_points_read_run(const char *path, enum pm_points_format fmt, int run,
 		struct creader r = {.path = path, .pts = pts};
 		rc = pm_csv_read(path, "measurement file", csv_row, NULL, &r, err);
 	} else {
-		struct nccl_state st = {.time_col = -1, .want = run};
-		while (!rc && fgets(line, sizeof line, f)) {
-			char *l = unwrap(line);
-			st.lineno = ++lineno;
-			if ((total += (long)strlen(line)) > PM_INPUT_MAX_BYTES) {
-				rc = pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",
-					     path, PM_INPUT_MAX_BYTES);
-				break;
-			}
-			if (l[0] == '#' && fmt == PM_POINTS_NCCL)
-				nccl_header(l, &st, pts);
-			if (l[0] == '#' && fmt == PM_POINTS_OSU && strstr(l, "OSU"))
-				new_run(&st), osu_header(l, pts);
-			if (l[0] == '#' || strspn(l, " \t\r\n") == strlen(l))
-				continue;
-			st.lineno = lineno;
-			if (fmt == PM_POINTS_NCCL) {
-				rc = parse_nccl(l, lineno, path, pts, &st, err);
-			} else {
-				st.run += st.run == 0;
-				st.rows_in_run++;
-				if (!st.want || st.run == st.want)
-					rc = parse_osu(l, lineno, path, pts, err);
-			}
-		}
-		pts->runs = st.run;
-		if (!rc && st.run > 1 && !run)
-			rc = pm_fail(err, PM_EINPUT,
-				     "measurement file '%s' holds %d runs of the benchmark (the second begins at line %d; expected one: choose one with --run N)",
-				     path, st.run, st.second_at);
-		else if (!rc && run > st.run)
-			rc = pm_fail(err, PM_EINPUT, "no run %d in measurement file '%s' (expected --run 1 to %d)",
-				     run, path, st.run ? st.run : 1);
+		rc = read_text_log(f, path, fmt, run, pts, err);
 	}
 	fclose(f);
 	if (rc == PM_EINTERNAL)
