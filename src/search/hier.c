@@ -223,54 +223,77 @@ out:
 	free(nb);
 }
 
+/* What the query asks that no search can answer. */
+static int check_query(const struct pm_hier_query *q, struct pm_err *err)
+{
+	if (q->P < 1)
+		return pm_fail(err, PM_EINPUT, "invalid process count %lld (expected a positive integer)", q->P);
+	if (q->P > q->m->capacity)
+		return pm_fail(err, PM_EINPUT,
+			       "%lld processes do not fit on machine '%s' (it holds %lld accelerators)",
+			       q->P, q->m->name, q->m->capacity);
+	if (q->top < 1 || q->top > PM_HIER_MAX_TOP)
+		return pm_fail(err, PM_EINPUT, "invalid --top %d (expected 1 to %d)", q->top, PM_HIER_MAX_TOP);
+	return PM_OK;
+}
+
+/* The divisors of P, the cost memo, and the machine's units smaller
+ * than P (every one dividing P with --aligned). */
+static int ctx_init(struct ctx *c, struct pm_err *err)
+{
+	const struct pm_hier_query *q = c->q;
+	const struct pm_machine *m = q->m;
+
+	c->div = divisors(q->P, &c->ndiv);
+	c->units = malloc(sizeof(long long) * (size_t)m->nlevels);
+	c->cost = malloc(sizeof(double) * (size_t)c->ndiv * (size_t)c->ndiv);
+	if (!c->div || !c->units || !c->cost)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (size_t i = 0; i < (size_t)c->ndiv * (size_t)c->ndiv; i++)
+		c->cost[i] = NAN;
+	for (int k = 0; k < m->nlevels; k++)
+		if (m->level[k].unit < q->P) {
+			if (q->aligned && q->P % m->level[k].unit)
+				return pm_fail(err, PM_EINPUT,
+					       "no hierarchy of %lld processes follows the machine's boundaries: a %s holds %lld (expected P a multiple of it, or drop --aligned)",
+					       q->P, m->level[k].name, m->level[k].unit);
+			c->units[c->nunits++] = m->level[k].unit;
+		}
+	return PM_OK;
+}
+
+/* Enumeration where the factorizations are few enough (or asked),
+ * else the dynamic program. */
+static int choose_method(const struct pm_hier_query *q, struct pm_hier_stats *st, struct pm_err *err)
+{
+	int method = q->method;
+
+	if (method == PM_HIER_AUTO)
+		method = st->factorizations <= q->enum_limit ? PM_HIER_ENUM : PM_HIER_DP;
+	if (method == PM_HIER_ENUM && st->factorizations > 5e7)
+		return pm_fail(err, PM_EINPUT,
+			       "%lld has %.3g ordered factorizations, too many to list (expected --method dp)",
+			       q->P, st->factorizations);
+	st->method = method;
+	return PM_OK;
+}
+
 int pm_hier_search(const struct pm_hier_query *q, struct pm_hier *out, int *nout,
 		   struct pm_hier_stats *st, struct pm_err *err)
 {
 	struct ctx c = {.q = q, .top = out, .err = err};
-	const struct pm_machine *m = q->m;
 
 	*nout = 0;
 	memset(st, 0, sizeof *st);
-	if (q->P < 1)
-		return pm_fail(err, PM_EINPUT, "invalid process count %lld (expected a positive integer)", q->P);
-	if (q->P > m->capacity)
-		return pm_fail(err, PM_EINPUT,
-			       "%lld processes do not fit on machine '%s' (it holds %lld accelerators)",
-			       q->P, m->name, m->capacity);
-	if (q->top < 1 || q->top > PM_HIER_MAX_TOP)
-		return pm_fail(err, PM_EINPUT, "invalid --top %d (expected 1 to %d)", q->top, PM_HIER_MAX_TOP);
-	c.div = divisors(q->P, &c.ndiv);
-	c.units = malloc(sizeof(long long) * (size_t)m->nlevels);
-	c.cost = malloc(sizeof(double) * (size_t)c.ndiv * (size_t)c.ndiv);
-	if (!c.div || !c.units || !c.cost) {
-		c.rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+	if (check_query(q, err))
+		return PM_EINPUT;
+	if ((c.rc = ctx_init(&c, err)))
 		goto out;
-	}
-	for (size_t i = 0; i < (size_t)c.ndiv * (size_t)c.ndiv; i++)
-		c.cost[i] = NAN;
-	for (int k = 0; k < m->nlevels; k++)
-		if (m->level[k].unit < q->P) {
-			if (q->aligned && q->P % m->level[k].unit) {
-				c.rc = pm_fail(err, PM_EINPUT,
-					       "no hierarchy of %lld processes follows the machine's boundaries: a %s holds %lld (expected P a multiple of it, or drop --aligned)",
-					       q->P, m->level[k].name, m->level[k].unit);
-				goto out;
-			}
-			c.units[c.nunits++] = m->level[k].unit;
-		}
 	st->divisors = c.ndiv;
 	st->factorizations = pm_hier_count(q->P);
-	int method = q->method;
-	if (method == PM_HIER_AUTO)
-		method = st->factorizations <= q->enum_limit ? PM_HIER_ENUM : PM_HIER_DP;
-	if (method == PM_HIER_ENUM && st->factorizations > 5e7) {
-		c.rc = pm_fail(err, PM_EINPUT,
-			       "%lld has %.3g ordered factorizations, too many to list (expected --method dp)",
-			       q->P, st->factorizations);
+	if ((c.rc = choose_method(q, st, err)))
 		goto out;
-	}
-	st->method = method;
-	if (method == PM_HIER_ENUM) {
+	if (st->method == PM_HIER_ENUM) {
 		struct pm_hier cur = {.h = 0, .time_s = 0};
 		enumerate(&c, 0, &cur);
 	} else {
