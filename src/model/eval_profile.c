@@ -206,46 +206,72 @@ static int all_zero(const double *v, int K)
 	return 1;
 }
 
+/* Count transfer i (slot q of the step) on its route's links and, with an
+ * injection limit, on its endpoints' ports; the longest route. */
+static int count_route(struct pm_profile *f, struct pstep *ps, size_t i, int q, struct build *b, int *ne)
+{
+	const struct pm_sched *s = f->s;
+	const struct pm_link *links = pm_topo_links(f->t);
+	const int *route;
+	int S = f->nslot, a = s->map[s->x[i].src], d = s->map[s->x[i].dst];
+	int h = pm_eval_route(f->t, s, i, b->route, &route);
+	double lat = 0;
+
+	for (int j = 0; j < h; j++) {
+		double *m = b->m + (size_t)route[j] * S;
+		if (all_zero(m, S))
+			b->touched[ps->nt++] = route[j];
+		m[q] += 1;
+		lat += links[route[j]].lat_s;
+	}
+	ps->lat_max = mx(ps->lat_max, lat);
+	if (h > ps->hops_max)
+		ps->hops_max = h;
+	for (int r = 0; r < 2 && f->p.inj_bw_Bps > 0; r++) {
+		double *v = (r ? b->ej : b->inj) + (size_t)(r ? d : a) * S;
+		if (all_zero(v, S))
+			b->etouched[(*ne)++] = r ? -1 - d : a;
+		v[q] += 1;
+	}
+	return h;
+}
+
+/* Each rank's reads of step k (the most one rank reads), added to the
+ * run's, and the step's reduce tallies cleared. */
+static void close_ranks(struct pm_profile *f, struct pstep *ps, int k, double rep, struct build *b)
+{
+	const struct pm_sched *s = f->s;
+
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		for (int r = 0; r < 2; r++) {	/* sender and receiver, each once */
+			int q = r ? x->dst : x->src;
+			ps->mem_u = mx(ps->mem_u, b->mem[q]);
+			b->memrun[q] += b->mem[q] * rep;
+			b->mem[q] = 0;
+		}
+		b->red[x->dst] = 0;
+	}
+}
+
 /* Route and count stored step k's transfers (the step played rep times):
  * per link and endpoint port the transfers of each class, per rank the
  * units it reduces, reads and sends. */
 static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep,
 		       struct build *b, int *ne)
 {
-	const struct pm_topo *t = f->t;
 	const struct pm_sched *s = f->s;
-	const struct pm_link *links = pm_topo_links(t);
-	int S = f->nslot, g = 0, q = 0;
+	int g = 0, q = 0;
 	uint32_t last = 0;
 
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
-		int a = s->map[x->src], d = s->map[x->dst], h;
-		const int *route;
-		double lat = 0;
-
 		if (i == s->step_off[k] || x->cnt != last) {	/* most transfers of a step are alike */
 			last = x->cnt;
 			g = class_of(f, x->cnt);
 			q = slot_of(ps, g);
 		}
-		h = pm_eval_route(t, s, i, b->route, &route);
-		for (int j = 0; j < h; j++) {
-			double *m = b->m + (size_t)route[j] * S;
-			if (all_zero(m, S))
-				b->touched[ps->nt++] = route[j];
-			m[q] += 1;
-			lat += links[route[j]].lat_s;
-		}
-		ps->lat_max = mx(ps->lat_max, lat);
-		if (h > ps->hops_max)
-			ps->hops_max = h;
-		for (int r = 0; r < 2 && f->p.inj_bw_Bps > 0; r++) {
-			double *v = (r ? b->ej : b->inj) + (size_t)(r ? d : a) * S;
-			if (all_zero(v, S))
-				b->etouched[(*ne)++] = r ? -1 - d : a;
-			v[q] += 1;
-		}
+		int h = count_route(f, ps, i, q, b, ne);
 		if (f->p.endpoint != PM_END_IDEAL) {	/* in units: unit = 1 */
 			double src, dst;
 			pm_endpoint_reads(s, x, 1, f->p.endpoint, NULL, &src, &dst);
@@ -259,16 +285,7 @@ static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep
 		}
 		f->hops_rep[g] += (double)h * rep;
 	}
-	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
-		const struct pm_xfer *x = &s->x[i];
-		for (int r = 0; r < 2; r++) {	/* sender and receiver, each once */
-			int q = r ? x->dst : x->src;
-			ps->mem_u = mx(ps->mem_u, b->mem[q]);
-			b->memrun[q] += b->mem[q] * rep;
-			b->mem[q] = 0;
-		}
-		b->red[x->dst] = 0;
-	}
+	close_ranks(f, ps, k, rep, b);
 }
 
 /* One loaded link or port of the step (counts v, 1/bandwidth inv): the
