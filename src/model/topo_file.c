@@ -309,58 +309,58 @@ int pm_topo_route_shortest(struct pm_topo *t, int balance, struct pm_err *err)
 	return rc;
 }
 
-static int build(struct pm_topo *t, const char *args,
-		 const struct pm_link_defaults *ld, struct pm_err *err)
+/* Each name's endpoint number (-1: a switch) into epid, and the
+ * endpoint count: numbers 0 to N-1 without gaps, at least one. */
+static int number_endpoints(const struct reader *r, const char *args, long *epid, int *nend,
+			    struct pm_err *err)
 {
-	struct reader r = {.path = args, .ld = ld};
-	int rc = read_file(&r, err), nend = 0, nsw = 0;
-	int *vid = NULL;
-	long *epid = NULL;
+	char *seen;
 
-	if (rc)
-		goto out;
-	vid = malloc(sizeof(int) * (size_t)r.nnames);
-	epid = malloc(sizeof(long) * (size_t)r.nnames);
-	if (!vid || !epid) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		goto out;
+	*nend = 0;
+	for (int i = 0; i < r->nnames; i++) {
+		epid[i] = endpoint_of(r->names[i]);
+		if (epid[i] == -2 || epid[i] >= PM_TOPO_MAX_FILE_VERTICES)
+			return pm_fail(err, PM_EINPUT,
+				       "topology file '%s': invalid vertex name '%s' (expected an endpoint number below %d or a switch name starting with a letter)",
+				       args, r->names[i], PM_TOPO_MAX_FILE_VERTICES);
+		if (epid[i] >= 0 && epid[i] + 1 > *nend)
+			*nend = (int)epid[i] + 1;
 	}
-	for (int i = 0; i < r.nnames; i++) {
-		epid[i] = endpoint_of(r.names[i]);
-		if (epid[i] == -2 || epid[i] >= PM_TOPO_MAX_FILE_VERTICES) {
-			rc = pm_fail(err, PM_EINPUT,
-				     "topology file '%s': invalid vertex name '%s' (expected an endpoint number below %d or a switch name starting with a letter)",
-				     args, r.names[i], PM_TOPO_MAX_FILE_VERTICES);
-			goto out;
+	if (*nend == 0)
+		return pm_fail(err, PM_EINPUT,
+			       "topology file '%s' has no endpoints (expected vertices named 0, 1, ... for the accelerators)",
+			       args);
+	if (!(seen = calloc((size_t)*nend, 1)))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	for (int i = 0; i < r->nnames; i++)
+		if (epid[i] >= 0)
+			seen[epid[i]] = 1;
+	for (long want = 0; want < *nend; want++)	/* no gaps in 0..N-1 */
+		if (!seen[want]) {
+			free(seen);
+			return pm_fail(err, PM_EINPUT,
+				       "topology file '%s' has no endpoint %ld (expected endpoints numbered 0 to %d without gaps)",
+				       args, want, *nend - 1);
 		}
-		if (epid[i] >= 0 && epid[i] + 1 > nend)
-			nend = (int)epid[i] + 1;
-	}
-	for (long want = 0; want < nend; want++) {	/* no gaps in 0..N-1 */
-		int seen = 0;
-		for (int i = 0; i < r.nnames && !seen; i++)
-			seen = epid[i] == want;
-		if (!seen) {
-			rc = pm_fail(err, PM_EINPUT,
-				     "topology file '%s' has no endpoint %ld (expected endpoints numbered 0 to %d without gaps)",
-				     args, want, nend - 1);
-			goto out;
-		}
-	}
-	if (nend == 0) {
-		rc = pm_fail(err, PM_EINPUT,
-			     "topology file '%s' has no endpoints (expected vertices named 0, 1, ... for the accelerators)",
-			     args);
-		goto out;
-	}
-	for (int i = 0; i < r.nnames; i++)
-		vid[i] = epid[i] >= 0 ? (int)epid[i] : nend + nsw++;
+	free(seen);
+	return PM_OK;
+}
+
+/* The network of r's links: endpoints first, then the switches in the
+ * order they are named; routed by shortest paths, ports balanced. */
+static int add_links(struct pm_topo *t, const struct reader *r, const long *epid, int nend, int *vid,
+		     struct pm_err *err)
+{
+	int nsw = 0, rc;
 	long long nlinks = 0;
-	for (int i = 0; i < r.nedges; i++)
-		nlinks += r.edges[i].both ? 2 : 1;
+
+	for (int i = 0; i < r->nnames; i++)
+		vid[i] = epid[i] >= 0 ? (int)epid[i] : nend + nsw++;
+	for (int i = 0; i < r->nedges; i++)
+		nlinks += r->edges[i].both ? 2 : 1;
 	rc = pm_topo_alloc(t, nend + nsw, nend, nlinks, 0, err);
-	for (int i = 0; !rc && i < r.nedges; i++) {
-		struct edge *e = &r.edges[i];
+	for (int i = 0; !rc && i < r->nedges; i++) {
+		const struct edge *e = &r->edges[i];
 		pm_topo_add(t, vid[e->a], vid[e->b], e->bw, e->lat, -1);
 		if (e->both)
 			pm_topo_add(t, vid[e->b], vid[e->a], e->bw, e->lat, -1);
@@ -369,7 +369,27 @@ static int build(struct pm_topo *t, const char *args,
 		rc = pm_topo_finish(t, err);
 	if (!rc)
 		rc = pm_topo_route_shortest(t, 1, err);
-out:
+	return rc;
+}
+
+static int build(struct pm_topo *t, const char *args,
+		 const struct pm_link_defaults *ld, struct pm_err *err)
+{
+	struct reader r = {.path = args, .ld = ld};
+	int rc = read_file(&r, err), nend = 0;
+	int *vid = NULL;
+	long *epid = NULL;
+
+	if (!rc) {
+		vid = malloc(sizeof(int) * (size_t)r.nnames);
+		epid = malloc(sizeof(long) * (size_t)r.nnames);
+		if (!vid || !epid)
+			rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	if (!rc)
+		rc = number_endpoints(&r, args, epid, &nend, err);
+	if (!rc)
+		rc = add_links(t, &r, epid, nend, vid, err);
 	for (int i = 0; i < r.nnames; i++)
 		free(r.names[i]);
 	free(r.names);
