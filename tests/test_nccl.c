@@ -329,7 +329,7 @@ static struct pm_cost contention_of(const struct pm_inst *in, double n, const st
  * 16-byte lines of 8 (twice it).  The alpha column is NCCL's launch plus
  * its latency, the closed form's two terms, spread over NCCL's 2(P-1) =
  * 30 steps.  Where the size fills one channel only, the ring is ring:1.
- * NCCL's tree has no schedule: refused with the reason. */
+ * NVLS has no schedule: refused with the reason. */
 Test(nccl, ring_schedule_priced_as_the_protocol_runs)
 {
 	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
@@ -367,10 +367,59 @@ Test(nccl, ring_schedule_priced_as_the_protocol_runs)
 	c = contention_of(&nc, 8192, &p);
 	r = contention_of(&ring1, 8192, &none);
 	cr_assert(rel_close(c.bw_s, 2 * r.bw_s, 1e-12), "ll 1ch %g ring:1 %g", c.bw_s, r.bw_s);
-	resolve_or_die("nccl:tree", t, 0, &nc);
+	struct pm_topo *one = topo_or_die("machine:dgx-h100:1");
+	resolve_or_die("nccl:nvls", one, 0, &nc);
 	cr_assert_eq(pm_algo_at_size(&nc, 1 << 30, &at, &err), PM_OK);
 	struct pm_sched s;
 	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "no schedule here"), "%s", err.msg);
+	pm_topo_free(one);
+	pm_topo_free(t);
+}
+
+/* nodetree, NCCL's tree on a GPU cluster, by hand on 2 DGX H100 nodes
+ * (G = 8, N = 2, 8 rails): each node tree over 2 nodes is one edge, so a
+ * channel's tree is 8 deep (7 in the chain, 1 across) and S = K - 1 + 2 x
+ * 8.  At 1 MiB, K = 1 MiB / (8 channels x 32 KiB) = 4: S = 19 steps and
+ * 2 x 8 x 4 x 15 = 960 transfers.  Its schedule is an all-reduce
+ * (replayed) on 1 to 4 nodes at one chunk and at several.  Where NCCL
+ * picks its tree across nodes, the nccl row's contention prices this
+ * schedule, with NCCL's launch and latency as its alpha. */
+Test(nccl, node_tree_by_hand)
+{
+	static const char *const specs[] = {"machine:dgx-h100:1", "machine:dgx-h100:2", "machine:dgx-h100:3",
+					    "machine:dgx-h100:4"};
+	struct pm_params p = plain_params(5e-6, 0, 1e9, 0);
+	struct pm_inst in, at;
+	struct pm_sched s;
+	struct pm_cost c, k;
+	struct pm_err err;
+
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		struct pm_topo *t = topo_or_die(specs[i]);
+		for (double n = 8; n <= 4e6; n *= 500) {
+			resolve_or_die("nodetree", t, 0, &in);
+			cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK);
+			cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s: %s", specs[i], err.msg);
+			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s %s: %s", specs[i], at.label, err.msg);
+			cr_assert_eq(s.nsteps, at.steps, "%s %s", specs[i], at.label);
+			pm_sched_release(&s);
+		}
+		pm_topo_free(t);
+	}
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
+	resolve_or_die("nodetree", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 20, &at, &err), PM_OK);
+	cr_assert_str_eq(at.label, "nodetree:8/4");
+	cr_assert_eq(at.steps, 19);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK);
+	cr_assert_eq(s.nx, 960);
+	pm_sched_release(&s);
+	resolve_or_die("nccl:tree", t, 0, &in);
+	c = contention_of(&in, 64 << 20, &p);
+	pm_algo_closed(&in, 64 << 20, &p, &k);
+	cr_assert(rel_close(c.alpha_s, k.alpha_s + k.lat_s, 1e-9), "alpha %g, NCCL %g + %g", c.alpha_s, k.alpha_s,
+		  k.lat_s);
+	cr_assert_eq(c.steps, pm_nodetree_steps(t, 16, 8, 64 << 20));
 	pm_topo_free(t);
 }

@@ -183,6 +183,10 @@ double pm_msg_bw_s(const struct pm_params *p, double m);
 
 /* Reduce-phase steps of the double binary tree on P ranks, K chunks. */
 int pm_dbtree_reduce_steps(int P, int K);
+/* Rank r's parent in NCCL's tree 0 or 1 over n ranks (-1 at the root). */
+int pm_dbtree_parent(int n, int r, int tree);
+/* Played steps of nodetree:C at n bytes on t (P ranks); 0 if it cannot run. */
+int pm_nodetree_steps(const struct pm_topo *t, int P, int C, double n);
 
 int pm_is_pow2(long x);
 int pm_ceil_log2(long x);

@@ -813,6 +813,11 @@ static void closed(const struct pm_inst *in, double n,
 	c->sent_B = (in->coll == PM_COLL_BROADCAST ? own->sent_down : own->sent_units) * n / K;
 }
 
+int pm_dbtree_parent(int n, int r, int tree)
+{
+	return tree ? tree1_parent(n, r) : btree_parent(n, r);
+}
+
 int pm_dbtree_reduce_steps(int P, int K)
 {
 	int exact;

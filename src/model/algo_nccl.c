@@ -32,6 +32,7 @@ struct nccl_state {
 	unsigned algo_mask, proto_mask;
 	int version;			/* -1: the machine's */
 	struct pm_nccl_cost pick;	/* at_size: what runs n bytes */
+	double n;			/* ... and n */
 };
 _Static_assert(sizeof(struct nccl_state) <= PM_PRIV_BYTES, "nccl state fits pm_inst.priv");
 
@@ -126,6 +127,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	struct nccl_state *st = state(in);
 	int rc = pm_nccl_select(&st->sys, in->coll, st->algo_mask, st->proto_mask, n, &st->pick, err);
 
+	st->n = n;
 	if (rc)
 		return rc;
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
@@ -175,6 +177,12 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	int ring = a == PM_NCCL_RING && in->coll != PM_COLL_BROADCAST && in->coll != PM_COLL_REDUCE;
 	char spec[32] = "direct:grouped";
 
+	if (a == PM_NCCL_TREE && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1 && m) {
+		int C = st->pick.channels < pm_machine_rails(m) ? st->pick.channels : pm_machine_rails(m);
+		snprintf(spec, sizeof spec, "nodetree:%d", C);
+		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
+		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
+	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
 			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, and its all-to-all; nccl:ring forces the ring)",
@@ -197,6 +205,12 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	const struct nccl_state *st = cstate(in);
 	static const double payload[PM_NCCL_NPROTO] = {8, 120, 0}, flag[PM_NCCL_NPROTO] = {8, 8, 0};
 	double steps = st->pick.steps;
+	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
+
+	if (st->pick.algo == PM_NCCL_TREE && m)	/* the node tree's steps at this size */
+		steps = pm_nodetree_steps(in->topo, in->P,
+					  st->pick.channels < pm_machine_rails(m) ? st->pick.channels : pm_machine_rails(m),
+					  st->n);
 
 	p->flow = st->pick.proto == PM_NCCL_SIMPLE ? PM_FLOW_NONE : PM_FLOW_PACKET;
 	p->payload_B = payload[st->pick.proto];
