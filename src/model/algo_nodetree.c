@@ -14,7 +14,9 @@
  * chunk j at step j + H and the deepest rank at j + 2H, so
  *   S = K - 1 + 2H steps in all (the larger H of the two trees),
  * K = n / (C x 32 KiB) rounded up to a power of two, at most 256 (NCCL's
- * LL chunk, as dbtree).
+ * LL chunk, as dbtree) and at most what keeps the schedule within 2^22
+ * stored transfers (2 C K (P - 1): K <= 64 on 4,096 GPUs); past 4,096
+ * ranks there is no schedule, only the closed form.
  * Cost:  T = S (a + d + C w(n/(C K)) b) + (S/2) (n/(C K)) g: each step a
  *        GPU's one link carries a chunk of every channel (closed forms
  *        see one link); the contention evaluator routes the chains over
@@ -33,6 +35,8 @@
 
 #define CHUNK_B 32768.0
 #define MAX_K 256
+#define MAX_XFERS 4194304.0	/* stored transfers (about 1 s to route and price) */
+#define MAX_P 4096		/* ranks with a schedule; beyond, the closed form */
 
 struct nt_state {
 	int C, K, G, N, R;	/* channels, chunks a channel, GPUs a node, nodes, rails */
@@ -70,10 +74,12 @@ static int root_node(int N, int t)
 	return 0;
 }
 
-static int chunks_for(int C, double n)
+/* K from the size, at most MAX_K and at most what keeps the schedule
+ * within MAX_XFERS transfers (2 C K (P - 1)). */
+static int chunks_for(int C, int P, double n)
 {
 	int k = 1;
-	while (k < MAX_K && k * C * CHUNK_B < n)
+	while (k < MAX_K && k * C * CHUNK_B < n && 2.0 * C * (2 * k) * (P - 1) <= MAX_XFERS)
 		k *= 2;
 	return k;
 }
@@ -128,7 +134,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	struct nt_state *st = nts(in);
 
 	(void)err;
-	st->K = chunks_for(st->C, n);
+	st->K = chunks_for(st->C, in->P, n);
 	in->steps = steps_of(st);
 	snprintf(in->label, sizeof in->label, "nodetree:%d/%d", st->C, st->K);
 	return PM_OK;
@@ -144,7 +150,7 @@ int pm_nodetree_steps(const struct pm_topo *t, int P, int C, double n)
 	snprintf(arg, sizeof arg, "%d", C);
 	if (shape(&in, arg, st, &err))
 		return 0;
-	st->K = chunks_for(C, n);
+	st->K = chunks_for(C, P, n);
 	return steps_of(st);
 }
 
@@ -188,6 +194,11 @@ static void node_levels(const struct nt_state *st, int t, int *depth, int *heigh
 		}
 }
 
+static double xfers_of(const struct nt_state *st, int P)
+{
+	return 2.0 * st->C * st->K * (P - 1);
+}
+
 struct tx {
 	int step, src, dst;
 	uint32_t chunk;
@@ -225,11 +236,15 @@ static void add_channel(const struct nt_state *st, int c, const int *depth, cons
 static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
 {
 	const struct nt_state *st = cnts(in);
-	size_t n = 0, cap = (size_t)2 * st->C * st->K * (in->P - 1) + 1;
-	struct tx *x = malloc(sizeof *x * cap);
-	int *lv = malloc(sizeof(int) * 4 * (size_t)st->N);
 
 	s->nchunks = (uint32_t)(st->C * st->K);
+	if (in->P > MAX_P)
+		return pm_fail(err, PM_EINPUT,
+			       "past %d ranks nodetree is priced in closed form only (its schedule would store %.3g transfers on %d ranks; --model closed)",
+			       MAX_P, xfers_of(st, in->P), in->P);
+	size_t n = 0, cap = (size_t)xfers_of(st, in->P) + 1;
+	struct tx *x = malloc(sizeof *x * cap);
+	int *lv = malloc(sizeof(int) * 4 * (size_t)st->N);
 	if (!x || !lv) {
 		free(x), free(lv);
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
@@ -261,15 +276,14 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 
 static double xfers(const struct pm_inst *in)
 {
-	const struct nt_state *st = cnts(in);
-	return 2.0 * st->C * st->K * (in->P - 1);
+	return in->P > MAX_P ? 0 : xfers_of(cnts(in), in->P);
 }
 
 const struct pm_algo pm_algo_nodetree = {
 	.name = "nodetree",
 	.summary = "NCCL's tree on a GPU cluster: a chain in each node, the double binary tree over the nodes' heads, one channel per NIC rail",
 	.arg_syntax = "C",
-	.arg_help = "channels (default one per NIC rail); chunks a channel from the size, n / (C x 32 KiB) rounded up to a power of two, at most 256",
+	.arg_help = "channels (default one per NIC rail); chunks a channel from the size, n / (C x 32 KiB) rounded up to a power of two, at most 256 and within 2^22 stored transfers; past 4,096 ranks closed form only",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.phases = PM_PHASES_NONE,
 	.formula = "S (a + d + C w(n/(C K)) b) + (S/2)(n/(C K)) g, S = K - 1 + 2H, H = G - 1 + the node tree's height",
