@@ -61,6 +61,32 @@ Test(sim, two_hops_by_hand)
 	pm_topo_free(t);
 }
 
+/* A run's budget (what is left of a command's): the two-hop message of
+ * two_hops_by_hand crosses 2 links in 10 packets, 20 link traversals on
+ * the links network.  A budget of 19 refuses the run before it starts and
+ * says why; 20 runs it and reports the 20 it used. */
+Test(sim, budget_refuses_before_the_run)
+{
+	struct pm_topo *t = topo_with("ring:4", BW, LAT);
+	struct pm_params p = plain_params(0, LAT, BW, 0);
+	struct pm_sched s;
+	struct pm_err err;
+	struct pm_sim_result r;
+	struct pm_sim_opts o = {.budget = 19};
+
+	sched_by_hand(&s, 2, 1);
+	s.map[1] = 2;
+	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	cr_assert_eq(pm_sim_run(t, &s, 2560, &p, &o, &r, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "simulation budget is spent"), "%s", err.msg);
+	o.budget = 20;
+	cr_assert_eq(pm_sim_run(t, &s, 2560, &p, &o, &r, &err), PM_OK, "%s", err.msg);
+	cr_assert_float_eq(r.events, 20, 0);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* Two 2560-byte messages into the same link in one step (ranks 0 and 1 of
  * ring:4 to rank 2: 0 -> 1 -> 2 and 1 -> 2 share link 1 -> 2), packet flow
  * control 256/16: each message is 10 packets of 272 B = 17 ns.  The

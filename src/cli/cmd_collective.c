@@ -561,7 +561,8 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
 		     struct pm_err *err)
 {
-	struct pm_pricer_cfg cfg = {t, p, so, 0, nsizes, 0};
+	double spent = 0;	/* one command simulates at most one run's limit */
+	struct pm_pricer_cfg cfg = {t, p, so, 0, nsizes, 0, &spent};
 	struct cli_progress pr;
 	int rc = PM_OK;
 

@@ -84,7 +84,7 @@ static void rank_size(const struct pricer *q, const struct pm_best *b, int n,
 static int open_pricers(struct pricer *q, int n, int nsizes, const struct pm_params *p,
 			struct pm_best *b, struct pm_err *err)
 {
-	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, nsizes, 0};
+	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, nsizes, 0, NULL};
 
 	if (q->contention)
 		cfg.evals |= 1u << PM_EVAL_CONTENTION;

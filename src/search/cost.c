@@ -74,7 +74,7 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		     int contention, double lo, double hi, struct pm_fit *f,
 		     struct pm_err *err)
 {
-	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, 33, 0};
+	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, 33, 0, NULL};
 	enum pm_evaluator e = contention ? PM_EVAL_CONTENTION : PM_EVAL_CLOSED;
 	struct pm_points pts = {0};
 	struct pm_pricer q;

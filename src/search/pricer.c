@@ -118,8 +118,16 @@ static int simulate(struct pm_pricer *q, int dataflow, double n, struct pm_cost 
 
 	o.dataflow = dataflow;
 	o.lockstep = dataflow ? PM_LOCK_BARRIER : q->cfg.so->lockstep;
+	if (q->cfg.sim_spent) {
+		double limit = o.routers ? PM_SIM_MAX_PACKET_HOPS : PM_SIM_MAX_EVENTS;
+		o.budget = limit - *q->cfg.sim_spent;
+		if (o.budget < 1)
+			o.budget = 1;
+	}
 	if ((rc = pm_sim_run(q->cfg.t, &q->sched, n, &p, &o, &r, err)))
 		return rc == PM_EINPUT ? PM_ENOTAPPLICABLE : rc;
+	if (q->cfg.sim_spent)
+		*q->cfg.sim_spent += r.events;
 	pm_cost_closed_init(c);
 	c->time_s = r.time_s;
 	c->steps = q->sched.nsteps;

@@ -37,6 +37,10 @@ struct pm_pricer_cfg {
 	int nsizes;				/* > 1: contention from a profile */
 	int expand;				/* per-step records of every step
 						 * (validate's checks of compact schedules) */
+	double *sim_spent;			/* not NULL: the events simulated so far,
+						 * shared by a command's pricers, which
+						 * together simulate at most the per-run
+						 * limit (psim.h) */
 };
 
 struct pm_pricer {

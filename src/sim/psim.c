@@ -653,6 +653,10 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 {
 	double limit = o->routers ? PM_SIM_MAX_PACKET_HOPS : PM_SIM_MAX_EVENTS;
 
+	if (ev <= limit && o->budget > 0 && ev > o->budget)
+		return pm_fail(err, PM_EINPUT,
+			       "the command's simulation budget is spent: this run needs %.3g %s, %.3g are left of the %.3g one command may simulate (expected fewer algorithms, sizes or simulated evaluators in one command, or the contention evaluator)",
+			       ev, o->routers ? "packet crossings" : "link traversals", o->budget, limit);
 	if (ev > limit)
 		return o->routers
 			? pm_fail(err, PM_EINPUT,

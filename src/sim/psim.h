@@ -70,6 +70,9 @@ struct pm_sim_opts {
 				 * 0 (default): one message at a time */
 	struct pm_router_cfg router;	/* its configuration */
 	struct pm_trace *trace;	/* record the run there, or NULL */
+	double budget;		/* > 0: events this run may use at most, what is
+				 * left of a command's (pm_pricer: one command
+				 * simulates at most the per-run limit in all) */
 };
 
 struct pm_sim_result {
@@ -79,8 +82,9 @@ struct pm_sim_result {
 	double link_busy;	/* time-weighted share of network links busy */
 };
 
-/* A run of more than PM_SIM_MAX_EVENTS link traversals is refused
- * (PM_EINPUT) before any segment moves. */
+/* A run of more than PM_SIM_MAX_EVENTS link traversals
+ * (PM_SIM_MAX_PACKET_HOPS packet crossings with routers), or more than
+ * o->budget, is refused (PM_EINPUT) before any segment moves. */
 int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
 	       const struct pm_params *p, const struct pm_sim_opts *o,
 	       struct pm_sim_result *r, struct pm_err *err);
