@@ -366,72 +366,99 @@ static void run(struct sim *m)
 	}
 }
 
+/* The dependency edges found so far: writer ew[e] before reader er[e]. */
+struct edges {
+	uint32_t *ew, *er;
+	size_t n, cap;
+};
+
+static int add_edge(struct edges *d, uint32_t w, uint32_t r)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		uint32_t *a = realloc(d->ew, sizeof(uint32_t) * cap);
+		d->ew = a ? a : d->ew;
+		uint32_t *b = a ? realloc(d->er, sizeof(uint32_t) * cap) : NULL;
+		d->er = b ? b : d->er;
+		if (!a || !b)
+			return -1;
+		d->cap = cap;
+	}
+	d->ew[d->n] = w;
+	d->er[d->n++] = r;
+	return 0;
+}
+
+/* Step k's transfers: each depends on the last earlier-step writer of
+ * every chunk it sends from its source (lw: last writer per rank and
+ * chunk); then its writes are recorded. */
+static int step_deps(struct sim *m, int k, uint32_t *lw, struct edges *d)
+{
+	const struct pm_sched *s = m->s;
+
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		uint32_t last = NONE;
+		for (uint32_t c = x->lo; c < x->lo + x->cnt; c++) {
+			uint32_t w = lw[(size_t)x->src * s->nchunks + c];
+			if (w == NONE || w == last)
+				continue;
+			if (add_edge(d, w, (uint32_t)i))
+				return -1;
+			m->pending[i]++;
+			m->doff[w + 1]++;
+			last = w;
+		}
+	}
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+		const struct pm_xfer *x = &s->x[i];
+		for (uint32_t c = x->lo; c < x->lo + x->cnt; c++)
+			lw[(size_t)x->dst * s->nchunks + c] = (uint32_t)i;
+	}
+	return 0;
+}
+
+/* The readers of each writer, grouped by writer (dep[doff[w] ..]). */
+static int group_deps(struct sim *m, const struct edges *d)
+{
+	size_t nx = m->s->nx, *fill = malloc(sizeof(size_t) * (nx + 1));
+
+	m->dep = malloc(sizeof(uint32_t) * (d->n + 1));
+	if (!fill || !m->dep) {
+		free(fill);
+		return -1;
+	}
+	for (size_t i = 0; i < nx; i++)
+		m->doff[i + 1] += m->doff[i];
+	memcpy(fill, m->doff, sizeof(size_t) * (nx + 1));
+	for (size_t e = 0; e < d->n; e++)
+		m->dep[fill[d->ew[e]]++] = d->er[e];
+	free(fill);
+	return 0;
+}
+
 /* Readers of each transfer: i depends on the last earlier-step transfer
  * that wrote each chunk it sends into its source. */
 static int build_deps(struct sim *m)
 {
 	const struct pm_sched *s = m->s;
-	size_t cells = (size_t)s->nranks * s->nchunks, ne = 0, cap = s->nx + 16;
+	size_t cells = (size_t)s->nranks * s->nchunks;
 	uint32_t *lw = malloc(sizeof(uint32_t) * cells);
-	uint32_t *ew = malloc(sizeof(uint32_t) * cap), *er = malloc(sizeof(uint32_t) * cap);
-	int ok = lw && ew && er;
+	struct edges d = {0};
+	int ok;
 
 	m->pending = calloc(s->nx + 1, sizeof(uint32_t));
 	m->ready = calloc(s->nx + 1, sizeof(double));
 	m->doff = calloc(s->nx + 2, sizeof(size_t));
-	ok = ok && m->pending && m->ready && m->doff;
+	ok = lw && m->pending && m->ready && m->doff;
 	for (size_t c = 0; ok && c < cells; c++)
 		lw[c] = NONE;
-	for (int k = 0; ok && k < s->nsteps; k++) {
-		for (size_t i = s->step_off[k]; ok && i < s->step_off[k + 1]; i++) {
-			const struct pm_xfer *x = &s->x[i];
-			uint32_t last = NONE;
-			for (uint32_t c = x->lo; ok && c < x->lo + x->cnt; c++) {
-				uint32_t w = lw[(size_t)x->src * s->nchunks + c];
-				if (w == NONE || w == last)
-					continue;
-				if (ne == cap) {
-					cap *= 2;
-					uint32_t *a = realloc(ew, sizeof(uint32_t) * cap);
-					ew = a ? a : ew;
-					uint32_t *b = a ? realloc(er, sizeof(uint32_t) * cap) : NULL;
-					er = b ? b : er;
-					ok = a && b;
-					if (!ok)
-						break;
-				}
-				ew[ne] = w;
-				er[ne++] = (uint32_t)i;
-				m->pending[i]++;
-				m->doff[w + 1]++;
-				last = w;
-			}
-		}
-		for (size_t i = s->step_off[k]; ok && i < s->step_off[k + 1]; i++) {
-			const struct pm_xfer *x = &s->x[i];
-			for (uint32_t c = x->lo; c < x->lo + x->cnt; c++)
-				lw[(size_t)x->dst * s->nchunks + c] = (uint32_t)i;
-		}
-	}
-	if (ok) {
-		for (size_t i = 0; i < s->nx; i++)
-			m->doff[i + 1] += m->doff[i];
-		m->dep = malloc(sizeof(uint32_t) * (ne + 1));
-		ok = m->dep != NULL;
-	}
-	if (ok) {
-		size_t *fill = malloc(sizeof(size_t) * (s->nx + 1));
-		ok = fill != NULL;
-		if (ok) {
-			memcpy(fill, m->doff, sizeof(size_t) * (s->nx + 1));
-			for (size_t e = 0; e < ne; e++)
-				m->dep[fill[ew[e]]++] = er[e];
-			free(fill);
-		}
-	}
+	for (int k = 0; ok && k < s->nsteps; k++)
+		ok = !step_deps(m, k, lw, &d);
+	ok = ok && !group_deps(m, &d);
 	free(lw);
-	free(ew);
-	free(er);
+	free(d.ew);
+	free(d.er);
 	return ok ? PM_OK : PM_EINTERNAL;
 }
 
