@@ -233,13 +233,88 @@ static int route(const struct pm_topo *t, int src, int dst, int *links)
 	return hops;
 }
 
+/* NPUs, switches and links the dimensions make. */
+static int count_shape(const struct yml *y, const int *kinds, const char *args, long long *N,
+		       long long *nsw, long long *nlinks, struct pm_err *err)
+{
+	int D = y->n[F_TOPO];
+
+	*N = 1;
+	*nsw = *nlinks = 0;
+	for (int d = 0; d < D; d++) {
+		*N *= (long long)y->val[F_NPUS][d];
+		if (*N > PM_TOPO_MAX_VERTICES)
+			return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has more than %d NPUs (expected at most %d)",
+				       args, PM_TOPO_MAX_VERTICES, PM_TOPO_MAX_VERTICES);
+	}
+	for (int d = 0; d < D; d++) {
+		long long k = (long long)y->val[F_NPUS][d], groups = *N / k;
+		if (k < 2)
+			continue;
+		*nlinks += groups * (kinds[d] == K_FULL ? k * (k - 1) : 2 * k);
+		*nsw += kinds[d] == K_SWITCH ? groups : 0;
+	}
+	if (*N < 2)
+		return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has %lld NPU (expected at least 2: nothing to reduce)", args, *N);
+	return PM_OK;
+}
+
+/* Dimension d's links: a ring's two directions, a full mesh's pairs, or
+ * every NPU to its group's switch and back; *sw is the next switch id. */
+static void add_dim(struct pm_topo *t, const struct yml *y, const struct geo *g, int d, long long N, int *sw)
+{
+	int k = g->k[d], pb = g->base[d], stride = g->stride[d], kind = g->kind[d];
+	double bw = y->val[F_BW][d] * GIB, lat = y->val[F_LAT][d] * 1e-9;
+
+	if (k < 2)
+		return;
+	for (int base = 0; base < N; base++) {
+		if ((base / stride) % k)
+			continue;	/* one group per base with x_d = 0 */
+		for (int i = 0; i < k; i++) {
+			int a = base + i * stride;
+			if (kind == K_RING) {	/* a's +1 port, b's -1 port */
+				int b = base + ((i + 1) % k) * stride;
+				pm_topo_add(t, a, b, bw, lat, pb);
+				pm_topo_add(t, b, a, bw, lat, pb + 1);
+			} else if (kind == K_FULL) {
+				for (int j = 0; j < k; j++)
+					if (j != i)
+						pm_topo_add(t, a, base + j * stride, bw, lat, pb + j);
+			} else {
+				pm_topo_add(t, a, *sw, bw, lat, pb);
+				pm_topo_add(t, *sw, a, bw, lat, pb + i);
+			}
+		}
+		*sw += kind == K_SWITCH;
+	}
+}
+
+/* The longest and shortest routes between NPUs, in links. */
+static void set_hops(struct pm_topo *t, const struct geo *g)
+{
+	t->max_hops = 0;
+	for (int d = 0; d < g->D; d++) {
+		int k = g->k[d];
+		t->max_hops += k < 2 ? 0 : g->kind[d] == K_RING ? k / 2 : g->kind[d] == K_FULL ? 1 : 2;
+	}
+	t->min_hops = 1;
+	for (int d = 0; d < g->D; d++)
+		if (g->kind[d] == K_SWITCH && g->k[d] >= 2 && t->min_hops == 1) {
+			int others = 0;
+			for (int e = 0; e < g->D; e++)
+				others += e != d && g->k[e] >= 2 && g->kind[e] != K_SWITCH;
+			t->min_hops = others ? 1 : 2;
+		}
+}
+
 /* Vertex ids: NPUs 0..N-1, then the switches of each Switch dimension. */
 static int build(struct pm_topo *t, const char *args, const struct pm_link_defaults *ld,
 		 struct pm_err *err)
 {
 	struct yml y = {.path = args};
-	int kinds[MAX_DIMS], D, rc;
-	long long N = 1, nsw = 0, nlinks = 0;
+	int kinds[MAX_DIMS], D, rc, ports = 0;
+	long long N, nsw, nlinks;
 	FILE *f = pm_input_open(args, "ASTRA-sim network file", err);
 
 	(void)ld;
@@ -247,26 +322,10 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 		return PM_EINPUT;
 	rc = read_yml(&y, f, err);
 	fclose(f);
-	if (rc || (rc = check(&y, kinds, err)))
+	if (rc || (rc = check(&y, kinds, err)) || (rc = count_shape(&y, kinds, args, &N, &nsw, &nlinks, err)))
 		return rc;
 	D = y.n[F_TOPO];
-	for (int d = 0; d < D; d++) {
-		N *= (long long)y.val[F_NPUS][d];
-		if (N > PM_TOPO_MAX_VERTICES)
-			return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has more than %d NPUs (expected at most %d)",
-				       args, PM_TOPO_MAX_VERTICES, PM_TOPO_MAX_VERTICES);
-	}
-	for (int d = 0; d < D; d++) {
-		long long k = (long long)y.val[F_NPUS][d], groups = N / k;
-		if (k < 2)
-			continue;
-		nlinks += groups * (kinds[d] == K_FULL ? k * (k - 1) : 2 * k);
-		nsw += kinds[d] == K_SWITCH ? groups : 0;
-	}
-	if (N < 2)
-		return pm_fail(err, PM_EINPUT, "ASTRA-sim network file '%s' has %lld NPU (expected at least 2: nothing to reduce)", args, N);
 	struct geo *g = calloc(1, sizeof *g);
-	int ports = 0;
 	if (!g)
 		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
 	g->D = D;
@@ -281,49 +340,13 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 		return rc;
 	}
 	int sw = (int)N;
-	for (int d = 0, stride = 1; d < D; stride *= (int)y.val[F_NPUS][d], d++) {
-		int k = (int)y.val[F_NPUS][d], pb = g->base[d];
-		double bw = y.val[F_BW][d] * GIB, lat = y.val[F_LAT][d] * 1e-9;
-		if (k < 2)
-			continue;
-		for (int base = 0; base < N; base++) {
-			if ((base / stride) % k)
-				continue;	/* one group per base with x_d = 0 */
-			for (int i = 0; i < k; i++) {
-				int a = base + i * stride;
-				if (kinds[d] == K_RING) {	/* a's +1 port, b's -1 port */
-					int b = base + ((i + 1) % k) * stride;
-					pm_topo_add(t, a, b, bw, lat, pb);
-					pm_topo_add(t, b, a, bw, lat, pb + 1);
-				} else if (kinds[d] == K_FULL) {
-					for (int j = 0; j < k; j++)
-						if (j != i)
-							pm_topo_add(t, a, base + j * stride, bw, lat, pb + j);
-				} else {
-					pm_topo_add(t, a, sw, bw, lat, pb);
-					pm_topo_add(t, sw, a, bw, lat, pb + i);
-				}
-			}
-			sw += kinds[d] == K_SWITCH;
-		}
-	}
+	for (int d = 0; d < D; d++)
+		add_dim(t, &y, g, d, N, &sw);
 	if (t->n_links != nlinks)
 		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
 	if ((rc = pm_topo_finish(t, err)))
 		return rc;
-	t->max_hops = 0;
-	for (int d = 0; d < D; d++) {
-		int k = (int)y.val[F_NPUS][d];
-		t->max_hops += k < 2 ? 0 : kinds[d] == K_RING ? k / 2 : kinds[d] == K_FULL ? 1 : 2;
-	}
-	t->min_hops = 1;
-	for (int d = 0; d < D; d++)
-		if (kinds[d] == K_SWITCH && (int)y.val[F_NPUS][d] >= 2 && t->min_hops == 1) {
-			int others = 0;
-			for (int e = 0; e < D; e++)
-				others += e != d && (int)y.val[F_NPUS][e] >= 2 && kinds[e] != K_SWITCH;
-			t->min_hops = others ? 1 : 2;
-		}
+	set_hops(t, g);
 	return PM_OK;
 }
 
