@@ -81,17 +81,86 @@ static int item(struct yml *y, int f, const char *v, int line, struct pm_err *er
 	return PM_OK;
 }
 
+/* Where the walk stands: mapping depth, the key being read, inside a
+ * list, a key expected next, the end reached. */
+struct walk {
+	int depth, field, in_seq, want_key, done;
+};
+
+/* A scalar: a list item, a key, or a key's single value. */
+static int on_scalar(struct yml *y, struct walk *w, const char *v, int line, struct pm_err *err)
+{
+	int rc = PM_OK;
+
+	if (w->in_seq)
+		return w->field >= 0 ? item(y, w->field, v, line, err) : PM_OK;
+	if (w->want_key) {
+		w->field = -1;
+		for (int k = 0; k < NF; k++)
+			if (!strcmp(v, fields[k]))
+				w->field = k;
+		if (w->field >= 0 && y->line[w->field])
+			rc = bad(y, line, err, "key given twice");
+		if (w->field >= 0)
+			y->line[w->field] = line;
+		w->want_key = 0;
+		return rc;
+	}
+	if (w->field >= 0)	/* a key with one scalar: one dimension */
+		rc = item(y, w->field, v, line, err);
+	w->want_key = 1;
+	w->field = -1;
+	return rc;
+}
+
+/* One event of the document. */
+static int on_event(struct yml *y, struct walk *w, const yaml_event_t *e, struct pm_err *err)
+{
+	int line = (int)e->start_mark.line + 1;
+
+	switch (e->type) {
+	case YAML_STREAM_END_EVENT:
+		w->done = 1;
+		return PM_OK;
+	case YAML_MAPPING_START_EVENT:
+		w->want_key = 1;
+		if (++w->depth > 1)
+			return bad(y, line, err, "nested mapping (expected flat keys with lists such as npus_count: [4, 4])");
+		return PM_OK;
+	case YAML_MAPPING_END_EVENT:
+		w->depth--;
+		return PM_OK;
+	case YAML_SEQUENCE_START_EVENT:
+		if (w->in_seq || w->want_key)
+			return bad(y, line, err, "nested list (expected lists of numbers or topology names)");
+		w->in_seq = 1;
+		return PM_OK;
+	case YAML_SEQUENCE_END_EVENT:
+		w->in_seq = 0;
+		w->want_key = 1;
+		w->field = -1;
+		return PM_OK;
+	case YAML_ALIAS_EVENT:
+		return bad(y, line, err, "a YAML alias (expected the values written out: perfmodel does not follow anchors)");
+	case YAML_SCALAR_EVENT:
+		return on_scalar(y, w, (const char *)e->data.scalar.value, line, err);
+	default:
+		return PM_OK;
+	}
+}
+
 /* Walk the events: a mapping whose four keys hold sequences of scalars. */
 static int read_yml(struct yml *y, FILE *f, struct pm_err *err)
 {
 	yaml_parser_t p;
 	yaml_event_t e;
-	int rc = PM_OK, depth = 0, field = -1, in_seq = 0, want_key = 0, done = 0;
+	struct walk w = {0, -1, 0, 0, 0};
+	int rc = PM_OK;
 
 	if (!yaml_parser_initialize(&p))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	yaml_parser_set_input_file(&p, f);
-	while (!rc && !done) {
+	while (!rc && !w.done) {
 		if (!yaml_parser_parse(&p, &e)) {
 			char msg[200];
 			snprintf(msg, sizeof msg, "not YAML: %.120s (expected keys topology, npus_count, bandwidth, latency)",
@@ -99,58 +168,7 @@ static int read_yml(struct yml *y, FILE *f, struct pm_err *err)
 			rc = bad(y, (int)p.problem_mark.line + 1, err, msg);
 			break;
 		}
-		int line = (int)e.start_mark.line + 1;
-		switch (e.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_MAPPING_START_EVENT:
-			if (++depth > 1)
-				rc = bad(y, line, err, "nested mapping (expected flat keys with lists such as npus_count: [4, 4])");
-			want_key = 1;
-			break;
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			if (in_seq || want_key)
-				rc = bad(y, line, err, "nested list (expected lists of numbers or topology names)");
-			in_seq = 1;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-			in_seq = 0;
-			want_key = 1;
-			field = -1;
-			break;
-		case YAML_ALIAS_EVENT:
-			rc = bad(y, line, err, "a YAML alias (expected the values written out: perfmodel does not follow anchors)");
-			break;
-		case YAML_SCALAR_EVENT: {
-			const char *v = (const char *)e.data.scalar.value;
-			if (in_seq) {
-				if (field >= 0)
-					rc = item(y, field, v, line, err);
-			} else if (want_key) {
-				field = -1;
-				for (int k = 0; k < NF; k++)
-					if (!strcmp(v, fields[k]))
-						field = k;
-				if (field >= 0 && y->line[field])
-					rc = bad(y, line, err, "key given twice");
-				if (field >= 0)
-					y->line[field] = line;
-				want_key = 0;
-			} else {	/* a key with one scalar: one dimension */
-				if (field >= 0)
-					rc = item(y, field, v, line, err);
-				want_key = 1;
-				field = -1;
-			}
-			break;
-		}
-		default:
-			break;
-		}
+		rc = on_event(y, &w, &e, err);
 		yaml_event_delete(&e);
 	}
 	yaml_parser_delete(&p);
