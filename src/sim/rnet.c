@@ -633,10 +633,64 @@ double rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c,
 
 static void begin(struct rnet *n, int e, int port, uint32_t x, double t);
 
+/* With a memory limit, is the next packet's data read by now?  If not,
+ * its read is booked (once) and the channel woken when it is done. */
+static int data_read(struct rnet *n, uint32_t o, int c, struct nport *np, double pay, double now)
+{
+	if (n->mem_bw <= 0 || np->read_per_B <= 0)
+		return 1;
+	if (np->mem_at < 0) {
+		int e = c / n->ports;
+		double s0 = n->mem_free[e] > now ? n->mem_free[e] : now;
+		np->mem_at = n->mem_free[e] = s0 + pay * np->read_per_B / n->mem_bw;
+	}
+	if (np->mem_at > now) {
+		wake(n, o, np->mem_at);
+		return 0;
+	}
+	return 1;
+}
+
+/* A packet of pay bytes has left: the next packet's reads follow at once
+ * (the engine reads one packet ahead of the wire). */
+static void read_ahead(struct rnet *n, int c, struct nport *np, double pay)
+{
+	np->left_B -= pay;
+	np->sent++;
+	if (n->mem_bw > 0 && np->read_per_B > 0 && np->sent < np->npk) {
+		int e = c / n->ports;
+		double nxt = np->left_B < n->payload ? np->left_B : n->payload;
+		np->mem_at = n->mem_free[e] += nxt * np->read_per_B / n->mem_bw;
+	} else {
+		np->mem_at = -1;
+	}
+}
+
+/* The transfer's last packet has left at `done`: the port takes the next
+ * transfer its buffer holds, or says the transfer has left. */
+static void transfer_left(struct rnet *n, int c, struct nport *np, double done)
+{
+	uint32_t x = np->cur;
+
+	np->cur = NONE;
+	if (n->c.ni_buffer > 0) {
+		if (np->qhead != NONE) {	/* the next transfer in the buffer */
+			uint32_t y = np->qhead;
+			np->qhead = n->qnext[y];
+			if (np->qhead == NONE)
+				np->qtail = NONE;
+			begin(n, c / n->ports, c % n->ports, y, done);
+		}
+		return;
+	}
+	if (n->h.left)
+		n->h.left(n->h.ctx, x, done);
+}
+
 /* Injection channel ch (endpoint e, port k) sends its next packet. */
 static void inject(struct rnet *n, uint32_t o, double now)
 {
-	int c = (int)o - n->E - n->L, e = c / n->ports, ch = n->L + c;
+	int c = (int)o - n->E - n->L, ch = n->L + c;
 	struct nport *np = &n->np[c];
 
 	if (np->cur == NONE)
@@ -646,17 +700,8 @@ static void inject(struct rnet *n, uint32_t o, double now)
 		return;
 	}
 	double pay = np->left_B < n->payload ? np->left_B : n->payload;
-	if (n->mem_bw > 0 && np->read_per_B > 0) {	/* read the packet's data first */
-		if (np->mem_at < 0) {
-			int e = c / n->ports;
-			double s0 = n->mem_free[e] > now ? n->mem_free[e] : now;
-			np->mem_at = n->mem_free[e] = s0 + pay * np->read_per_B / n->mem_bw;
-		}
-		if (np->mem_at > now) {
-			wake(n, o, np->mem_at);
-			return;
-		}
-	}
+	if (!data_read(n, o, c, np, pay, now))
+		return;
 	double head = n->p->flow == PM_FLOW_PACKET ||
 		(n->p->flow == PM_FLOW_MESSAGE && np->sent == 0) ? n->p->flit_B : 0;
 	double flits = ceil((pay + head) / n->flit - 1e-9);
@@ -677,17 +722,7 @@ static void inject(struct rnet *n, uint32_t o, double now)
 	*p = (struct pkt){.x = np->cur, .flits = (uint32_t)flits, .dim = -1};
 	n->busy_until[ch] = now + ser;
 	n->packets += 1;
-	np->left_B -= pay;
-	np->sent++;
-	if (n->mem_bw > 0 && np->read_per_B > 0 && np->sent < np->npk) {
-		/* the next packet's reads follow this one's at once (the engine
-		 * reads one packet ahead of the wire) */
-		int e = c / n->ports;
-		double nxt = np->left_B < n->payload ? np->left_B : n->payload;
-		np->mem_at = n->mem_free[e] += nxt * np->read_per_B / n->mem_bw;
-	} else {
-		np->mem_at = -1;
-	}
+	read_ahead(n, c, np, pay);
 	enqueue(n, i, ch, vc, now + n->lat[ch], (flits - 1) * n->flit / n->bw[ch]);
 	if (n->c.ni_buffer > 0 && --np->backlog <= n->c.ni_buffer && np->pend != NONE) {
 		uint32_t x = np->pend;	/* its last packet is in the buffer */
@@ -696,24 +731,10 @@ static void inject(struct rnet *n, uint32_t o, double now)
 		if (n->h.left)
 			n->h.left(n->h.ctx, x, now + ser);
 	}
-	if (np->sent < np->npk) {
+	if (np->sent < np->npk)
 		wake(n, o, now + ser);
-		return;
-	}
-	uint32_t x = np->cur;
-	np->cur = NONE;
-	if (n->c.ni_buffer > 0) {
-		if (np->qhead != NONE) {	/* the next transfer in the buffer */
-			uint32_t y = np->qhead;
-			np->qhead = n->qnext[y];
-			if (np->qhead == NONE)
-				np->qtail = NONE;
-			begin(n, e, c % n->ports, y, now + ser);
-		}
-		return;
-	}
-	if (n->h.left)
-		n->h.left(n->h.ctx, x, now + ser);
+	else
+		transfer_left(n, c, np, now + ser);
 }
 
 /* Packets transfer x is cut into. */
