@@ -542,23 +542,26 @@ static double free_at(const struct rnet *n, uint32_t o)
 	return n->busy_until[out_channel(n, o)];
 }
 
-static void arbitrate(struct rnet *n, uint32_t o, double now)
-{
-	int ch = out_channel(n, o);
-	const struct reqs *rq = &n->rq[o];
-	double next = INFINITY;
-	uint32_t best = NONE, bq = 0;
-	int bvc = -1, others = 0;
+/* The request output o grants now: the best packet at the head of an
+ * input queue that asks for it, is ready and (on a network link) finds a
+ * free VC downstream; *next when the next one may be ready, *others
+ * whether another asked too. */
+struct grant {
+	uint32_t pkt, queue;
+	int vc, others;
+	double next;
+};
 
-	if (n->busy_until[ch] > now) {
-		wake(n, o, n->busy_until[ch]);
-		return;
-	}
+static struct grant choose(struct rnet *n, uint32_t o, int ch, double now)
+{
+	const struct reqs *rq = &n->rq[o];
+	struct grant g = {NONE, 0, -1, 0, INFINITY};
+
 	for (uint32_t k = 0; k < rq->n; k++) {
 		uint32_t i = n->q[rq->a[k]].head;
 		struct pkt *p = &n->pk[i];
 		if (p->ready > now) {
-			next = p->ready < next ? p->ready : next;
+			g.next = p->ready < g.next ? p->ready : g.next;
 			continue;
 		}
 		int vc = 0;
@@ -566,28 +569,40 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 			double when;
 			vc = pick_vc(n, ch, class_on(n, p, ch), p->flits, now, &when);
 			if (vc < 0) {
-				next = when < next ? when : next;
+				g.next = when < g.next ? when : g.next;
 				continue;
 			}
 		}
-		if (best != NONE)
-			others = 1;
-		if (best == NONE || (n->rr ? ahead(n, o, rq->a[k], i, bq, best) : wins(n, i, best))) {
-			best = i;
-			bq = rq->a[k];
-			bvc = vc;
+		if (g.pkt != NONE)
+			g.others = 1;
+		if (g.pkt == NONE || (n->rr ? ahead(n, o, rq->a[k], i, g.queue, g.pkt) : wins(n, i, g.pkt))) {
+			g.pkt = i;
+			g.queue = rq->a[k];
+			g.vc = vc;
 		}
 	}
-	if (best == NONE) {
-		if (next < INFINITY)
-			wake(n, o, next);
+	return g;
+}
+
+static void arbitrate(struct rnet *n, uint32_t o, double now)
+{
+	int ch = out_channel(n, o);
+
+	if (n->busy_until[ch] > now) {
+		wake(n, o, n->busy_until[ch]);
+		return;
+	}
+	struct grant g = choose(n, o, ch, now);
+	if (g.pkt == NONE) {
+		if (g.next < INFINITY)
+			wake(n, o, g.next);
 		return;
 	}
 	/* the winner's input channel and VC (queues are numbered in x nvc + v) */
-	int bin = (int)(bq / (uint32_t)n->nvc), bv = (int)(bq % (uint32_t)n->nvc);
+	int bin = (int)(g.queue / (uint32_t)n->nvc), bv = (int)(g.queue % (uint32_t)n->nvc);
 	if (n->rr)
 		n->rr[o] = (uint32_t)bin + 1;
-	struct pkt *p = &n->pk[best];
+	struct pkt *p = &n->pk[g.pkt];
 	double ser = p->flits * n->flit / n->bw[ch];
 	double lag = (p->flits - 1) * n->flit / n->bw[ch];
 	n->busy_until[ch] = now + ser;
@@ -600,11 +615,11 @@ static void arbitrate(struct rnet *n, uint32_t o, double now)
 		p->dim = n->ldim[ch];
 		p->hop++;
 		n->hops += 1;
-		enqueue(n, best, ch, bvc, now + n->lat[ch], lag);
+		enqueue(n, g.pkt, ch, g.vc, now + n->lat[ch], lag);
 	} else {
-		eject(n, best, now + ser + n->lat[ch]);
+		eject(n, g.pkt, now + ser + n->lat[ch]);
 	}
-	if (others || next < INFINITY)
+	if (g.others || g.next < INFINITY)
 		wake(n, o, free_at(n, o));
 }
 
