@@ -1021,6 +1021,42 @@ int rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
 	return PM_OK;
 }
 
+/* The arrays of a network: per arbiter, per port, per transfer; then
+ * their starting values. */
+static int alloc_state(struct rnet *n)
+{
+	const struct pm_sched *s = n->s;
+	const struct pm_router_cfg *c = &n->c;
+
+	n->wake = malloc(sizeof(double) * (size_t)n->nout);
+	n->oh = malloc(sizeof *n->oh * (size_t)n->nout);
+	n->opos = malloc(sizeof(uint32_t) * (size_t)n->nout);
+	n->rq = calloc((size_t)n->nout, sizeof *n->rq);
+	n->rr = c->islip ? calloc((size_t)n->nout, sizeof(uint32_t)) : NULL;
+	n->np = malloc(sizeof *n->np * (size_t)n->E * n->ports);
+	n->left = calloc(s->nx + 1, sizeof(uint32_t));
+	n->qnext = c->ni_buffer > 0 ? malloc(sizeof(uint32_t) * (s->nx + 1)) : NULL;
+	n->step = malloc(sizeof(uint32_t) * (s->nx + 1));
+	n->last_t = calloc(s->nx + 1, sizeof(double));
+	n->xread = calloc(s->nx + 1, sizeof(double));
+	n->mem_free = calloc((size_t)n->E + 1, sizeof(double));
+	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np || (c->islip && !n->rr) ||
+	    !n->left || (c->ni_buffer > 0 && !n->qnext) || !n->step || !n->last_t || !n->xread || !n->mem_free ||
+	    build_channels(n))
+		return -1;
+	for (int o = 0; o < n->nout; o++) {
+		n->wake[o] = INFINITY;
+		n->opos[o] = NONE;
+	}
+	n->running = NONE;
+	for (int k = 0; k < n->E * n->ports; k++)
+		n->np[k] = (struct nport){.cur = NONE, .qhead = NONE, .qtail = NONE, .pend = NONE};
+	for (int k = 0; k < s->nsteps; k++)
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+			n->step[i] = (uint32_t)k;
+	return 0;
+}
+
 int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
@@ -1051,6 +1087,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->nch = n->L + 2 * n->E * n->ports;
 	n->nout = n->L + n->E + n->E * n->ports;
 	n->freepk = NONE;
+	n->mem_bw = p->endpoint != PM_END_IDEAL ? p->mem_bw_Bps : 0;
 	if (rnet_check(p, c, err)) {
 		free(n);
 		return PM_EINPUT;
@@ -1062,35 +1099,10 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 			       "network too large for the router simulator: %d arbiters and %zu transfers (expected fewer than %u of each; use --sim-net links or the contention evaluator)",
 			       nout, s->nx, 1u << ID_BITS);
 	}
-	n->wake = malloc(sizeof(double) * (size_t)n->nout);
-	n->oh = malloc(sizeof *n->oh * (size_t)n->nout);
-	n->opos = malloc(sizeof(uint32_t) * (size_t)n->nout);
-	n->rq = calloc((size_t)n->nout, sizeof *n->rq);
-	n->rr = c->islip ? calloc((size_t)n->nout, sizeof(uint32_t)) : NULL;
-
-	n->np = malloc(sizeof *n->np * (size_t)n->E * n->ports);
-	n->left = calloc(s->nx + 1, sizeof(uint32_t));
-	n->qnext = c->ni_buffer > 0 ? malloc(sizeof(uint32_t) * (s->nx + 1)) : NULL;
-	n->step = malloc(sizeof(uint32_t) * (s->nx + 1));
-	n->last_t = calloc(s->nx + 1, sizeof(double));
-	n->xread = calloc(s->nx + 1, sizeof(double));
-	n->mem_free = calloc((size_t)n->E + 1, sizeof(double));
-	n->mem_bw = p->endpoint != PM_END_IDEAL ? p->mem_bw_Bps : 0;
-	if (!n->wake || !n->oh || !n->opos || !n->rq || !n->np || (c->islip && !n->rr) ||
-	    !n->left || (c->ni_buffer > 0 && !n->qnext) || !n->step || !n->last_t || !n->xread || !n->mem_free || build_channels(n)) {
+	if (alloc_state(n)) {
 		rnet_free(n);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}
-	for (int o = 0; o < n->nout; o++) {
-		n->wake[o] = INFINITY;
-		n->opos[o] = NONE;
-	}
-	n->running = NONE;
-	for (int k = 0; k < n->E * n->ports; k++)
-		n->np[k] = (struct nport){.cur = NONE, .qhead = NONE, .qtail = NONE, .pend = NONE};
-	for (int k = 0; k < s->nsteps; k++)
-		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
-			n->step[i] = (uint32_t)k;
 	*out = n;
 	return PM_OK;
 }
