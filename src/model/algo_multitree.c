@@ -290,42 +290,31 @@ static int parent_of(const struct mt *m, int32_t via)
 	return m->links[first].src;
 }
 
-int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
-	      int len, int hops)
+/* A switched network's route of len links kept in m->path (its length
+ * first): where it starts, or -1 out of memory. */
+static int32_t keep_path(struct mt *m, const int *path, int len)
 {
-	size_t k = (size_t)T * m->P + c;
-	int32_t via = path[0];
+	if (m->npath + (size_t)len + 1 > m->cappath) {
+		size_t cap = m->cappath ? 2 * m->cappath : 4096;
+		while (cap < m->npath + (size_t)len + 1)
+			cap *= 2;
+		int32_t *q = realloc(m->path, sizeof(int32_t) * cap);
+		if (!q)
+			return -1;
+		m->path = q;
+		m->cappath = cap;
+	}
+	int32_t via = (int32_t)m->npath;
+	m->path[m->npath++] = len;
+	for (int i = 0; i < len; i++)
+		m->path[m->npath++] = path[i];
+	return via;
+}
 
-	if (m->switched)
-		m->rank[k] = (uint16_t)m->fr[T].size;
-	set_member(m, T, c);
-	if (m->fabric)
-		via = p;	/* the route is the network's own (multitree_fabric.c) */
-	else if (m->switched) {
-		if (m->npath + (size_t)len + 1 > m->cappath) {
-			size_t cap = m->cappath ? 2 * m->cappath : 4096;
-			while (cap < m->npath + (size_t)len + 1)
-				cap *= 2;
-			int32_t *q = realloc(m->path, sizeof(int32_t) * cap);
-			if (!q)
-				return -1;
-			m->path = q;
-			m->cappath = cap;
-		}
-		via = (int32_t)m->npath;
-		m->path[m->npath++] = len;
-		for (int i = 0; i < len; i++)
-			m->path[m->npath++] = path[i];
-	}
-	m->edge[m->nedge++] = (struct edge){(uint32_t)k, via};
-	for (int i = 0; i < len; i++) {
-		int l = path[i];
-		if (m->switched && m->link_stamp[l] != t)
-			m->link_cnt[l] = 0;
-		m->link_stamp[l] = t;
-		if (m->switched)
-			m->link_cnt[l]++;
-	}
+/* Step t's port counts after p sends to c: a sender or receiver whose
+ * ports are all taken leaves the step's lists. */
+static void use_ports(struct mt *m, int p, int c, int t)
+{
 	if (m->sent_stamp[p] != t) {
 		m->sent_stamp[p] = t;
 		m->sent[p] = 0;
@@ -346,6 +335,31 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		m->rl[m->rl_pos[c]] = last;
 		m->rl_pos[last] = m->rl_pos[c];
 	}
+}
+
+int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
+	      int len, int hops)
+{
+	size_t k = (size_t)T * m->P + c;
+	int32_t via = path[0];
+
+	if (m->switched)
+		m->rank[k] = (uint16_t)m->fr[T].size;
+	set_member(m, T, c);
+	if (m->fabric)
+		via = p;	/* the route is the network's own (multitree_fabric.c) */
+	else if (m->switched && (via = keep_path(m, path, len)) < 0)
+		return -1;
+	m->edge[m->nedge++] = (struct edge){(uint32_t)k, via};
+	for (int i = 0; i < len; i++) {
+		int l = path[i];
+		if (m->switched && m->link_stamp[l] != t)
+			m->link_cnt[l] = 0;
+		m->link_stamp[l] = t;
+		if (m->switched)
+			m->link_cnt[l]++;
+	}
+	use_ports(m, p, c, t);
 	if (hops > m->hops[t])
 		m->hops[t] = hops;
 	if (m->sent[p] > m->red[t])
@@ -733,6 +747,39 @@ static int *link_slots(const struct pm_link *links, int L, int P)
 	return slots;
 }
 
+/* Each vertex's in-links (in_off, in) and out-neighbours (nbr_off, nbr,
+ * nbr_dst: the links and their heads). */
+static void index_links(struct mt *m, const struct pm_topo *t, int V, int L)
+{
+	for (int l = 0; l < L; l++)
+		m->in_off[m->links[l].dst + 2]++;
+	for (int v = 0; v < V; v++)
+		m->in_off[v + 2] += m->in_off[v + 1];
+	for (int l = 0; l < L; l++)
+		m->in[m->in_off[m->links[l].dst + 1]++] = l;
+	m->nbr_off[0] = 0;
+	for (int v = 0; v < V; v++)
+		m->nbr_off[v + 1] = m->nbr_off[v] + pm_topo_neighbors(t, v, m->nbr + m->nbr_off[v]);
+	for (int j = 0; j < m->nbr_off[V]; j++)
+		m->nbr_dst[j] = m->links[m->nbr[j]].dst;
+}
+
+/* Every tree T starts as its root alone, P - 1 members missing. */
+static int seed_trees(struct mt *m)
+{
+	int P = m->P;
+
+	for (int T = 0; T < P; T++) {
+		if (m->switched)
+			m->rank[(size_t)T * P + T] = 0;
+		set_member(m, T, T);
+		m->missing[T] = P - 1;
+		if (push(&m->fr[T], T, m->switched))
+			return -1;
+	}
+	return 0;
+}
+
 static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 {
 	int P = pm_topo_endpoints(t), V = pm_topo_vertices(t), L = pm_topo_nlinks(t);
@@ -788,27 +835,9 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	    !m->missing || (m->switched && !m->rank) || !m->nbr_dst || !m->in_off || !m->in ||
 	    !m->rl || !m->rl_pos || !m->sendable || !m->recvable)
 		return -1;
-	for (int l = 0; l < L; l++)
-		m->in_off[m->links[l].dst + 2]++;
-	for (int v = 0; v < V; v++)
-		m->in_off[v + 2] += m->in_off[v + 1];
-	for (int l = 0; l < L; l++)
-		m->in[m->in_off[m->links[l].dst + 1]++] = l;
-	m->nbr_off[0] = 0;
-	for (int v = 0; v < V; v++)
-		m->nbr_off[v + 1] = m->nbr_off[v] + pm_topo_neighbors(t, v, m->nbr + m->nbr_off[v]);
-	for (int j = 0; j < m->nbr_off[V]; j++)
-		m->nbr_dst[j] = m->links[m->nbr[j]].dst;
+	index_links(m, t, V, L);
 	m->even = m->switched && even_paths(m);
-	for (int T = 0; T < P; T++) {
-		if (m->switched)
-			m->rank[(size_t)T * P + T] = 0;
-		set_member(m, T, T);
-		m->missing[T] = P - 1;
-		if (push(&m->fr[T], T, m->switched))
-			return -1;
-	}
-	return 0;
+	return seed_trees(m);
 }
 
 /* Sort step t's edges, made in turns of the trees, by (tree, child): a
@@ -848,6 +877,95 @@ struct mt_opts {
 	int fabric;	/* grow the trees without searching (multitree_fabric.c) */
 };
 
+/* Room for step tstep's per-step tallies. */
+static int grow_steps(struct mt *m, int tstep)
+{
+	if (tstep < m->capsteps)
+		return 0;
+	int cap = m->capsteps ? 2 * m->capsteps : 64;
+	int *h = realloc(m->hops, sizeof(int) * (size_t)cap);
+	int *r = h ? realloc(m->red, sizeof(int) * (size_t)cap) : NULL;
+	size_t *es = r ? realloc(m->estart, sizeof(size_t) * ((size_t)cap + 1)) : NULL;
+	if (h)
+		m->hops = h;
+	if (r)
+		m->red = r;
+	if (!es)
+		return -1;
+	m->estart = es;
+	m->capsteps = cap;
+	return 0;
+}
+
+/* Step tstep begins: every endpoint may send and receive again, and the
+ * trees still missing members (in the order of `order`) are active. */
+static int begin_step(struct mt *m, int tstep, const int *order, int *active)
+{
+	int P = m->P, na = 0;
+
+	m->hops[tstep] = m->red[tstep] = 0;
+	m->estart[tstep] = m->nedge;
+	m->can_send = m->can_recv = P;
+	for (size_t w = 0; w < m->words; w++)
+		m->sendable[w] = m->recvable[w] = w + 1 < m->words || P % 64 == 0 ? ~(uint64_t)0
+			: ((uint64_t)1 << (P % 64)) - 1;
+	for (int v = 0; v < P; v++)
+		m->rl[v] = m->rl_pos[v] = v;
+	if (m->fabric)
+		mt_fabric_step(m);
+	for (int i = 0; i < P; i++)
+		if (m->missing[order[i]] > 0) {
+			active[na++] = order[i];
+			m->fr[order[i]].first_new = m->fr[order[i]].n;
+			m->fr[order[i]].new_rank = m->fr[order[i]].size;
+		}
+	return na;
+}
+
+/* One stage (paths up to m->maxlen): the active trees in turn add a
+ * member each until none can, or no endpoint can send or receive. */
+static int run_stage(struct mt *m, const int *active, int na, int *done, int tstep)
+{
+	for (int i = 0; i < na; i++) {
+		m->fr[active[i]].cur = 0;
+		done[active[i]] = 0;
+	}
+	for (int progress = 1; progress && m->can_send > 0 && m->can_recv > 0;) {
+		progress = 0;
+		for (int i = 0; i < na; i++) {
+			int T = active[i];
+			if (done[T] || m->missing[T] == 0)
+				continue;
+			prefetch_next(m, active + i + 1, na - i - 1, done);
+			int r = add_one(m, T, tstep);
+			if (r < 0)
+				return -1;
+			if (r)
+				progress = 1;
+			else
+				done[T] = 1;
+		}
+	}
+	return 0;
+}
+
+/* The order the trees take turns in: by number, or with priority by
+ * their roots' eccentricity (parse_opts). */
+static int tree_order(const struct mt *m, int priority, int *order)
+{
+	for (int i = 0; i < m->P; i++)
+		order[i] = i;
+	if (!priority)
+		return 0;
+	int *ecc = eccentricities(m);
+	if (!ecc)
+		return -1;
+	ecc_for_sort = ecc;
+	qsort(order, (size_t)m->P, sizeof(int), by_priority);
+	free(ecc);
+	return 0;
+}
+
 /* Run Algorithm 1.  Returns 0, or -1 out of memory / too many steps. */
 static int mt_construct(struct mt *m, const struct pm_topo *t,
 			const struct mt_opts *o)
@@ -862,81 +980,22 @@ static int mt_construct(struct mt *m, const struct pm_topo *t,
 	order = malloc(sizeof(int) * (size_t)P);
 	active = malloc(sizeof(int) * (size_t)P);
 	done = calloc((size_t)P, sizeof(int));
-	if (!order || !active || !done)
+	if (!order || !active || !done || tree_order(m, o->priority, order))
 		goto out;
-	for (int i = 0; i < P; i++)
-		order[i] = i;
-	if (o->priority) {
-		int *ecc = eccentricities(m);
-		if (!ecc)
-			goto out;
-		ecc_for_sort = ecc;
-		qsort(order, (size_t)P, sizeof(int), by_priority);
-		free(ecc);
-	}
+	/* stages of growing path length (one stage on a direct network) */
+	int first = m->switched && !o->literal && (!m->fabric || m->mid) ? pm_topo_min_hops(t) : pm_topo_max_hops(t);
 	while (incomplete > 0) {
-		int tstep = ++m->S, na = 0;
+		int tstep = ++m->S;
 		pm_progress("building MULTITREE's trees", P - incomplete, P);
-		if (tstep >= MT_MAX_STEPS)
+		if (tstep >= MT_MAX_STEPS || grow_steps(m, tstep))
 			goto out;
-		if (tstep >= m->capsteps) {
-			int cap = m->capsteps ? 2 * m->capsteps : 64;
-			int *h = realloc(m->hops, sizeof(int) * (size_t)cap);
-			int *r = h ? realloc(m->red, sizeof(int) * (size_t)cap) : NULL;
-			size_t *es = r ? realloc(m->estart, sizeof(size_t) * ((size_t)cap + 1)) : NULL;
-			if (h)
-				m->hops = h;
-			if (r)
-				m->red = r;
-			if (!es)
-				goto out;
-			m->estart = es;
-			m->capsteps = cap;
-		}
-		m->hops[tstep] = m->red[tstep] = 0;
-		m->estart[tstep] = m->nedge;
-		m->can_send = m->can_recv = P;
-		for (size_t w = 0; w < m->words; w++)
-			m->sendable[w] = m->recvable[w] = w + 1 < m->words || P % 64 == 0 ? ~(uint64_t)0
-				: ((uint64_t)1 << (P % 64)) - 1;
-		for (int v = 0; v < P; v++)
-			m->rl[v] = m->rl_pos[v] = v;
-		if (m->fabric)
-			mt_fabric_step(m);
-		for (int i = 0; i < P; i++)
-			if (m->missing[order[i]] > 0) {
-				active[na++] = order[i];
-				m->fr[order[i]].first_new = m->fr[order[i]].n;
-				m->fr[order[i]].new_rank = m->fr[order[i]].size;
-			}
-		/* stages of growing path length (one stage on a direct network) */
-		int first = m->switched && !o->literal && (!m->fabric || m->mid) ? pm_topo_min_hops(t)
-										 : pm_topo_max_hops(t);
+		int na = begin_step(m, tstep, order, active);
 		/* stages of growing path length, until no endpoint can send or
 		 * none can receive: then no tree can grow this step */
 		for (m->maxlen = first; m->maxlen <= pm_topo_max_hops(t) &&
-		     m->can_send > 0 && m->can_recv > 0; m->maxlen += 1 + m->even) {
-			for (int i = 0; i < na; i++) {
-				m->fr[active[i]].cur = 0;
-				done[active[i]] = 0;
-			}
-			for (int progress = 1; progress && m->can_send > 0 && m->can_recv > 0;) {
-				progress = 0;
-				for (int i = 0; i < na; i++) {
-					int T = active[i];
-					if (done[T] || m->missing[T] == 0)
-						continue;
-					prefetch_next(m, active + i + 1, na - i - 1, done);
-					int r = add_one(m, T, tstep);
-					if (r < 0)
-						goto out;
-					if (r)
-						progress = 1;
-					else
-						done[T] = 1;
-				}
-			}
-		}
+		     m->can_send > 0 && m->can_recv > 0; m->maxlen += 1 + m->even)
+			if (run_stage(m, active, na, done, tstep))
+				goto out;
 		if (sort_step(m, tstep))
 			goto out;
 		m->estart[tstep + 1] = m->nedge;
@@ -1062,35 +1121,28 @@ static int too_large_switched(const struct pm_topo *t, int P)
 	       (double)P * P * pm_topo_nlinks(t) > MT_MAX_SWITCHED_WORK;
 }
 
-static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+/* Why the construction asked for cannot run on this network: the fabric
+ * construction on a direct network, a searching one too large, the
+ * fabric's work or tables too large, a link with no link back. */
+static int refusal(const struct pm_inst *in, const struct mt_opts *o, struct pm_err *err)
 {
-	struct mt_state *own = mts_of(in);
-	struct mt_opts o = {.ports = default_ports(in->topo)};
 	int switched = pm_topo_vertices(in->topo) > in->P;
-	const struct mt *m;
-	char opts[64] = "";
 
-	if (in->P > MT_MAX_P || (double)in->P * in->P * in->P > MT_MAX_WORK)
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: MULTITREE keeps P trees of P nodes, at most %.0f endpoints (got %d): at this scale the trees NCCL runs are dbtree and tree, pipelined into 256 chunks, and the hierarchical ring hring; on part of the cluster (--topo machine:NAME:512) multitree:fabric answers",
-			       cbrt(MT_MAX_WORK) < MT_MAX_P ? floor(cbrt(MT_MAX_WORK) + 1e-9) : (double)MT_MAX_P, in->P);
-	if (parse_opts(in, arg, &o, err))
-		return PM_EINPUT;
-	if (o.fabric && !switched)
+	if (o->fabric && !switched)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: the fabric construction is for switch networks (this network's endpoints are its routers; plain multitree builds the trees of Huang et al. 2021 here)");
-	if (!o.fabric && too_large_switched(in->topo, in->P))
+	if (!o->fabric && too_large_switched(in->topo, in->P))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE's construction on a switch network searches the network for every tree, stage and step, about P^3 = %.2g searches of up to %d links here; answered up to %d endpoints, or where P^2 x links <= %.0e (got %d endpoints, P^2 x links = %.2g); multitree:fabric builds trees without the search",
 			       (double)in->P * in->P * in->P, pm_topo_nlinks(in->topo),
 			       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_WORK, in->P,
 			       (double)in->P * in->P * pm_topo_nlinks(in->topo));
-	double fw = o.fabric ? mt_fabric_work(in->topo) : 0;
+	double fw = o->fabric ? mt_fabric_work(in->topo) : 0;
 	if (fw > MT_FABRIC_MAX_WORK)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE's fabric construction reads P^2 x (P/64 words x (links out + links in) + links out x links in) of an endpoint = %.2g here (expected at most %.2g)",
 			       fw, MT_FABRIC_MAX_WORK);
-	double fb = o.fabric ? mt_fabric_refusal(in->topo) : 0;
+	double fb = o->fabric ? mt_fabric_refusal(in->topo) : 0;
 	if (fb > 0)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE's fabric construction keeps route tables of %.3g bytes here (expected at most %.3g, at most 32 links out of an endpoint and routes of at most 254 links)",
@@ -1100,18 +1152,20 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE runs its trees backwards in the reduce-scatter, and link %d (%d -> %d) has no link back",
 			       l, pm_topo_link(in->topo, l)->src, pm_topo_link(in->topo, l)->dst);
-	if (!(m = trees(in->topo, &o)))
-		return pm_fail(err, PM_EINTERNAL,
-			       "MULTITREE construction failed on %s (out of memory, or endpoints the trees cannot reach)",
-			       pm_topo_spec(in->topo));
-	in->ports = o.ports;
-	in->steps = m->S;
-	/* a node sends one chunk up each tree it is not the root of, and one
-	 * down to each of its children in every tree */
-	own->sent_units = 0;
+	return PM_OK;
+}
+
+/* What the closed form reads of the trees: most chunks a node sends (one
+ * up each tree it is not the root of, one down to each of its children
+ * in every tree), the steps' longest routes and reductions. */
+static int tally_trees(struct pm_inst *in, const struct mt *m, struct pm_err *err)
+{
+	struct mt_state *own = mts_of(in);
 	double *kids = calloc((size_t)in->P, sizeof(double));
+
 	if (!kids)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	own->sent_units = 0;
 	for (size_t i = 0; i < m->nedge; i++)
 		kids[parent_of(m, m->edge[i].via)]++;
 	for (int v = 0; v < in->P; v++)
@@ -1124,13 +1178,46 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		own->sum_hops += m->hops[t];
 		own->sum_red += m->red[t];
 	}
-	if (o.ports != default_ports(in->topo) || o.priority || o.literal)
-		snprintf(opts, sizeof opts, ":ports=%d%s%s%s", o.ports,
-			 o.priority ? ",priority" : "", o.literal ? ",literal" : "",
-			 o.fabric ? ",fabric" : "");
-	else if (o.fabric)
+	return PM_OK;
+}
+
+/* multitree[-msg] with the options that differ from the defaults. */
+static void label_of(struct pm_inst *in, const struct mt_opts *o)
+{
+	char opts[64] = "";
+
+	if (o->ports != default_ports(in->topo) || o->priority || o->literal)
+		snprintf(opts, sizeof opts, ":ports=%d%s%s%s", o->ports,
+			 o->priority ? ",priority" : "", o->literal ? ",literal" : "",
+			 o->fabric ? ",fabric" : "");
+	else if (o->fabric)
 		snprintf(opts, sizeof opts, ":fabric");
 	snprintf(in->label, sizeof in->label, "%s%s", in->algo->name, opts);
+}
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	struct mt_opts o = {.ports = default_ports(in->topo)};
+	const struct mt *m;
+
+	if (in->P > MT_MAX_P || (double)in->P * in->P * in->P > MT_MAX_WORK)
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: MULTITREE keeps P trees of P nodes, at most %.0f endpoints (got %d): at this scale the trees NCCL runs are dbtree and tree, pipelined into 256 chunks, and the hierarchical ring hring; on part of the cluster (--topo machine:NAME:512) multitree:fabric answers",
+			       cbrt(MT_MAX_WORK) < MT_MAX_P ? floor(cbrt(MT_MAX_WORK) + 1e-9) : (double)MT_MAX_P, in->P);
+	if (parse_opts(in, arg, &o, err))
+		return PM_EINPUT;
+	int rc = refusal(in, &o, err);
+	if (rc)
+		return rc;
+	if (!(m = trees(in->topo, &o)))
+		return pm_fail(err, PM_EINTERNAL,
+			       "MULTITREE construction failed on %s (out of memory, or endpoints the trees cannot reach)",
+			       pm_topo_spec(in->topo));
+	in->ports = o.ports;
+	in->steps = m->S;
+	if ((rc = tally_trees(in, m, err)))
+		return rc;
+	label_of(in, &o);
 	if (strcmp(in->algo->name, "multitree-msg") == 0)
 		in->flow_override = PM_FLOW_MESSAGE;
 	return PM_OK;
