@@ -14,8 +14,8 @@
  * chunk j at step j + H and the deepest rank at j + 2H, so
  *   S = K - 1 + 2H steps in all (the larger H of the two trees),
  * K = n / (C x 32 KiB) rounded up to a power of two, at most 256 (NCCL's
- * LL chunk, as dbtree) and at most what keeps the schedule within 2^22
- * stored transfers (2 C K (P - 1): K <= 64 on 4,096 GPUs); past 4,096
+ * LL chunk, as dbtree) and at most what keeps the schedule within 2^20
+ * stored transfers (2 C K (P - 1): K <= 64 on 1,024 GPUs, 16 on 4,096); past 4,096
  * ranks there is no schedule, only the closed form.
  * Cost:  T = S (a + d + C w(n/(C K)) b) + (S/2) (n/(C K)) g: each step a
  *        GPU's one link carries a chunk of every channel (closed forms
@@ -35,7 +35,7 @@
 
 #define CHUNK_B 32768.0
 #define MAX_K 256
-#define MAX_XFERS 4194304.0	/* stored transfers (about 1 s to route and price) */
+#define MAX_XFERS 1048576.0	/* stored transfers (about 0.3 s to route and price) */
 #define MAX_P 4096		/* ranks with a schedule; beyond, the closed form */
 
 struct nt_state {
@@ -283,7 +283,7 @@ const struct pm_algo pm_algo_nodetree = {
 	.name = "nodetree",
 	.summary = "NCCL's tree on a GPU cluster: a chain in each node, the double binary tree over the nodes' heads, one channel per NIC rail",
 	.arg_syntax = "C",
-	.arg_help = "channels (default one per NIC rail); chunks a channel from the size, n / (C x 32 KiB) rounded up to a power of two, at most 256 and within 2^22 stored transfers; past 4,096 ranks closed form only",
+	.arg_help = "channels (default one per NIC rail); chunks a channel from the size, n / (C x 32 KiB) rounded up to a power of two, at most 256 and within 2^20 stored transfers; past 4,096 ranks closed form only",
 	.flags = PM_ALGO_NEEDS_TOPO,
 	.phases = PM_PHASES_NONE,
 	.formula = "S (a + d + C w(n/(C K)) b) + (S/2)(n/(C K)) g, S = K - 1 + 2H, H = G - 1 + the node tree's height",
