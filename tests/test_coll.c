@@ -260,6 +260,18 @@ Test(coll, bruck_alltoall_replayed)
 	}
 }
 
+/* All-to-all algorithm algo on t, its schedule, and the default
+ * (Huang et al. 2021 Table III) parameters. */
+static void a2a_on(const struct pm_topo *t, const char *algo, struct pm_inst *in, struct pm_sched *s,
+		   struct pm_params *p)
+{
+	struct pm_err err;
+
+	pm_params_default(p);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, algo, t, 0, in, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(in, s, &err), PM_OK, "%s", err.msg);
+}
+
 /* On full:P every block of the direct algorithm has its own link, so the
  * contention evaluator gives the direct formula: P = 8, n = 64 KiB,
  * packet:256/16: 7 x (150 ns + 8192 x 17/16 B / 16 GB/s) = 4.858 us. */
@@ -272,9 +284,7 @@ Test(coll, direct_alltoall_on_full_is_the_formula)
 	struct pm_err err;
 	struct pm_params p;
 
-	pm_params_default(&p);
-	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, "direct", t, 0, &in, &err), PM_OK);
-	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	a2a_on(t, "direct", &in, &s, &p);
 	cr_assert_eq(pm_algo_contention(&in, &s, 65536, &p, &c, NULL, &err), PM_OK);
 	assert_rel(c.time_s, 4.858e-6, 1e-12);
 	pm_algo_closed(&in, 65536, &p, &c);
@@ -298,9 +308,7 @@ Test(coll, grouped_alltoall_in_one_step)
 	struct pm_params p;
 	int seen[64] = {0};
 
-	pm_params_default(&p);
-	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, "direct:grouped", t, 0, &in, &err), PM_OK, "%s", err.msg);
-	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK);
+	a2a_on(t, "direct:grouped", &in, &s, &p);
 	cr_assert_eq(s.nsteps, 1);
 	for (size_t i = 0; i < s.nx; i++)
 		seen[s.x[i].src * 8 + s.x[i].dst] += (int)s.x[i].cnt;

@@ -36,6 +36,17 @@ static double sim_time(const struct pm_topo *t, const struct pm_sched *s, double
 	return r.time_s;
 }
 
+/* One message from rank 0 on endpoint 0 to rank 1 on endpoint 2. */
+static void two_hop_message(struct pm_sched *s)
+{
+	struct pm_err err;
+
+	sched_by_hand(s, 2, 1);
+	s->map[1] = 2;
+	pm_sched_add(s, 0, 0, 1, 0, 1, PM_COPY, 0);
+	cr_assert_eq(pm_sched_finish(s, &err), PM_OK);
+}
+
 /* One 2560-byte message from endpoint 0 to endpoint 2 of ring:4 (two
  * links), 256-byte packets, no head flits: 10 packets of 16 ns each at
  * 16 GB/s.  The last packet leaves the first link at 160 ns, reaches the
@@ -50,10 +61,7 @@ Test(sim, two_hops_by_hand)
 	struct pm_err err;
 	struct pm_cost c;
 
-	sched_by_hand(&s, 2, 1);
-	s.map[1] = 2;
-	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
-	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	two_hop_message(&s);
 	assert_rel(sim_time(t, &s, 2560, &p, 0), 476e-9, 1e-12);
 	cr_assert_eq(pm_eval_contention(t, &s, 2560, &p, &c, NULL, &err), PM_OK);
 	assert_rel(c.time_s, 460e-9, 1e-12);
@@ -74,10 +82,7 @@ Test(sim, budget_refuses_before_the_run)
 	struct pm_sim_result r;
 	struct pm_sim_opts o = {.budget = 19};
 
-	sched_by_hand(&s, 2, 1);
-	s.map[1] = 2;
-	pm_sched_add(&s, 0, 0, 1, 0, 1, PM_COPY, 0);
-	cr_assert_eq(pm_sched_finish(&s, &err), PM_OK);
+	two_hop_message(&s);
 	cr_assert_eq(pm_sim_run(t, &s, 2560, &p, &o, &r, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "simulation budget is spent"), "%s", err.msg);
 	o.budget = 20;
