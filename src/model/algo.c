@@ -24,6 +24,15 @@ int pm_ceil_log2(long x)
 	return (1L << k) < x ? k + 1 : k;
 }
 
+long pm_pipe_chunks(double n, double chunk_B, long most)
+{
+	long k = 1;
+
+	while (k < most && k * chunk_B < n)
+		k *= 2;
+	return k < most ? k : most;
+}
+
 double pm_hop_lat(const struct pm_inst *in, const struct pm_params *p)
 {
 	return in->hop_links * p->link_lat_s;

@@ -185,11 +185,18 @@ double pm_msg_bw_s(const struct pm_params *p, double m);
 int pm_dbtree_reduce_steps(int P, int K);
 /* Rank r's parent in NCCL's tree 0 or 1 over n ranks (-1 at the root). */
 int pm_dbtree_parent(int n, int r, int tree);
-/* Played steps of nodetree:C at n bytes on t (P ranks); 0 if it cannot run. */
-int pm_nodetree_steps(const struct pm_topo *t, int P, int C, double n);
 
 int pm_is_pow2(long x);
 int pm_ceil_log2(long x);
+
+/* The pipelines' default chunk (dbtree, tree, chain, nodetree): NCCL's
+ * LL chunk, NCCL_LL_BUFFSIZE 512 KiB / NCCL_STEPS 8, half of each line
+ * data (NCCL src/init.cc, src/include/device.h, src/enqueue.cc
+ * calcCollChunking). */
+#define PM_PIPE_CHUNK_B 32768.0
+/* Chunks for n bytes: the smallest power of two K with K x chunk_B >= n
+ * (a size sweep then builds one schedule per octave), at most most. */
+long pm_pipe_chunks(double n, double chunk_B, long most);
 int pm_floor_log2(long x);
 
 #endif

@@ -564,10 +564,8 @@ static int parse_arg(struct pm_inst *in, const char *arg, long *k, int *shift,
 
 /* The default pipeline takes its chunk count from the size, as NCCL cuts
  * its trees' and its ring broadcast's data into chunks of a buffer step:
- * K = n / 32 KiB, NCCL's LL chunk (NCCL_LL_BUFFSIZE 512 KiB / NCCL_STEPS
- * 8, half of it data: src/init.cc, src/include/device.h, src/enqueue.cc
- * calcCollChunking), rounded up to a power of two (so a size sweep builds
- * one schedule per octave, not one per size), at most max(P, BIG_K); past
+ * K = n / 32 KiB (PM_PIPE_CHUNK_B, NCCL's LL chunk) rounded up to a power
+ * of two (pm_pipe_chunks), at most max(P, BIG_K); past
  * that the chunks grow, toward the 512 KiB NCCL's Simple protocol moves
  * (NCCL_BUFFSIZE 4 MiB / 8).  Past BIG_P ranks the trees take BIG_K
  * chunks and the chain P at every size: a schedule per octave there
@@ -575,7 +573,6 @@ static int parse_arg(struct pm_inst *in, const char *arg, long *k, int *shift,
  * one by one and routed for each), and K = P would store and price P^2
  * transfers (8.6e9 on 65,536 GPUs).  :K fixes K (the MULTITREE
  * supplement's baselines are dbtree:P). */
-#define CHUNK_B 32768.0
 #define BIG_P 4096
 #define BIG_K 256
 
@@ -586,15 +583,6 @@ static long most_chunks(const struct pm_inst *in)
 	if (in->P > BIG_P)
 		return in->algo == &pm_algo_chain ? in->P : BIG_K;
 	return in->P > BIG_K ? in->P : BIG_K;
-}
-
-static long chunks_for(const struct pm_inst *in, double n)
-{
-	long most = most_chunks(in), k = 1;
-
-	while (k < most && k * CHUNK_B < n)
-		k *= 2;
-	return k < most ? k : most;
 }
 
 /* chunks, label, S and the send counts of K chunks */
@@ -636,7 +624,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	(void)err;
 	if (dbs_of(in)->from_size)
-		set_chunks(in, chunks_for(in, n));
+		set_chunks(in, pm_pipe_chunks(n, PM_PIPE_CHUNK_B, most_chunks(in)));
 	return PM_OK;
 }
 

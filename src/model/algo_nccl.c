@@ -33,6 +33,7 @@ struct nccl_state {
 	int version;			/* -1: the machine's */
 	struct pm_nccl_cost pick;	/* at_size: what runs n bytes */
 	double n;			/* ... and n */
+	int sched_steps;		/* steps of the schedule it runs (schedule_inst) */
 };
 _Static_assert(sizeof(struct nccl_state) <= PM_PRIV_BYTES, "nccl state fits pm_inst.priv");
 
@@ -122,6 +123,8 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return rc;
 }
 
+static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err);
+
 static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	struct nccl_state *st = state(in);
@@ -133,6 +136,12 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
 		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
 	in->steps = (int)st->pick.steps;
+	/* NCCL's steps are its ring's schedule's; its tree's schedule has its own */
+	struct pm_inst sub;
+	struct pm_err e;
+	st->sched_steps = (int)st->pick.steps;
+	if (st->pick.algo == PM_NCCL_TREE && !schedule_inst(in, &sub, &e))
+		st->sched_steps = sub.steps;
 	return PM_OK;
 }
 
@@ -198,19 +207,13 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 /* The schedule priced as NCCL runs it: the protocol's lines on the wire
  * (LL: 8 bytes of data with 8 of flags in 16; LL128: 120 of 128; Simple:
  * the data), and NCCL's launch and latency as the steps' alpha, spread
- * over NCCL's steps (the ring's 2(P-1) or P-1; the grouped all-to-all's
- * one). */
+ * over the schedule's steps (the ring's 2(P-1) or P-1, as NCCL counts
+ * them; the grouped all-to-all's one; the node tree's K - 1 + 2H). */
 static void params(const struct pm_inst *in, struct pm_params *p)
 {
 	const struct nccl_state *st = cstate(in);
 	static const double payload[PM_NCCL_NPROTO] = {8, 120, 0}, flag[PM_NCCL_NPROTO] = {8, 8, 0};
-	double steps = st->pick.steps;
-	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
-
-	if (st->pick.algo == PM_NCCL_TREE && m)	/* the node tree's steps at this size */
-		steps = pm_nodetree_steps(in->topo, in->P,
-					  st->pick.channels < pm_machine_rails(m) ? st->pick.channels : pm_machine_rails(m),
-					  st->n);
+	double steps = st->sched_steps;
 
 	p->flow = st->pick.proto == PM_NCCL_SIMPLE ? PM_FLOW_NONE : PM_FLOW_PACKET;
 	p->payload_B = payload[st->pick.proto];

@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHUNK_B 32768.0
 #define MAX_K 256
 #define MAX_XFERS 1048576.0	/* stored transfers (about 0.3 s to route and price) */
 #define MAX_P 4096		/* ranks with a schedule; beyond, the closed form */
@@ -65,23 +64,15 @@ static int node_height(int N, int tree)
 	return h;
 }
 
-/* The root node of tree t (the one without a parent). */
-static int root_node(int N, int t)
-{
-	for (int v = 0; v < N; v++)
-		if (pm_dbtree_parent(N, v, t) < 0)
-			return v;
-	return 0;
-}
-
-/* K from the size, at most MAX_K and at most what keeps the schedule
- * within MAX_XFERS transfers (2 C K (P - 1)). */
+/* K from the size (PM_PIPE_CHUNK_B a channel), at most MAX_K and at
+ * most what keeps the schedule within MAX_XFERS transfers (2 C K (P - 1)). */
 static int chunks_for(int C, int P, double n)
 {
-	int k = 1;
-	while (k < MAX_K && k * C * CHUNK_B < n && 2.0 * C * (2 * k) * (P - 1) <= MAX_XFERS)
-		k *= 2;
-	return k;
+	long most = MAX_K;
+
+	while (most > 1 && 2.0 * C * most * (P - 1) > MAX_XFERS)
+		most /= 2;
+	return (int)pm_pipe_chunks(n, C * PM_PIPE_CHUNK_B, most);
 }
 
 static int steps_of(const struct nt_state *st)
@@ -138,20 +129,6 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	in->steps = steps_of(st);
 	snprintf(in->label, sizeof in->label, "nodetree:%d/%d", st->C, st->K);
 	return PM_OK;
-}
-
-int pm_nodetree_steps(const struct pm_topo *t, int P, int C, double n)
-{
-	struct pm_inst in = {.topo = t, .P = P};
-	struct nt_state *st = nts(&in);
-	struct pm_err err;
-	char arg[16];
-
-	snprintf(arg, sizeof arg, "%d", C);
-	if (shape(&in, arg, st, &err))
-		return 0;
-	st->K = chunks_for(C, P, n);
-	return steps_of(st);
 }
 
 /* Rank of local GPU g (chain position) of node v in channel c: the chain
@@ -217,7 +194,7 @@ static int by_step(const void *a, const void *b)
 static void add_channel(const struct nt_state *st, int c, const int *depth, const int *height,
 			struct tx *x, size_t *n)
 {
-	int H = height[root_node(st->N, c % 2)];
+	int H = st->H[c % 2];	/* the root head's height */
 
 	for (int v = 0; v < st->N; v++)
 		for (int pos = 0; pos < st->G; pos++) {

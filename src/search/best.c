@@ -86,15 +86,16 @@ static int open_pricers(struct pricer *q, int n, int nsizes, const struct pm_par
 {
 	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, nsizes, 0, NULL};
 
-	if (q->contention)
-		cfg.evals |= 1u << PM_EVAL_CONTENTION;
 	if (!(q->q = calloc((size_t)n, sizeof *q->q)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int a = 0; a < n; a++) {
+		/* NCCL's model is priced by its closed form (price_why): no schedule */
+		cfg.evals = 1u << (q->contention && !(q->in[a].algo->flags & PM_ALGO_EVERY_COLL) ? PM_EVAL_CONTENTION
+												    : PM_EVAL_CLOSED);
 		int rc = pm_pricer_open(&q->q[a], &q->in[a], &cfg, NULL, err);
 		if (rc)
 			return rc;
-		if (q->q[a].no_sched[0] && !(q->in[a].algo->flags & PM_ALGO_EVERY_COLL)) {
+		if (q->q[a].no_sched[0]) {
 			b->usable[a] = 0;
 			snprintf(b->why[a], sizeof b->why[a], "%s", q->q[a].no_sched);
 		}

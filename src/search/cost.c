@@ -74,7 +74,8 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 		     int contention, double lo, double hi, struct pm_fit *f,
 		     struct pm_err *err)
 {
-	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, 33, 0, NULL};
+	enum { NPOINTS = 33 };	/* sizes from lo to hi, geometric */
+	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, NPOINTS, 0, NULL};
 	enum pm_evaluator e = contention ? PM_EVAL_CONTENTION : PM_EVAL_CLOSED;
 	struct pm_points pts = {0};
 	struct pm_pricer q;
@@ -87,10 +88,8 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 	cfg.evals |= 1u << e;
 	if ((rc = pm_pricer_open(&q, in, &cfg, NULL, err)))
 		return rc;
-	if (q.no_sched[0])
-		rc = pm_fail(err, PM_EINPUT, "%s", q.no_sched);
-	for (int i = 0; i <= 32 && !rc; i++) {
-		double m = lo * pow(hi / lo, i / 32.0);
+	for (int i = 0; i < NPOINTS && !rc; i++) {
+		double m = lo * pow(hi / lo, i / (NPOINTS - 1.0));
 		struct pm_cost c;
 		if ((rc = pm_pricer_size(&q, m, err, err)))
 			break;	/* a size it cannot run (multiphase's SRAM) */

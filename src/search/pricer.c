@@ -44,6 +44,14 @@ static int expand(struct pm_pricer *q, struct pm_err *e)
 	return PM_OK;
 }
 
+/* Several sizes priced by the contention evaluator: the schedule's
+ * profile prices them without routing (NULL where it does not hold). */
+static void profile_for_sizes(struct pm_pricer *q)
+{
+	if (q->have_sched && (q->cfg.evals >> PM_EVAL_CONTENTION & 1) && q->cfg.nsizes > 1)
+		q->prof = pm_algo_profile(&q->at, &q->sched, q->cfg.p);
+}
+
 /* Build the schedule of q->at: have_sched, or the refusal in no_sched. */
 static int build(struct pm_pricer *q, struct pm_err *err)
 {
@@ -81,8 +89,8 @@ int pm_pricer_open(struct pm_pricer *q, const struct pm_inst *in, const struct p
 	if (in->sized || !wants_schedule(cfg))
 		return PM_OK;
 	int rc = q->have_sched ? PM_OK : build(q, err);
-	if (!rc && q->have_sched && (cfg->evals >> PM_EVAL_CONTENTION & 1) && cfg->nsizes > 1)
-		q->prof = pm_algo_profile(&q->at, &q->sched, cfg->p);
+	if (!rc)
+		profile_for_sizes(q);
 	return rc;
 }
 
@@ -104,8 +112,8 @@ int pm_pricer_size(struct pm_pricer *q, double n, struct pm_err *why, struct pm_
 	drop_schedule(q);
 	q->at = next;
 	int rc = wants_schedule(&q->cfg) ? build(q, err) : PM_OK;
-	if (!rc && q->have_sched && (q->cfg.evals >> PM_EVAL_CONTENTION & 1) && q->cfg.nsizes > 1)
-		q->prof = pm_algo_profile(&q->at, &q->sched, q->cfg.p);
+	if (!rc)
+		profile_for_sizes(q);
 	return rc;
 }
 

@@ -9,8 +9,10 @@
  *    when the pricer opens and, when several sizes are priced by the
  *    contention evaluator, counted once into a profile (eval.h) that
  *    prices every size without routing;
- *  - a sized instance (multiphase with chunk= or sram=) is made for each
- *    size (pm_pricer_size) and its schedule built for that size.
+ *  - a sized instance (multiphase with chunk= or sram=, NCCL's choice,
+ *    the pipelines' chunk count from the size) is made for each size
+ *    (pm_pricer_size) and its schedule built for that size, kept while
+ *    the instance stays the same.
  * The commands, best, the training cost fit and validate price through it;
  * the caller picks the evaluators and what a missing row means.
  */

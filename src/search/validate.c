@@ -144,7 +144,7 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 		 struct pm_err *err)
 {
 	struct pm_sim_opts so = {.routers = 1};
-	struct pm_pricer_cfg cfg = {t, p, &so, 0xf, 1, 1, NULL};
+	struct pm_pricer_cfg cfg = {t, p, &so, (1u << PM_NEVAL) - 1, 1, 1, NULL};	/* every evaluator */
 	struct pm_pricer q = {0};
 	struct pm_inst in;
 	struct pm_err why;
