@@ -127,7 +127,6 @@ struct tally {
 static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k, double rep, double n,
 		       const struct pm_params *p, struct scratch *z, struct pm_cost *out, struct tally *y)
 {
-	const struct pm_link *links = pm_topo_links(t);
 	double unit = n / s->nchunks, bytes = 0, wire = 0;
 	uint32_t last_cnt = 0;
 
@@ -141,14 +140,13 @@ static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k,
 		int a = s->map[x->src], b = s->map[x->dst];
 		const int *route;
 		int h = pm_eval_route(t, s, i, z->route, &route);
-		double lat = 0;
+		double lat = pm_topo_route_lat(t, route, h);
 
 		for (int j = 0; j < h; j++) {
 			int l = route[j];
 			if (z->step_load[l] == 0)
 				z->touched[y->nt++] = l;
 			z->step_load[l] += wire;
-			lat += links[l].lat_s;
 		}
 		if (lat > y->lat_max)
 			y->lat_max = lat;
@@ -174,12 +172,13 @@ static void link_loads(const struct pm_topo *t, double rep, struct scratch *z, s
 		       struct tally *y)
 {
 	const struct pm_link *links = pm_topo_links(t);
+	double bw = pm_topo_same_bw(t);	/* one rate: the busiest link is the slowest */
 
 	for (int j = 0; j < y->nt; j++) {
 		int l = z->touched[j];
-		double w = z->step_load[l], tl = w / links[l].bw_Bps;
-		if (tl > y->load_s)
-			y->load_s = tl;
+		double w = z->step_load[l];
+		if (!bw && w / links[l].bw_Bps > y->load_s)
+			y->load_s = w / links[l].bw_Bps;
 		if (w > y->max_load)
 			y->max_load = w;
 		if (z->run_load[l] == 0)
@@ -187,6 +186,8 @@ static void link_loads(const struct pm_topo *t, double rep, struct scratch *z, s
 		z->run_load[l] += w * rep;
 		z->step_load[l] = 0;
 	}
+	if (bw && y->max_load / bw > y->load_s)
+		y->load_s = y->max_load / bw;
 }
 
 /* The endpoints' injection and memory limits on the step; their

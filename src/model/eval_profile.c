@@ -211,20 +211,17 @@ static int all_zero(const double *v, int K)
 static int count_route(struct pm_profile *f, struct pstep *ps, size_t i, int q, struct build *b, int *ne)
 {
 	const struct pm_sched *s = f->s;
-	const struct pm_link *links = pm_topo_links(f->t);
 	const int *route;
 	int S = f->nslot, a = s->map[s->x[i].src], d = s->map[s->x[i].dst];
 	int h = pm_eval_route(f->t, s, i, b->route, &route);
-	double lat = 0;
 
 	for (int j = 0; j < h; j++) {
 		double *m = b->m + (size_t)route[j] * S;
 		if (all_zero(m, S))
 			b->touched[ps->nt++] = route[j];
 		m[q] += 1;
-		lat += links[route[j]].lat_s;
 	}
-	ps->lat_max = mx(ps->lat_max, lat);
+	ps->lat_max = mx(ps->lat_max, pm_topo_route_lat(f->t, route, h));
 	if (h > ps->hops_max)
 		ps->hops_max = h;
 	for (int r = 0; r < 2 && f->p.inj_bw_Bps > 0; r++) {

@@ -123,6 +123,7 @@ void pm_topo_free(struct pm_topo *t)
 	free(t->next);
 	free(t->dist);
 	free(t->parent);
+	free(t->hop_lat);
 	free(t);
 }
 
@@ -137,6 +138,29 @@ static int unknown_kind(const char *spec, const char *name, struct pm_err *err)
 		names[i] = kinds[i]->name;
 	pm_unknown_text(msg, sizeof msg, "topology kind", name, names, n < 32 ? n : 32, ", as KIND:ARGS such as torus:8x8");
 	return pm_fail(err, PM_EINPUT, "%s (in '%s')", msg, spec);
+}
+
+/* Where every link has the same latency, a route's latency is its hop
+ * count's: t->hop_lat[h], summed link by link as pm_topo_route_lat would
+ * (the same rounding), so the evaluators need not read each link; where
+ * every link has the same bandwidth, t->same_bw says so. */
+static int uniform_links(struct pm_topo *t, struct pm_err *err)
+{
+	int same_lat = t->n_links > 0, same_bw = t->n_links > 0;
+
+	for (int i = 1; i < t->n_links; i++) {
+		same_lat &= t->links[i].lat_s == t->links[0].lat_s;
+		same_bw &= t->links[i].bw_Bps == t->links[0].bw_Bps;
+	}
+	t->same_bw = same_bw ? t->links[0].bw_Bps : 0;
+	if (!same_lat || t->max_hops < 1)
+		return PM_OK;
+	if (!(t->hop_lat = malloc(sizeof(double) * ((size_t)t->max_hops + 1))))
+		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
+	t->hop_lat[0] = 0;
+	for (int h = 1; h <= t->max_hops; h++)
+		t->hop_lat[h] = t->hop_lat[h - 1] + t->links[0].lat_s;
+	return PM_OK;
 }
 
 int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
@@ -180,6 +204,8 @@ int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
 			     spec);
 	if (rc == PM_OK)
 		rc = pm_topo_finish(t, err);
+	if (rc == PM_OK)
+		rc = uniform_links(t, err);
 	if (rc != PM_OK) {
 		pm_topo_free(t);
 		return rc;
@@ -199,6 +225,22 @@ int pm_topo_min_hops(const struct pm_topo *t) { return t->min_hops; }
 const struct pm_link *pm_topo_link(const struct pm_topo *t, int id)
 {
 	return &t->links[id];
+}
+
+double pm_topo_route_lat(const struct pm_topo *t, const int *route, int h)
+{
+	double lat = 0;
+
+	if (t->hop_lat && h <= t->max_hops)
+		return t->hop_lat[h];
+	for (int j = 0; j < h; j++)
+		lat += t->links[route[j]].lat_s;
+	return lat;
+}
+
+double pm_topo_same_bw(const struct pm_topo *t)
+{
+	return t->same_bw;
 }
 
 const struct pm_link *pm_topo_links(const struct pm_topo *t)

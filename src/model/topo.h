@@ -106,6 +106,11 @@ const struct pm_link *pm_topo_link(const struct pm_topo *t, int id);
 void pm_topo_slowest(const struct pm_topo *t, double *bw_Bps, double *lat_s);
 /* All links, indexed by id (for loops that touch millions of them). */
 const struct pm_link *pm_topo_links(const struct pm_topo *t);
+/* The latency of a route of h links: the sum of theirs (a table lookup
+ * where all links have the same latency). */
+double pm_topo_route_lat(const struct pm_topo *t, const int *route, int h);
+/* Every link's bandwidth (B/s) where all links have the same, else 0. */
+double pm_topo_same_bw(const struct pm_topo *t);
 /* Links leaving vertex v, in a fixed order (*count of them). */
 const int *pm_topo_out(const struct pm_topo *t, int v, int *count);
 /* Upper bound on the links of any route: size buffers for pm_topo_route. */

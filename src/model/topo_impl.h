@@ -33,6 +33,8 @@ struct pm_topo {
 	int node_size;		/* machine: GPUs per node */
 	int hier[PM_TOPO_MAX_HIER], nhier;	/* machine: group sizes, innermost first */
 	int *dist;		/* file: dist[d * n_vert + v] = links from v to d */
+	double *hop_lat;	/* every link the same latency: hop_lat[h] = h links' (see pm_topo_route_lat) */
+	double same_bw;		/* every link's bandwidth where all are equal, else 0 */
 	struct pm_memo *memo;	/* see pm_topo_memo */
 };
 
