@@ -76,8 +76,7 @@ static int has_grid2d(const struct pm_topo *t, int P)
 {
 	int dims[3], wrap;
 	(void)P;
-	return t && (!strcmp(pm_topo_kind_name(t), "torus") || !strcmp(pm_topo_kind_name(t), "mesh")) &&
-	       pm_topo_grid(t, dims, &wrap) == 2;
+	return t && pm_topo_grid(t, dims, &wrap) == 2;	/* ace is 3-D, ring 1-D */
 }
 
 static int has_torus(const struct pm_topo *t, int P)	/* a grid that wraps: torus, ace, ring */

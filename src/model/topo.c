@@ -216,6 +216,7 @@ int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
 
 const char *pm_topo_spec(const struct pm_topo *t) { return t->spec; }
 const char *pm_topo_kind_name(const struct pm_topo *t) { return t->kind->name; }
+const struct pm_topo_kind *pm_topo_kind_of(const struct pm_topo *t) { return t->kind; }
 int pm_topo_endpoints(const struct pm_topo *t) { return t->n_end; }
 int pm_topo_vertices(const struct pm_topo *t) { return t->n_vert; }
 int pm_topo_nlinks(const struct pm_topo *t) { return t->n_links; }

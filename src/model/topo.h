@@ -76,6 +76,10 @@ struct pm_topo_kind {
 	 * p -> c enters c by, and enters p over the reverse of the one it
 	 * leaves p by, for every pair, by construction (pm_topo_mirrored) */
 	int mirrored;
+	/* 1: routes may turn from down to up and back (BiGraph, routing
+	 * tables of file and ASTRA-sim networks), so a router needs a
+	 * virtual-channel class per hop to stay deadlock free */
+	int turns;
 };
 
 const struct pm_topo_kind *const *pm_topo_kinds(int *n);
@@ -97,6 +101,7 @@ int pm_topo_memo_keep(const struct pm_topo *t, const char *key, void *data,
 
 const char *pm_topo_spec(const struct pm_topo *t);
 const char *pm_topo_kind_name(const struct pm_topo *t);
+const struct pm_topo_kind *pm_topo_kind_of(const struct pm_topo *t);
 int pm_topo_endpoints(const struct pm_topo *t);
 int pm_topo_vertices(const struct pm_topo *t);
 int pm_topo_nlinks(const struct pm_topo *t);

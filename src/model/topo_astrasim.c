@@ -382,4 +382,5 @@ const struct pm_topo_kind pm_topo_astrasim = {
 	.build = build,
 	.route = route,
 	.describe = describe,
+	.turns = 1,
 };

@@ -118,4 +118,5 @@ const struct pm_topo_kind pm_topo_bigraph_kind = {
 	.ring_order = ring_order,
 	.describe = describe,
 	.mirrored = 1,	/* an endpoint has one link each way */
+	.turns = 1,
 };

@@ -425,4 +425,5 @@ const struct pm_topo_kind pm_topo_file = {
 	.build = build,
 	.route = pm_topo_route_table,
 	.describe = describe,
+	.turns = 1,
 };

@@ -929,23 +929,21 @@ void rnet_free(struct rnet *n)
 }
 
 /* Virtual-channel classes that keep routing deadlock free: a torus's
- * dateline (2 classes); on BiGraph and file networks, whose routes may
- * turn from down to up and back, one class per hop of the longest route
- * when there are VCs enough (a packet's class only grows along its route,
+ * dateline (2 classes); where the kind's routes may turn from down to up
+ * and back (its turns: BiGraph, file and ASTRA-sim networks), one class
+ * per hop of the longest route when there are VCs enough (a packet's class only grows along its route,
  * so no cycle of waiting channels can close); none where routing is
  * deadlock free by itself (meshes in dimension order, fat trees and
  * machine trees up then down, one switch, full connection). */
 static void set_classes(struct rnet *n, int wrap)
 {
-	const char *kind = pm_topo_kind_name(n->t);
 	int hops = pm_topo_max_hops(n->t);
 
 	n->classes = 1;
 	n->by_hop = 0;
 	if (wrap && n->nvc >= 2) {
 		n->classes = 2;
-	} else if ((!strcmp(kind, "bigraph") || !strcmp(kind, "file")) && hops > 2 &&
-		   hops <= n->nvc) {
+	} else if (pm_topo_kind_of(n->t)->turns && hops > 2 && hops <= n->nvc) {
 		n->classes = hops;
 		n->by_hop = 1;
 	}
