@@ -806,15 +806,44 @@ Test(topo, mirrored_routes)
 Test(topo, partial_units_keep_their_level)
 {
 	struct pm_topo *t = topo_or_die("machine:dgx-h100:12500");
-	int h[8], n = pm_topo_hierarchy(t, h);
+	int h[PM_TOPO_MAX_LAYERS], n = pm_topo_layers(t, h);
 	cr_assert_eq(pm_topo_endpoints(t), 100000);
 	cr_assert_eq(n, 3);
 	cr_assert(h[0] == 8 && h[1] == 25 && h[2] == 500, "%dx%dx%d", h[0], h[1], h[2]);
 	pm_topo_free(t);
 	t = topo_or_die("machine:dgx-h100:1000");
-	n = pm_topo_hierarchy(t, h);
+	n = pm_topo_layers(t, h);
 	cr_assert(n == 3 && h[0] == 8 && h[1] == 25 && h[2] == 40, "%d layers: %dx%dx%d", n, h[0], h[1], h[2]);
 	pm_topo_free(t);
+}
+
+/* Each kind's natural groups, innermost first, from its definition: a
+ * grid's dimensions longer than 1, a fat tree's arity once per level, a
+ * BiGraph's endpoints per switch then its switches (1 per switch
+ * dropped), none for one switch or a file network. */
+Test(topo, each_kind_names_its_layers)
+{
+	static const struct {
+		const char *spec;
+		int n, l[4];
+	} want[] = {
+		{"torus:4x1x8", 2, {4, 8}},
+		{"mesh:3x5", 2, {3, 5}},
+		{"ring:6", 1, {6}},
+		{"fattree:4,3", 3, {4, 4, 4}},
+		{"bigraph:4x8", 2, {4, 8}},
+		{"bigraph:1x8", 1, {8}},
+		{"switch:8", 0, {0}},
+		{"full:5", 0, {0}},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct pm_topo *t = topo_or_die(want[i].spec);
+		int h[PM_TOPO_MAX_LAYERS], n = pm_topo_layers(t, h);
+		cr_assert_eq(n, want[i].n, "%s: %d layers", want[i].spec, n);
+		for (int k = 0; k < n; k++)
+			cr_assert_eq(h[k], want[i].l[k], "%s layer %d: %d", want[i].spec, k, h[k]);
+		pm_topo_free(t);
+	}
 }
 
 /* Grid routes are arithmetic on coordinates: every route, on tori, meshes

@@ -38,6 +38,7 @@ struct hring_state {
 					 * forms' default, so --link-bw is told apart) */
 };
 _Static_assert(sizeof(struct hring_state) <= PM_PRIV_BYTES, "hring_state fits pm_inst.priv");
+_Static_assert(PM_MAX_LAYERS >= PM_TOPO_MAX_LAYERS, "a network's layers fit hring's");
 
 static struct hring_state *hr_of(struct pm_inst *in)
 {
@@ -88,30 +89,16 @@ static int parse_layers(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return PM_OK;
 }
 
-/* Layers the network suggests; a factor of 1 is dropped. */
+/* Layers the network suggests (its kind's natural groups: a machine's
+ * node and units, a grid's dimensions, a fat tree's levels, a BiGraph's
+ * switches), else one ring of all. */
 static void default_layers(struct pm_inst *in)
 {
 	struct hring_state *own = hr_of(in);
-	int dims[3], wrap, k, l, m, n, nd;
-	const struct pm_topo *t = in->topo;
 
-	own->nlayers = 0;
-	if (t && (nd = pm_topo_hierarchy(t, own->layers)) > 0) {
-		own->nlayers = nd;	/* a machine: GPUs per node, nodes per unit, ... */
-	} else if (t && (nd = pm_topo_grid(t, dims, &wrap)) > 0) {
-		for (int i = 0; i < nd; i++)
-			if (dims[i] > 1)
-				own->layers[own->nlayers++] = dims[i];
-	} else if (t && pm_topo_fattree(t, &k, &l)) {
-		for (int i = 0; i < l && k > 1; i++)
-			own->layers[own->nlayers++] = k;
-	} else if (t && pm_topo_bigraph(t, &m, &n)) {
-		if (m > 1)
-			own->layers[own->nlayers++] = m;
-		own->layers[own->nlayers++] = n;
-	} else if (in->P > 1) {
+	own->nlayers = in->topo ? pm_topo_layers(in->topo, own->layers) : 0;
+	if (own->nlayers == 0 && in->P > 1)
 		own->layers[own->nlayers++] = in->P;
-	}
 }
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)

@@ -119,10 +119,12 @@ void pm_topo_free(struct pm_topo *t)
 	free(t->out_off);
 	free(t->out_idx);
 	free(t->port);
-	free(t->coord);
+	if (t->kind && t->kind->shape_free)
+		t->kind->shape_free(t->shape);
+	else
+		free(t->shape);
 	free(t->next);
 	free(t->dist);
-	free(t->parent);
 	free(t->hop_lat);
 	free(t);
 }
@@ -198,7 +200,7 @@ int pm_topo_parse(const char *spec, const struct pm_link_defaults *ld,
 	if (!ld)
 		ld = &def;
 	rc = kind->build(t, colon + 1, ld, err);
-	if (rc == PM_OK && (ld->ndim_bw || ld->ndim_lat) && t->ndims == 0)
+	if (rc == PM_OK && (ld->ndim_bw || ld->ndim_lat) && !kind->grid)
 		rc = pm_fail(err, PM_EINPUT,
 			     "per-dimension links given for '%s' (expected a ring, torus or mesh; use --link-bw and --link-lat for other networks)",
 			     spec);
@@ -379,56 +381,15 @@ void pm_topo_describe(const struct pm_topo *t, struct pm_topo_info *info)
 
 int pm_topo_grid(const struct pm_topo *t, int dims[3], int *wrap)
 {
-	for (int i = 0; i < 3; i++)
-		dims[i] = i < t->ndims ? t->dims[i] : 1;
+	if (t->kind->grid)
+		return t->kind->grid(t, dims, wrap);
+	dims[0] = dims[1] = dims[2] = 1;
 	if (wrap)
-		*wrap = t->wrap;
-	return t->ndims;
+		*wrap = 0;
+	return 0;
 }
 
-int pm_topo_link_dim(const struct pm_topo *t, int link, int *dateline)
+int pm_topo_layers(const struct pm_topo *t, int *sizes)
 {
-	int v = t->links[link].src;
-
-	*dateline = 0;
-	if (t->ndims == 0 || !t->coord || !t->port || v >= t->n_end)
-		return -1;
-	for (int d = 0; d < t->ndims && 2 * d + 1 < t->n_ports; d++)
-		for (int dir = 0; dir < 2; dir++) {
-			if (pm_port_link(t, v, 2 * d + dir) != link)
-				continue;
-			int x = t->coord[3 * v + d] + (dir == 0 ? 1 : -1);
-			*dateline = t->wrap && (x < 0 || x >= t->dims[d]);
-			return d;
-		}
-	return -1;
-}
-
-void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps,
-		      double *lat_s)
-{
-	int l = d < t->ndims && t->dims[d] > 1 ? pm_port_link(t, 0, 2 * d) : -1;
-	*bw_Bps = l >= 0 ? t->links[l].bw_Bps : 0;
-	*lat_s = l >= 0 ? t->links[l].lat_s : 0;
-}
-
-int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches)
-{
-	*per_switch = t->bm;
-	*switches = t->bn;
-	return t->bn > 0;
-}
-
-int pm_topo_hierarchy(const struct pm_topo *t, int *sizes)
-{
-	for (int i = 0; i < t->nhier; i++)
-		sizes[i] = t->hier[i];
-	return t->nhier;
-}
-
-int pm_topo_fattree(const struct pm_topo *t, int *k, int *levels)
-{
-	*k = t->fk;
-	*levels = t->fl;
-	return t->fl > 0;
+	return t->kind->layers ? t->kind->layers(t, sizes) : 0;
 }

@@ -80,6 +80,18 @@ struct pm_topo_kind {
 	 * tables of file and ASTRA-sim networks), so a router needs a
 	 * virtual-channel class per hop to stay deadlock free */
 	int turns;
+	/* The kind's own shape (t->shape, topo_impl.h), freed with the
+	 * network; NULL: plain free. */
+	void (*shape_free)(void *shape);
+	/* Grids (torus, mesh, ring, ace): the dimensions' sizes (1 past the
+	 * last), whether they wrap, and their number; NULL: not a grid. */
+	int (*grid)(const struct pm_topo *t, int dims[3], int *wrap);
+	/* The network's natural groups, innermost first (hring's default
+	 * layers): a machine's GPUs per node and nodes per unit, a grid's
+	 * dimensions, a fat tree's arity per level, a BiGraph's endpoints per
+	 * switch and switches; their number (at most PM_TOPO_MAX_LAYERS).
+	 * NULL: none. */
+	int (*layers)(const struct pm_topo *t, int *sizes);
 };
 
 const struct pm_topo_kind *const *pm_topo_kinds(int *n);
@@ -174,15 +186,17 @@ void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps,
 		      double *lat_s);
 /* BiGraph shape: endpoints per switch and switches (0 if not BiGraph). */
 int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches);
-/* A machine network's natural groups, innermost first (GPUs per node,
- * nodes per unit of each switch level, with the outermost cut to the
- * network): their number, 0 for other kinds.  sizes holds 9. */
-int pm_topo_hierarchy(const struct pm_topo *t, int *sizes);
+/* The network's natural groups, innermost first (the kind's layers: a
+ * machine's GPUs per node and nodes per unit of each switch level, with
+ * the outermost cut to the network; a grid's dimensions longer than 1;
+ * a fat tree's arity per level; a BiGraph's endpoints per switch and
+ * switches): their number, 0 where the kind has none.  sizes holds
+ * PM_TOPO_MAX_LAYERS. */
+#define PM_TOPO_MAX_LAYERS 32
+int pm_topo_layers(const struct pm_topo *t, int *sizes);
 /* The machine description a machine: network was built from (machine.h);
  * NULL for other kinds. */
 struct pm_machine;
 const struct pm_machine *pm_topo_machine_desc(const struct pm_topo *t);
-/* Fat-tree shape: arity K and levels L (0 if not a fat tree). */
-int pm_topo_fattree(const struct pm_topo *t, int *k, int *levels);
 
 #endif

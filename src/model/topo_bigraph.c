@@ -16,6 +16,18 @@
 
 #include <stdlib.h>
 
+extern const struct pm_topo_kind pm_topo_bigraph_kind;
+
+/* The BiGraph's shape, the kind's own (t->shape). */
+struct bigraph {
+	int m, n;	/* endpoints per switch, switches */
+};
+
+static const struct bigraph *bigraph_of(const struct pm_topo *t)
+{
+	return t->shape;
+}
+
 static int build(struct pm_topo *t, const char *args,
 		 const struct pm_link_defaults *ld, struct pm_err *err)
 {
@@ -33,8 +45,11 @@ static int build(struct pm_topo *t, const char *args,
 			       "network too large: '%s' has %ld endpoints (expected at most %d vertices)",
 			       t->spec, m * n, PM_TOPO_MAX_VERTICES);
 	long half = n / 2, e = m * n;
-	t->bm = (int)m;
-	t->bn = (int)n;
+	struct bigraph *g = malloc(sizeof *g);
+	if (!(t->shape = g))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	g->m = (int)m;
+	g->n = (int)n;
 	rc = pm_topo_alloc(t, e + n, (int)e, 2 * e + 2 * half * half,
 			   (int)(m + half), err);
 	if (rc)
@@ -63,7 +78,7 @@ bad:
 
 static int route(const struct pm_topo *t, int src, int dst, int *links)
 {
-	int m = t->bm, half = t->bn / 2, hops = 0;
+	int m = bigraph_of(t)->m, half = bigraph_of(t)->n / 2, hops = 0;
 	int ss = src / m, sd = dst / m;	/* switch indices 0..N-1 */
 	int sw0 = t->n_end;
 
@@ -87,7 +102,7 @@ static int route(const struct pm_topo *t, int src, int dst, int *links)
 
 static void ring_order(const struct pm_topo *t, int *order)
 {
-	int m = t->bm, half = t->bn / 2, n = 0;
+	int m = bigraph_of(t)->m, half = bigraph_of(t)->n / 2, n = 0;
 
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < half; j++) {
@@ -98,7 +113,7 @@ static void ring_order(const struct pm_topo *t, int *order)
 
 static void describe(const struct pm_topo *t, struct pm_topo_info *info)
 {
-	int half = t->bn / 2;
+	int half = bigraph_of(t)->n / 2;
 	double bw = t->links[0].bw_Bps;
 	double cross = (double)(half / 2) * (half - half / 2) * 2;
 	double ends = t->n_end / 2;
@@ -107,6 +122,25 @@ static void describe(const struct pm_topo *t, struct pm_topo_info *info)
 	info->ring_order = "alternating upper and lower switches, one switch-to-switch link per ring hop";
 	info->bisection_Bps = (cross < ends ? cross : ends) * bw;
 	info->bisection_cut = "half of each layer's switches on each side";
+}
+
+static int layers(const struct pm_topo *t, int *sizes)	/* endpoints per switch, switches */
+{
+	int n = 0;
+
+	if (bigraph_of(t)->m > 1)
+		sizes[n++] = bigraph_of(t)->m;
+	sizes[n++] = bigraph_of(t)->n;
+	return n;
+}
+
+int pm_topo_bigraph(const struct pm_topo *t, int *per_switch, int *switches)
+{
+	int is = t->kind == &pm_topo_bigraph_kind;
+
+	*per_switch = is ? bigraph_of(t)->m : 0;
+	*switches = is ? bigraph_of(t)->n : 0;
+	return is;
 }
 
 const struct pm_topo_kind pm_topo_bigraph_kind = {
@@ -119,4 +153,5 @@ const struct pm_topo_kind pm_topo_bigraph_kind = {
 	.describe = describe,
 	.mirrored = 1,	/* an endpoint has one link each way */
 	.turns = 1,
+	.layers = layers,
 };

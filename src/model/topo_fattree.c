@@ -36,9 +36,19 @@ static long set_digit(long w, int i, int k, int v)
 	return w - (long)digit(w, i, k) * p + (long)v * p;
 }
 
+/* The fat tree's shape, the kind's own (t->shape). */
+struct fat {
+	int k, l;	/* arity, levels */
+};
+
+static const struct fat *fat_of(const struct pm_topo *t)
+{
+	return t->shape;
+}
+
 static int sw_id(const struct pm_topo *t, int level, long w)
 {
-	return t->n_end + (level - 1) * (int)ipow(t->fk, t->fl - 1) + (int)w;
+	return t->n_end + (level - 1) * (int)ipow(fat_of(t)->k, fat_of(t)->l - 1) + (int)w;
 }
 
 static int build(struct pm_topo *t, const char *args,
@@ -61,8 +71,11 @@ static int build(struct pm_topo *t, const char *args,
 		return pm_fail(err, PM_EINPUT,
 			       "network too large: '%s' has %.0f endpoints and their switches (expected at most %d vertices)",
 			       t->spec, e, PM_TOPO_MAX_VERTICES);
-	t->fk = (int)k;
-	t->fl = (int)l;
+	struct fat *f = malloc(sizeof *f);
+	if (!(t->shape = f))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	f->k = (int)k;
+	f->l = (int)l;
 	long n = ipow(k, (int)l), s = ipow(k, (int)l - 1);
 	rc = pm_topo_alloc(t, n + l * s, (int)n, 2 * n * l, (int)(2 * k), err);
 	if (rc)
@@ -95,7 +108,7 @@ bad:
  * when up is NULL (D-mod-K). */
 static int route_by(const struct pm_topo *t, int src, int dst, const int *up, int *links)
 {
-	int k = t->fk, top = 1, hops = 0;
+	int k = fat_of(t)->k, top = 1, hops = 0;
 
 	while (src / ipow(k, top) != dst / ipow(k, top))
 		top++;
@@ -140,7 +153,7 @@ struct rs {
 static int colour_level(const struct pm_topo *t, int n, const int *dst, int lv,
 			struct pm_ecolor *g, struct rs *r)
 {
-	int k = t->fk, L = t->fl, m = 0, most = k;
+	int k = fat_of(t)->k, L = fat_of(t)->l, m = 0, most = k;
 
 	for (int i = 0; i < n; i++)
 		if (r->top[i] > lv) {
@@ -184,7 +197,7 @@ static int colour_level(const struct pm_topo *t, int n, const int *dst, int lv,
 static int route_set(const struct pm_topo *t, int n, const int *src, const int *dst,
 		     int *links, int *len)
 {
-	int k = t->fk, L = t->fl, H = t->max_hops, nsw = (int)ipow(k, L - 1), rc = -1;
+	int k = fat_of(t)->k, L = fat_of(t)->l, H = t->max_hops, nsw = (int)ipow(k, L - 1), rc = -1;
 	size_t N = n > 0 ? (size_t)n : 1;
 	struct rs r = {malloc(sizeof(int) * N), malloc(sizeof(int) * N), malloc(sizeof(int) * N),
 		       malloc(sizeof(int) * N * (size_t)L), malloc(sizeof(int) * N), malloc(sizeof(int) * N),
@@ -232,6 +245,15 @@ static void describe(const struct pm_topo *t, struct pm_topo_info *info)
 	info->bisection_cut = "full bisection: half the endpoints' links";
 }
 
+static int layers(const struct pm_topo *t, int *sizes)	/* the arity, once per level */
+{
+	int n = 0;
+
+	for (int i = 0; i < fat_of(t)->l && fat_of(t)->k > 1; i++)
+		sizes[n++] = fat_of(t)->k;
+	return n;
+}
+
 const struct pm_topo_kind pm_topo_fattree_kind = {
 	.name = "fattree",
 	.syntax = "fattree:K,L",
@@ -241,4 +263,5 @@ const struct pm_topo_kind pm_topo_fattree_kind = {
 	.route_set = route_set,
 	.describe = describe,
 	.mirrored = 1,	/* an endpoint has one link each way */
+	.layers = layers,
 };

@@ -24,15 +24,9 @@ struct pm_topo {
 	int n_ports;		/* structured kinds: port table width */
 	int *port;		/* port[v * n_ports + p] = link id or -1 */
 	int max_hops, min_hops;
-	int dims[3], ndims, wrap;	/* torus, mesh, ring */
-	int *coord;		/* grid: coord[v * 3 + d], so routing never divides */
-	int fk, fl;		/* fat tree: arity, levels */
-	int bm, bn;		/* BiGraph: endpoints per switch, switches */
-	int *next;		/* file: next[d * n_vert + v] = link toward endpoint d */
-	int *parent;		/* machine: parent[v] in the network tree, -1 at the top */
-	int node_size;		/* machine: GPUs per node */
-	int hier[PM_TOPO_MAX_HIER], nhier;	/* machine: group sizes, innermost first */
-	int *dist;		/* file: dist[d * n_vert + v] = links from v to d */
+	void *shape;		/* the kind's own description (its file's struct; kind->shape_free) */
+	int *next;		/* routing tables: next[d * n_vert + v] = link toward endpoint d */
+	int *dist;		/* routing tables: dist[d * n_vert + v] = links from v to d */
 	double *hop_lat;	/* every link the same latency: hop_lat[h] = h links' (see pm_topo_route_lat) */
 	double same_bw;		/* every link's bandwidth where all are equal, else 0 */
 	struct pm_memo *memo;	/* see pm_topo_memo */

@@ -30,7 +30,28 @@
 
 extern const struct pm_topo_kind pm_topo_machine;
 
-/* The network's shape and vertex numbering. */
+/* What the network keeps of its build (t->shape, the kind's own). */
+struct mnet {
+	struct pm_machine m;	/* the description, for models that read more than links (NCCL's, nccl.h) */
+	int *parent;		/* parent[v] in the network tree, -1 at the top */
+	int node_size;		/* GPUs per node */
+	int hier[PM_TOPO_MAX_HIER], nhier;	/* group sizes, innermost first */
+};
+
+static void mnet_free(void *shape)
+{
+	struct mnet *n = shape;
+	if (n)
+		free(n->parent);
+	free(n);
+}
+
+static struct mnet *mnet_of(const struct pm_topo *t)
+{
+	return t->shape;
+}
+
+/* The network's shape and vertex numbering while it is built. */
 struct shape {
 	int G, nics, nodes, nlev;	/* nlev switch levels above the node */
 	long long unit[PM_TOPO_MAX_HIER];	/* nodes per unit of switch level k */
@@ -135,7 +156,7 @@ static void cable(struct pm_topo *t, int child, int parent, double bw,
 	t->port[child * 4 + 2 * side] = up;
 	t->port[child * 4 + 2 * side + 1] = down;
 	if (side == 1)
-		t->parent[child] = parent;
+		mnet_of(t)->parent[child] = parent;
 }
 
 static int rail_of(const struct shape *s, int gpu)
@@ -183,16 +204,17 @@ static void add_links(struct pm_topo *t, const struct shape *s, double lat)
 
 static void record_hierarchy(struct pm_topo *t, const struct shape *s)
 {
+	struct mnet *n = mnet_of(t);
 	long long below = 1;
 
-	t->nhier = 0;
+	n->nhier = 0;
 	if (s->G > 1)
-		t->hier[t->nhier++] = s->G;
+		n->hier[n->nhier++] = s->G;
 	for (int k = 1; k <= s->nlev; k++) {
 		long long g = s->unit[k] / below, left = s->nodes / below;
 		if (g > 1 && s->nodes % s->unit[k] == 0) {
-			t->hier[t->nhier++] = (int)g;
-		} else if (g > 1 && t->nhier < PM_TOPO_MAX_HIER - 1) {
+			n->hier[n->nhier++] = (int)g;
+		} else if (g > 1 && n->nhier < PM_TOPO_MAX_HIER - 1) {
 			/* a partial last unit (1000 nodes of 32-node units): the
 			 * layer is the largest divisor of the units below that fits
 			 * one unit (25), so no level is dropped; it is the last
@@ -201,37 +223,21 @@ static void record_hierarchy(struct pm_topo *t, const struct shape *s)
 			while (d > 1 && left % d)
 				d--;
 			if (d > 1)
-				t->hier[t->nhier++] = (int)d;
+				n->hier[n->nhier++] = (int)d;
 			break;
 		}
 		below = s->unit[k];
 	}
 	/* the layers must multiply to P: the top takes what is left */
 	long long prod = 1;
-	for (int i = 0; i < t->nhier; i++)
-		prod *= t->hier[i];
-	if (prod < t->n_end && t->nhier < PM_TOPO_MAX_HIER) {
+	for (int i = 0; i < n->nhier; i++)
+		prod *= n->hier[i];
+	if (prod < t->n_end && n->nhier < PM_TOPO_MAX_HIER) {
 		if ((long long)t->n_end % prod == 0)
-			t->hier[t->nhier++] = (int)(t->n_end / prod);
+			n->hier[n->nhier++] = (int)(t->n_end / prod);
 		else
-			t->nhier = 0;
+			n->nhier = 0;
 	}
-}
-
-/* The description the network was built from, kept with it for the
- * models that read more of it than links (NCCL's, nccl.h). */
-static int keep_machine(struct pm_topo *t, const struct pm_machine *m, struct pm_err *err)
-{
-	struct pm_machine *copy = malloc(sizeof *copy);
-
-	if (!copy)
-		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
-	*copy = *m;
-	if (pm_topo_memo_keep(t, "machine", copy, free)) {
-		free(copy);
-		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
-	}
-	return PM_OK;
 }
 
 static int build(struct pm_topo *t, const char *args,
@@ -257,37 +263,38 @@ static int build(struct pm_topo *t, const char *args,
 				  s.nunits[1] * s.nics + nvert);
 	if ((rc = pm_topo_alloc(t, nvert, s.nodes * s.G, links, 4, err)))
 		return rc;
-	t->parent = malloc(sizeof(int) * (size_t)nvert);
-	if (!t->parent)
+	struct mnet *n = calloc(1, sizeof *n);
+	if (!(t->shape = n) || !(n->parent = malloc(sizeof(int) * (size_t)nvert)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
+	n->m = m;
 	for (long long v = 0; v < nvert; v++)
-		t->parent[v] = -1;
+		n->parent[v] = -1;
 	add_links(t, &s, ld->lat_s);
 	int depth = 1 + (s.nics < s.G) + s.nlev;	/* GPU up to the top switch */
 	t->max_hops = s.nodes > 1 ? 2 * depth : s.G > 1 ? 2 : 0;
 	t->min_hops = s.nodes * s.G > 1 ? 2 : 0;
-	t->node_size = s.G;
+	n->node_size = s.G;
 	record_hierarchy(t, &s);
-	return keep_machine(t, &m, err);
+	return PM_OK;
 }
 
 const struct pm_machine *pm_topo_machine_desc(const struct pm_topo *t)
 {
-	return t && t->kind == &pm_topo_machine ? pm_topo_memo(t, "machine") : NULL;
+	return t && t->kind == &pm_topo_machine ? &mnet_of(t)->m : NULL;
 }
 
 /* Up from v to the top: the vertices in order; returns their number. */
 static int chain(const struct pm_topo *t, int v, int *out)
 {
 	int n = 0;
-	for (; v >= 0 && n < 2 * PM_TOPO_MAX_HIER + 4; v = t->parent[v])
+	for (; v >= 0 && n < 2 * PM_TOPO_MAX_HIER + 4; v = mnet_of(t)->parent[v])
 		out[n++] = v;
 	return n;
 }
 
 static int route(const struct pm_topo *t, int src, int dst, int *links)
 {
-	int G = t->node_size, a[2 * PM_TOPO_MAX_HIER + 4], b[2 * PM_TOPO_MAX_HIER + 4];
+	int G = mnet_of(t)->node_size, a[2 * PM_TOPO_MAX_HIER + 4], b[2 * PM_TOPO_MAX_HIER + 4];
 	int na, nb, i, j, h = 0;
 
 	if (src / G == dst / G) {	/* through the node's crossbar */
@@ -311,7 +318,7 @@ static int route(const struct pm_topo *t, int src, int dst, int *links)
  * odd ones, so every hop between nodes joins two GPUs of one rail. */
 static void ring_order(const struct pm_topo *t, int *order)
 {
-	int G = t->node_size;
+	int G = mnet_of(t)->node_size;
 	for (int i = 0; i < t->n_end; i++) {
 		int n = i / G, k = i % G;
 		order[i] = n * G + (n % 2 ? G - 1 - k : k);
@@ -327,20 +334,29 @@ static void describe(const struct pm_topo *t, struct pm_topo_info *info)
 	info->routing = "up the network tree (GPU, NIC, rail leaf, unit spines) to the lowest common switch and down; GPUs of one node through its crossbar";
 	info->ring_order = "rail-aware snake: node GPUs 0..G-1, the next node G-1..0, so node-to-node hops stay on one rail";
 	for (int v = t->n_vert - 1; v >= 0 && top < 0; v--)
-		if (t->parent[v] < 0 && v >= t->n_end)
+		if (mnet_of(t)->parent[v] < 0 && v >= t->n_end)
 			top = v;
 	/* the top switch's children, halved: their up links are the cut */
 	for (int v = t->n_end; v < t->n_vert; v++)
-		if (t->parent[v] == top)
+		if (mnet_of(t)->parent[v] == top)
 			nkids++;
 	for (int v = t->n_end, k = 0; v < t->n_vert && k < nkids / 2; v++)
-		if (t->parent[v] == top) {
+		if (mnet_of(t)->parent[v] == top) {
 			half += t->links[t->port[v * 4 + 2]].bw_Bps;
 			k++;
 		}
 	info->bisection_Bps = nkids >= 2 ? half : -1;
 	info->bisection_cut = nkids >= 2 ? "half of the top switch's children, their up links"
 					: "not computed (one unit under the top switch)";
+}
+
+static int layers(const struct pm_topo *t, int *sizes)
+{
+	const struct mnet *n = mnet_of(t);
+
+	for (int i = 0; i < n->nhier; i++)
+		sizes[i] = n->hier[i];
+	return n->nhier;
 }
 
 const struct pm_topo_kind pm_topo_machine = {
@@ -352,4 +368,6 @@ const struct pm_topo_kind pm_topo_machine = {
 	.ring_order = ring_order,
 	.describe = describe,
 	.mirrored = 1,	/* up to the lowest common switch and down the same cables */
+	.shape_free = mnet_free,
+	.layers = layers,
 };

@@ -17,16 +17,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_dims(struct pm_topo *t, const char *args, int maxdims,
+/* The grid's shape, the kind's own (t->shape). */
+struct grid {
+	int dims[3], ndims, wrap;	/* sizes, dimensions, wrap-around links */
+	int *coord;		/* coord[v * 3 + d], so routing never divides */
+};
+
+static void grid_free(void *shape)
+{
+	struct grid *g = shape;
+	if (g)
+		free(g->coord);
+	free(g);
+}
+
+/* Read A[xB[xC]] into a new shape (t->shape) that wraps or not. */
+static int parse_dims(struct pm_topo *t, const char *args, int maxdims, int wrap,
 		      const char *syntax, struct pm_err *err)
 {
+	struct grid *g = calloc(1, sizeof *g);
 	const char *p = args;
 	long long total = 1;
 
-	t->ndims = 0;
+	if (!(t->shape = g))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	g->wrap = wrap;
 	while (*p) {
 		char *end;
-		if (!isdigit((unsigned char)*p) || t->ndims == maxdims)
+		if (!isdigit((unsigned char)*p) || g->ndims == maxdims)
 			goto bad;
 		long v = strtol(p, &end, 10);
 		if (v > PM_TOPO_MAX_VERTICES)	/* strtol saturates: print the digits given */
@@ -35,7 +53,7 @@ static int parse_dims(struct pm_topo *t, const char *args, int maxdims,
 				       t->spec, (int)(end - p), p, PM_TOPO_MAX_VERTICES);
 		if (v < 1)
 			goto bad;
-		t->dims[t->ndims++] = (int)v;
+		g->dims[g->ndims++] = (int)v;
 		total *= v;
 		if (total > PM_TOPO_MAX_VERTICES)
 			return pm_fail(err, PM_EINPUT,
@@ -50,7 +68,7 @@ static int parse_dims(struct pm_topo *t, const char *args, int maxdims,
 		if (p[-1] == 'x' && !*p)
 			goto bad;
 	}
-	if (t->ndims == 0)
+	if (g->ndims == 0)
 		goto bad;
 	return PM_OK;
 bad:
@@ -61,8 +79,9 @@ bad:
 
 static void coords(const struct pm_topo *t, int id, int c[3])
 {
+	const struct grid *g = t->shape;
 	for (int d = 0; d < 3; d++) {
-		int n = d < t->ndims ? t->dims[d] : 1;
+		int n = d < g->ndims ? g->dims[d] : 1;
 		c[d] = id % n;
 		id /= n;
 	}
@@ -70,46 +89,48 @@ static void coords(const struct pm_topo *t, int id, int c[3])
 
 static int node_at(const struct pm_topo *t, const int c[3])
 {
+	const struct grid *g = t->shape;
 	int id = 0;
-	for (int d = t->ndims - 1; d >= 0; d--)
-		id = id * t->dims[d] + c[d];
+	for (int d = g->ndims - 1; d >= 0; d--)
+		id = id * g->dims[d] + c[d];
 	return id;
 }
 
 static int build_grid(struct pm_topo *t, const struct pm_link_defaults *ld,
 		      struct pm_err *err)
 {
+	struct grid *g = t->shape;
 	long long n = 1, links = 0;
 	int rc;
 
-	for (int d = 0; d < t->ndims; d++)
-		n *= t->dims[d];
-	if (ld->ndim_bw > t->ndims || ld->ndim_lat > t->ndims)
+	for (int d = 0; d < g->ndims; d++)
+		n *= g->dims[d];
+	if (ld->ndim_bw > g->ndims || ld->ndim_lat > g->ndims)
 		return pm_fail(err, PM_EINPUT,
 			       "'%s' has %d dimension%s but %d per-dimension %s given (expected at most %d)",
-			       t->spec, t->ndims, t->ndims > 1 ? "s" : "",
-			       ld->ndim_bw > t->ndims ? ld->ndim_bw : ld->ndim_lat,
-			       ld->ndim_bw > t->ndims ? "bandwidths" : "latencies", t->ndims);
-	for (int d = 0; d < t->ndims; d++) {
-		long long k = t->dims[d];
+			       t->spec, g->ndims, g->ndims > 1 ? "s" : "",
+			       ld->ndim_bw > g->ndims ? ld->ndim_bw : ld->ndim_lat,
+			       ld->ndim_bw > g->ndims ? "bandwidths" : "latencies", g->ndims);
+	for (int d = 0; d < g->ndims; d++) {
+		long long k = g->dims[d];
 		if (k > 1)
-			links += t->wrap ? 2 * n : 2 * (n / k) * (k - 1);
+			links += g->wrap ? 2 * n : 2 * (n / k) * (k - 1);
 	}
-	rc = pm_topo_alloc(t, n, (int)n, links, 2 * t->ndims, err);
+	rc = pm_topo_alloc(t, n, (int)n, links, 2 * g->ndims, err);
 	if (rc)
 		return rc;
-	t->coord = malloc(sizeof(int) * 3 * (size_t)n);
-	if (!t->coord)
+	g->coord = malloc(sizeof(int) * 3 * (size_t)n);
+	if (!g->coord)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int v = 0; v < n; v++) {
 		int c[3];
 		coords(t, v, c);
-		memcpy(t->coord + 3 * v, c, sizeof c);
-		for (int d = 0; d < t->ndims; d++) {
-			int k = t->dims[d];
+		memcpy(g->coord + 3 * v, c, sizeof c);
+		for (int d = 0; d < g->ndims; d++) {
+			int k = g->dims[d];
 			for (int dir = 0; dir < 2 && k > 1; dir++) {
 				int step = dir == 0 ? 1 : -1, x = c[d] + step;
-				if (!t->wrap && (x < 0 || x >= k))
+				if (!g->wrap && (x < 0 || x >= k))
 					continue;
 				int nc[3] = {c[0], c[1], c[2]};
 				nc[d] = (x + k) % k;
@@ -122,19 +143,16 @@ static int build_grid(struct pm_topo *t, const struct pm_link_defaults *ld,
 	}
 	t->max_hops = 0;
 	t->min_hops = n > 1 ? 1 : 0;
-	for (int d = 0; d < t->ndims; d++)
-		t->max_hops += t->wrap ? t->dims[d] / 2 : t->dims[d] - 1;
+	for (int d = 0; d < g->ndims; d++)
+		t->max_hops += g->wrap ? g->dims[d] / 2 : g->dims[d] - 1;
 	return PM_OK;
 }
 
 static int build_torus(struct pm_topo *t, const char *args,
 		       const struct pm_link_defaults *ld, struct pm_err *err)
 {
-	int rc = parse_dims(t, args, 3, "torus:AxB or torus:AxBxC", err);
-	if (rc)
-		return rc;
-	t->wrap = 1;
-	return build_grid(t, ld, err);
+	int rc = parse_dims(t, args, 3, 1, "torus:AxB or torus:AxBxC", err);
+	return rc ? rc : build_grid(t, ld, err);
 }
 
 /* ace:LxVxH, the platform of Rashidi et al. 2021 Table V: a 3-D torus of
@@ -146,11 +164,11 @@ static int build_ace(struct pm_topo *t, const char *args,
 		     const struct pm_link_defaults *ld, struct pm_err *err)
 {
 	struct pm_link_defaults a = *ld;
-	int rc = parse_dims(t, args, 3, "ace:LxVxH such as ace:4x4x4", err);
+	int rc = parse_dims(t, args, 3, 1, "ace:LxVxH such as ace:4x4x4", err);
 
 	if (rc)
 		return rc;
-	if (t->ndims != 3)
+	if (((const struct grid *)t->shape)->ndims != 3)
 		return pm_fail(err, PM_EINPUT, "invalid topology '%s' (expected ace:LxVxH, three dimensions, such as ace:4x4x4)",
 			       t->spec);
 	if (!a.ndim_bw) {
@@ -163,28 +181,21 @@ static int build_ace(struct pm_topo *t, const char *args,
 		a.dim_lat_s[0] = 90 / 1245e6;
 		a.dim_lat_s[1] = a.dim_lat_s[2] = 500 / 1245e6;
 	}
-	t->wrap = 1;
 	return build_grid(t, &a, err);
 }
 
 static int build_mesh(struct pm_topo *t, const char *args,
 		      const struct pm_link_defaults *ld, struct pm_err *err)
 {
-	int rc = parse_dims(t, args, 3, "mesh:AxB or mesh:AxBxC", err);
-	if (rc)
-		return rc;
-	t->wrap = 0;
-	return build_grid(t, ld, err);
+	int rc = parse_dims(t, args, 3, 0, "mesh:AxB or mesh:AxBxC", err);
+	return rc ? rc : build_grid(t, ld, err);
 }
 
 static int build_ring(struct pm_topo *t, const char *args,
 		      const struct pm_link_defaults *ld, struct pm_err *err)
 {
-	int rc = parse_dims(t, args, 1, "ring:N", err);
-	if (rc)
-		return rc;
-	t->wrap = 1;
-	return build_grid(t, ld, err);
+	int rc = parse_dims(t, args, 1, 1, "ring:N", err);
+	return rc ? rc : build_grid(t, ld, err);
 }
 
 /* Dimension by dimension, the shorter way round (ties +).  The next
@@ -194,14 +205,15 @@ static int build_ring(struct pm_topo *t, const char *args,
  * load. */
 static int route_grid(const struct pm_topo *t, int src, int dst, int *links)
 {
+	const struct grid *g = t->shape;
 	int hops = 0, v = src, stride = 1;
-	const int *a = t->coord + 3 * src, *b = t->coord + 3 * dst;
+	const int *a = g->coord + 3 * src, *b = g->coord + 3 * dst;
 
-	for (int d = 0; d < t->ndims; stride *= t->dims[d], d++) {
-		int k = t->dims[d], delta = b[d] - a[d], dir;
+	for (int d = 0; d < g->ndims; stride *= g->dims[d], d++) {
+		int k = g->dims[d], delta = b[d] - a[d], dir;
 		if (delta == 0)
 			continue;
-		if (t->wrap) {
+		if (g->wrap) {
 			int fwd = delta < 0 ? delta + k : delta;	/* hops going + */
 			dir = fwd <= k - fwd ? 0 : 1;	/* tie goes + */
 			delta = dir == 0 ? fwd : k - fwd;
@@ -255,16 +267,17 @@ static void snake2(int a, int b, int mesh_cycle, int transpose, int *out)
  * ring closes with one link when it can. */
 static void plane_order(const struct pm_topo *t, int *out)
 {
-	int a = t->dims[0], b = t->ndims > 1 ? t->dims[1] : 1;
+	const struct grid *g = t->shape;
+	int a = g->dims[0], b = g->ndims > 1 ? g->dims[1] : 1;
 	int idx_of_xy;
 
-	if (t->ndims == 1) {
+	if (g->ndims == 1) {
 		for (int i = 0; i < a; i++)
 			out[i] = i;
 		return;
 	}
 	int transpose = b % 2 != 0 && a % 2 == 0;
-	int cycle = !t->wrap && (transpose ? a : b) % 2 == 0 &&
+	int cycle = !g->wrap && (transpose ? a : b) % 2 == 0 &&
 		    (transpose ? b : a) >= 2;
 	if (!transpose) {
 		snake2(a, b, cycle, 0, out);
@@ -281,8 +294,9 @@ static void plane_order(const struct pm_topo *t, int *out)
 
 static void ring_order_grid(const struct pm_topo *t, int *order)
 {
-	int plane = t->dims[0] * (t->ndims > 1 ? t->dims[1] : 1);
-	int depth = t->ndims > 2 ? t->dims[2] : 1;
+	const struct grid *g = t->shape;
+	int plane = g->dims[0] * (g->ndims > 1 ? g->dims[1] : 1);
+	int depth = g->ndims > 2 ? g->dims[2] : 1;
 	int *p = malloc(sizeof(int) * (size_t)plane);
 
 	if (!p) {	/* identity is still a valid order */
@@ -305,8 +319,9 @@ static void ring_order_grid(const struct pm_topo *t, int *order)
  * as in the MULTITREE supplement. */
 static int neighbors_grid(const struct pm_topo *t, int v, int *links)
 {
+	const struct grid *g = t->shape;
 	int n = 0;
-	for (int d = t->ndims - 1; d >= 0; d--)
+	for (int d = g->ndims - 1; d >= 0; d--)
 		for (int dir = 1; dir >= 0; dir--) {
 			int l = pm_port_link(t, v, 2 * d + dir);
 			if (l >= 0)
@@ -317,25 +332,26 @@ static int neighbors_grid(const struct pm_topo *t, int v, int *links)
 
 static void describe_grid(const struct pm_topo *t, struct pm_topo_info *info)
 {
+	const struct grid *g = t->shape;
 	double best = 0;
 
 	/* the cheapest cut into halves across one dimension: with equal links
 	 * the largest dimension, else whichever crosses the least bandwidth */
-	for (int d = 0; d < t->ndims; d++) {
+	for (int d = 0; d < g->ndims; d++) {
 		double bw, lat;
-		if (t->dims[d] < 2)
+		if (g->dims[d] < 2)
 			continue;
 		pm_topo_dim_link(t, d, &bw, &lat);
-		double cut = (double)(t->n_end / t->dims[d]) * (t->wrap ? 2.0 : 1.0) * bw;
+		double cut = (double)(t->n_end / g->dims[d]) * (g->wrap ? 2.0 : 1.0) * bw;
 		if (best == 0 || cut < best)
 			best = cut;
 	}
-	info->routing = t->wrap
+	info->routing = g->wrap
 		? "dimension order X, Y, Z; each ring the short way, ties in the + direction"
 		: "dimension order X, Y, Z";
-	info->ring_order = t->ndims == 1
+	info->ring_order = g->ndims == 1
 		? "identity: rank i on endpoint i"
-		: t->wrap ? "boustrophedon (snake) rows, one link between ring neighbours"
+		: g->wrap ? "boustrophedon (snake) rows, one link between ring neighbours"
 			  : "Hamiltonian cycle through column 0 when a dimension is even, else snake";
 	if (best > 0) {
 		info->bisection_Bps = best;
@@ -344,6 +360,63 @@ static void describe_grid(const struct pm_topo *t, struct pm_topo_info *info)
 		info->bisection_Bps = 0;
 		info->bisection_cut = "single endpoint";
 	}
+}
+
+/* The kind's capabilities (struct pm_topo_kind). */
+static int grid_dims(const struct pm_topo *t, int dims[3], int *wrap)
+{
+	const struct grid *g = t->shape;
+
+	for (int i = 0; i < 3; i++)
+		dims[i] = i < g->ndims ? g->dims[i] : 1;
+	if (wrap)
+		*wrap = g->wrap;
+	return g->ndims;
+}
+
+static int grid_layers(const struct pm_topo *t, int *sizes)	/* the dimensions longer than 1 */
+{
+	const struct grid *g = t->shape;
+	int n = 0;
+
+	for (int d = 0; d < g->ndims; d++)
+		if (g->dims[d] > 1)
+			sizes[n++] = g->dims[d];
+	return n;
+}
+
+/* This network's grid, or NULL where it is not one. */
+static const struct grid *grid_of(const struct pm_topo *t)
+{
+	return t->kind->grid == grid_dims ? t->shape : NULL;
+}
+
+int pm_topo_link_dim(const struct pm_topo *t, int link, int *dateline)
+{
+	const struct grid *g = grid_of(t);
+	int v = pm_topo_link(t, link)->src;
+
+	*dateline = 0;
+	if (!g || g->ndims == 0 || !g->coord || !t->port || v >= t->n_end)
+		return -1;
+	for (int d = 0; d < g->ndims && 2 * d + 1 < t->n_ports; d++)
+		for (int dir = 0; dir < 2; dir++) {
+			if (pm_port_link(t, v, 2 * d + dir) != link)
+				continue;
+			int x = g->coord[3 * v + d] + (dir == 0 ? 1 : -1);
+			*dateline = g->wrap && (x < 0 || x >= g->dims[d]);
+			return d;
+		}
+	return -1;
+}
+
+void pm_topo_dim_link(const struct pm_topo *t, int d, double *bw_Bps, double *lat_s)
+{
+	const struct grid *g = grid_of(t);
+	int l = g && d < g->ndims && g->dims[d] > 1 ? pm_port_link(t, 0, 2 * d) : -1;
+
+	*bw_Bps = l >= 0 ? pm_topo_link(t, l)->bw_Bps : 0;
+	*lat_s = l >= 0 ? pm_topo_link(t, l)->lat_s : 0;
 }
 
 const struct pm_topo_kind pm_topo_ring = {
@@ -355,6 +428,9 @@ const struct pm_topo_kind pm_topo_ring = {
 	.ring_order = ring_order_grid,
 	.neighbors = neighbors_grid,
 	.describe = describe_grid,
+	.shape_free = grid_free,
+	.grid = grid_dims,
+	.layers = grid_layers,
 };
 
 const struct pm_topo_kind pm_topo_torus = {
@@ -366,6 +442,9 @@ const struct pm_topo_kind pm_topo_torus = {
 	.ring_order = ring_order_grid,
 	.neighbors = neighbors_grid,
 	.describe = describe_grid,
+	.shape_free = grid_free,
+	.grid = grid_dims,
+	.layers = grid_layers,
 };
 
 const struct pm_topo_kind pm_topo_ace = {
@@ -377,6 +456,9 @@ const struct pm_topo_kind pm_topo_ace = {
 	.ring_order = ring_order_grid,
 	.neighbors = neighbors_grid,
 	.describe = describe_grid,
+	.shape_free = grid_free,
+	.grid = grid_dims,
+	.layers = grid_layers,
 };
 
 const struct pm_topo_kind pm_topo_mesh = {
@@ -388,4 +470,7 @@ const struct pm_topo_kind pm_topo_mesh = {
 	.ring_order = ring_order_grid,
 	.neighbors = neighbors_grid,
 	.describe = describe_grid,
+	.shape_free = grid_free,
+	.grid = grid_dims,
+	.layers = grid_layers,
 };
