@@ -261,7 +261,7 @@ int pm_algo_check(const struct pm_inst *in, struct pm_err *err)
 	int rc, part = part_of(in);
 
 	if (in->algo->only_coll || (in->algo->flags & PM_ALGO_EVERY_COLL))
-		return PM_OK;	/* all-to-all algorithms check themselves (algo_alltoall.c);
+		return PM_OK;	/* all-to-all algorithms check themselves (algo_direct.c, algo_bruck.c);
 				 * NCCL's model builds no schedule */
 	whole.coll = PM_COLL_ALLREDUCE;
 	if ((rc = pm_algo_schedule(&whole, &s, err)))

@@ -2,7 +2,7 @@
  * EFLOPS co-designs with its BiGraph (Dong et al., HPCA 2020; Huang et al. 2021
  * §I, §II-C, §VI).
  *
- * Steps: Rabenseifner's recursive halving and doubling (algo_rhd.c), with
+ * Steps: Rabenseifner's recursive halving and doubling (algo_rabenseifner.c), with
  * ranks placed so that every exchange pairs an upper-layer node with a
  * lower-layer node and no switch-to-switch link carries two messages in
  * one step.  Placement on bigraph:MxN (N switches, U = N/2 per layer):

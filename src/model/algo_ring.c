@@ -1,6 +1,5 @@
 /* algo_ring.c: ring all-reduce (Baidu; Patarasuk & Yuan 2009; Ueno & Yokota 2019
- * §III-A1) and its bidirectional form, the two counter-rotating rings
- * NCCL-style libraries run on full-duplex links.
+ * §III-A1); its bidirectional form is algo_bidir_ring.c.
  *
  * ring: P-1 reduce-scatter steps then P-1 all-gather steps; in each, every
  * rank sends one n/P chunk to the next rank on the ring.
@@ -10,16 +9,6 @@
  *        With Ueno & Yokota's pipelining factor s > 1 (Ueno & Yokota 2019 §IV-C) each
  *        message is cut into s pieces: the alpha and delta terms grow s-fold
  *        and the reduction is hidden behind communication.
- *
- * bidir-ring: the message is halved; one half runs the ring clockwise and
- * the other counter-clockwise at the same time, so each rank sends two
- * n/(2P) chunks per step on two different links.  2(P-1) steps.
- * Cost:  T = 2(P-1)(alpha + delta) + 2(P-1) w(n/2P) beta + (P-1)(n/P) gamma
- *        (startup paid once per step: the two sends go out together; each
- *        rank reduces two halves per reduce-scatter step).  Ports: 2 links
- *        per endpoint, so the bandwidth lower bound it is held to is
- *        (P-1)/P n beta.  With P = 2 both rings are the same pair of links
- *        and the beta term doubles.
  *
  * ring:C, channels (a machine: network, a GPU cluster): C rings at once,
  * each over n/C, as NCCL runs one or two channels per NIC rail.  Channel
@@ -43,6 +32,7 @@
  * machine: network.
  */
 #include "model/algo.h"
+#include "model/algo_ring.h"
 #include "model/machine.h"
 #include "model/ringlib.h"
 #include "model/units.h"
@@ -103,9 +93,7 @@ static int build_channels(const struct pm_inst *in, struct pm_sched *s, struct p
 	return PM_OK;
 }
 
-/* dirs rings (1, or 2 turning opposite ways), each over its own
- * 1/dirs of the message, step by step. */
-static int build_rings(const struct pm_inst *in, struct pm_sched *s, int dirs,
+int pm_ring_build_dirs(const struct pm_inst *in, struct pm_sched *s, int dirs,
 		       struct pm_err *err)
 {
 	int P = in->P;
@@ -138,7 +126,7 @@ static int build_rings(const struct pm_inst *in, struct pm_sched *s, int dirs,
 	return PM_OK;
 }
 
-static void closed_rings(const struct pm_inst *in, double n, int dirs,
+void pm_ring_closed_dirs(const struct pm_inst *in, double n, int dirs,
 			 const struct pm_params *p, struct pm_cost *c)
 {
 	double P = in->P, s = p->pipeline_s;
@@ -198,7 +186,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 
 static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
 {
-	return rstate(in)->channels > 1 ? build_channels(in, s, err) : build_rings(in, s, 1, err);
+	return rstate(in)->channels > 1 ? build_channels(in, s, err) : pm_ring_build_dirs(in, s, 1, err);
 }
 
 /* On a machine: network the link a ring step meets is the ring's own
@@ -213,7 +201,7 @@ static void closed(const struct pm_inst *in, double n,
 
 	if (st->bw_Bps > 0 && p->link_bw_Bps == st->slowest_Bps)
 		q.link_bw_Bps = st->bw_Bps / C;
-	closed_rings(in, n / C, 1, &q, c);
+	pm_ring_closed_dirs(in, n / C, 1, &q, c);
 	c->red_s *= C;
 	c->sent_B *= C;
 }
@@ -237,42 +225,4 @@ const struct pm_algo pm_algo_ring = {
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,
-};
-
-static int prepare_bidir(struct pm_inst *in, const char *arg, struct pm_err *err)
-{
-	(void)arg;
-	(void)err;
-	/* two ranks, or endpoints with one link (a switch or a fat tree):
-	 * both rings share one link pair */
-	in->ports = in->P > 2 && (!in->topo || pm_topo_endpoint_degree(in->topo) >= 2) ? 2 : 1;
-	return PM_OK;
-}
-
-static int build_bidir(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
-{
-	return build_rings(in, s, 2, err);
-}
-
-static void closed_bidir(const struct pm_inst *in, double n,
-			 const struct pm_params *p, struct pm_cost *c)
-{
-	closed_rings(in, n, 2, p, c);
-}
-
-static double xfers_bidir(const struct pm_inst *in)
-{
-	return in->P > 1 ? 4.0 * in->P : 0;
-}
-
-const struct pm_algo pm_algo_biring = {
-	.phases = PM_PHASES_RS_AG,
-	.name = "bidir-ring",
-	.summary = "two counter-rotating rings, half the message each (NCCL-style)",
-	.formula = "2(P-1)(a+d) + 2(P-1) w(n/2P) b + (P-1)(n/P) g",
-	.reference = "Patarasuk & Yuan 2009 with both link directions",
-	.prepare = prepare_bidir,
-	.build = build_bidir,
-	.closed = closed_bidir,
-	.xfers = xfers_bidir,
 };

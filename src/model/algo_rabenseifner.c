@@ -1,4 +1,4 @@
-/* algo_rhd.c: Rabenseifner's all-reduce, recursive halving reduce-scatter
+/* algo_rabenseifner.c: Rabenseifner's all-reduce, recursive halving reduce-scatter
  * then recursive doubling all-gather (Thakur, Rabenseifner & Gropp 2005,
  * SIV-B; Ueno & Yokota 2019 SIII-A2).
  *

@@ -1,4 +1,4 @@
-/* algo_ring2d.c: 2D-ring all-reduce on an A x B torus or mesh (Ying et
+/* algo_2d_ring.c: 2D-ring all-reduce on an A x B torus or mesh (Ying et
  * al. 2018, the TPU baseline of Huang et al. 2021 §I and §VI).
  *
  * Steps: the message is split in four streams of n/4.  Streams 0 and 1 run

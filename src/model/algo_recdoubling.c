@@ -1,4 +1,4 @@
-/* algo_rd.c: recursive doubling all-reduce (Thakur, Rabenseifner & Gropp
+/* algo_recdoubling.c: recursive doubling all-reduce (Thakur, Rabenseifner & Gropp
  * 2005, SIV-A).
  *
  * Steps: lg P steps; in step k every rank exchanges its whole vector with

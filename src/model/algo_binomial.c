@@ -1,4 +1,4 @@
-/* algo_btree.c: binomial tree reduce to rank 0, then binomial broadcast.
+/* algo_binomial.c: binomial tree reduce to rank 0, then binomial broadcast.
  *
  * Steps: ceil(lg P) reduce rounds (in round k, rank r with
  * r mod 2^(k+1) = 2^k sends its whole vector to r - 2^k, which reduces)
