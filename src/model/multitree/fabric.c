@@ -1,9 +1,9 @@
-/* multitree_fabric.c: MULTITREE's trees on a large switch network, grown
+/* fabric.c: MULTITREE's trees on a large switch network, grown
  * without searching the network for every tree edge.
  *
  * Algorithm 1 of Huang et al. (MULTITREE, ISCA 2021) on a switch network
  * (§III-C3) finds each tree edge by a search over the links still free
- * in the step; its cost grows as P^2 x links (algo_multitree.c), out of
+ * in the step; its cost grows as P^2 x links (search.c), out of
  * reach at 4,096 endpoints.  The fabric construction keeps everything of
  * Algorithm 1 but the search: the trees take turns in lockstep steps, a
  * tree's parent is its earliest-added node that joined before the step
@@ -15,7 +15,7 @@
  * algorithm's transfers take), and the contention evaluator then prices
  * whatever the routes share, step by step, as for any schedule (on a
  * fat tree, which is rearrangeably non-blocking, the schedule routes
- * each step's edges apart: algo_multitree.c, pm_topo_route_set).  A
+ * each step's edges apart: search.c, pm_topo_route_set).  A
  * tree's next child is the nearest endpoint (fewest links on the route),
  * and among equals the first after the parent in endpoint order,
  * cyclically, that the tree lacks, that can still receive and whose route
@@ -27,7 +27,7 @@
  * docs/model.md describes it; docs/validation.md (section 6) compares it
  * with the searching construction where both run, and says where it
  * loses (edges that collide on BiGraph's single links between layers). */
-#include "model/multitree.h"
+#include "model/multitree/mt.h"
 #include "model/limits.h"
 
 #include <math.h>
@@ -354,7 +354,7 @@ double mt_fabric_work(const struct pm_topo *t)
 }
 
 /* Does the fabric construction count the links between switches here
- * (multitree_mid.c)?  Where the schedule takes the network's own routes
+ * (mid.c)?  Where the schedule takes the network's own routes
  * and the work, with a round of turns per stage of route lengths (a
  * stage per length, shortest first, as the searching construction), is
  * within MT_FABRIC_MAX_WORK: mt_fabric_work x stages.  Past it, only the

@@ -1,10 +1,12 @@
-/* multitree.h: the MULTITREE construction's state, shared by its two
- * ways of growing the trees: the search of the network per tree edge
- * (algo_multitree.c, Huang et al., ISCA 2021, Algorithm 1) and the
- * fabric construction for large switch networks (multitree_fabric.c).
- * Internal to those two files. */
-#ifndef PM_MULTITREE_H
-#define PM_MULTITREE_H
+/* mt.h: the MULTITREE construction's state, internal to
+ * src/model/multitree/: the algorithm's rows and schedule (multitree.c)
+ * over the construction (search.c, Huang et al., ISCA 2021, Algorithm
+ * 1), which grows the trees by searching the network per tree edge or,
+ * for large switch networks, by the fabric's tables (fabric.c, mid.c);
+ * both add edges through the tree operations (trees.c).  Calls run one
+ * way: multitree.c -> search.c -> fabric.c -> mid.c, trees.c. */
+#ifndef PM_MULTITREE_MT_H
+#define PM_MULTITREE_MT_H
 
 #include "model/topo.h"
 
@@ -159,7 +161,27 @@ static inline int mt_link_full(const struct mt *m, int l, int t)
 	return m->link_stamp[l] == t && m->link_cnt[l] >= m->link_slots[l];
 }
 
-/* algo_multitree.c */
+/* The construction's options (parse_opts). */
+struct mt_opts {
+	int ports, priority, literal;
+	int fabric;	/* grow the trees without searching (fabric.c) */
+};
+
+/* search.c: run Algorithm 1 (0, or -1 out of memory / too many steps);
+ * free what only the construction needs (the trees stay for the
+ * schedule); free all of a kept construction (pm_topo_memo). */
+int mt_construct(struct mt *m, const struct pm_topo *t, const struct mt_opts *o);
+void mt_drop_scratch(struct mt *m);
+void mt_free_kept(void *p);
+
+/* trees.c */
+/* Append v to a tree's nodes (ranks kept when asked); v joins tree T. */
+int mt_push(struct front *f, int v, int ranks);
+void mt_set_member(struct mt *m, int T, int v);
+/* The parent endpoint of the edge reached by via. */
+int mt_parent_of(const struct mt *m, int32_t via);
+/* Index in f->v[f->cur .. f->first_new) of the node of rank r. */
+int mt_index_of_rank(const struct front *f, int r);
 /* Add edge p -> c to tree T in step t: path[0 .. len) are the links it
  * uses up (stored as its route on a searched switch network), hops the
  * links it crosses. */
@@ -176,7 +198,7 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len
 #define MT_WALK 8
 int mt_next_sender(struct mt *m, int T, const uint64_t *mask);
 
-/* multitree_fabric.c.  Its tables: P^2 x (3 + (record + links out) / 8)
+/* fabric.c.  Its tables: P^2 x (3 + (record + links out) / 8)
  * bytes, a record being route lengths + links out + links in words, at
  * least 8: 69 MB at 4,096 endpoints of a fat tree. */
 #define MT_FABRIC_MAX_BYTES pm_limit(2e9)
@@ -190,7 +212,7 @@ void mt_fabric_step(struct mt *m);
 void mt_fabric_prefetch(const struct mt *m, int T, int p);
 void mt_fabric_free(struct mt *m);
 
-/* multitree_mid.c: begin the tables, add the route p -> c (links[0 .. n),
+/* mid.c: begin the tables, add the route p -> c (links[0 .. n),
  * every pair once), end (choose the links that can fill; mid = 0 when
  * none can); a new step; the tracked links between switches of the route
  * p -> c into out (their number); link l just filled.  -1: out of memory. */

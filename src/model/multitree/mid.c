@@ -1,5 +1,5 @@
-/* multitree_mid.c: the links between switches that the fabric
- * construction of MULTITREE (multitree_fabric.c) counts.
+/* mid.c: the links between switches that the fabric
+ * construction of MULTITREE (fabric.c) counts.
  *
  * The fabric construction checks room on a tree edge's two end links.
  * Where the schedule then takes the network's own routes (every switch
@@ -25,7 +25,7 @@
  * clears them once, from dreach, instead of from every h.
  * docs/model.md ("The fabric construction"); docs/validation.md section 6
  * measures what it changes. */
-#include "model/multitree.h"
+#include "model/multitree/mt.h"
 
 #include <stdlib.h>
 #include <string.h>
