@@ -1154,7 +1154,7 @@ Test(multitree, literal_search_is_slower_on_bigraph)
 	cr_assert_eq(mt_steps("multitree:literal", "torus:8x8"), mt_steps("multitree", "torus:8x8"));
 }
 
-/* The fabric construction (multitree_fabric.c) on schedules it builds:
+/* The fabric construction (multitree/fabric.c) on schedules it builds:
  * a valid all-reduce (pm_sched_check_allreduce, the schedule checker),
  * every endpoint sending and receiving at most `ports` transfers a step,
  * and the step counts the port bound allows.  With one port a phase needs
@@ -1318,7 +1318,7 @@ Test(multitree, fabric_fat_trees_do_not_contend)
 }
 
 /* Where the schedule takes the network's own routes, the fabric
- * construction counts the links between switches too (multitree_mid.c):
+ * construction counts the links between switches too (multitree/mid.c):
  * no step may put more tree edges on a link than its slots, the link's
  * bandwidth over the slowest link's, rounded down.  Checked from the
  * schedule alone, routing every transfer with the network's routes: on

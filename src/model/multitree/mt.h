@@ -76,7 +76,7 @@ struct mt {
 	int *missing;
 	int *pathbuf;		/* one edge's links: at most V */
 	uint64_t *recvable;	/* bit v: endpoint v can still receive this step */
-	/* fabric construction (multitree_fabric.c): the endpoints seen from
+	/* fabric construction (multitree/fabric.c): the endpoints seen from
 	 * p, word w of each set in one record, ends[(p words + w) stride ..]
 	 * (a child's test reads one cache line, not one per set): word i < ncls
 	 * of those cls_hops[i] links away (class i), then of those whose route
@@ -123,7 +123,7 @@ struct mt {
 	int *smp_at;
 	uint64_t *smp_bits, *smp_set;
 	uint16_t *smp_word;
-	/* The links between switches it counts (multitree_mid.c), when mid:
+	/* The links between switches it counts (multitree/mid.c), when mid:
 	 * link l is tracked as mid_of_link[l] = i (-1: not), its entries
 	 * mid_rng[mid_off[i] .. mid_off[i + 1]): endpoints [lo, hi) leave
 	 * reach row h (h < 0: dreach) when it fills; hop_row[p dout + j]: the
