@@ -104,7 +104,7 @@ Test(cli, bad_input_exits_2)
 		{"allreduce --topo torus:4x4 --size 1M:4M:x2 --plot /tmp/perfmodel-never.gif", "invalid plot file '/tmp/perfmodel-never.gif' (expected a name ending in .svg, .png or .pdf)"},
 		{"train --profile resnet50 --workers 4 --a 1us --b 1ns --parallel zero4", "invalid --parallel 'zero4'"},
 		{"fit tests/data/nccl_allreduce_tagged.log --op broadcast", "--op broadcast, but the file measures all_reduce_perf (expected --op allreduce"},
-		{"fit tests/data/nccl_allreduce_tagged.log --op gather", "unknown collective 'gather'"},
+		{"fit tests/data/nccl_allreduce_tagged.log --op gather", "invalid --op 'gather' (expected allreduce, reducescatter"},
 		{"allreduce --topo torus:4x4 --size 1M --model sim --reduce-at both", "invalid --reduce-at 'both' (expected serial or parallel)"},
 		{"hier --machine tests/data/machine_bad_key.json --procs 4 --size 1M", "machine file 'tests/data/machine_bad_key.json' at levels[0]: invalid key 'speed'"},
 		{"hier --machine tests/data/machine_bad_syntax.json --procs 4 --size 1M", "machine file 'tests/data/machine_bad_syntax.json' line 3:"},

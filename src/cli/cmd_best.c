@@ -204,7 +204,7 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 	struct pm_best b = {0};
 	struct cli_table tab = {0};
 	struct cli_progress pr;
-	int rc, nalgo = 0, coll = pm_coll_find(q->op);
+	int rc, nalgo = 0, coll;
 
 	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
 		goto out;
@@ -212,8 +212,8 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
-	if (coll < 0) {
-		rc = pm_fail(err, PM_EINPUT, "invalid --op '%s' (expected allreduce, reducescatter, allgather, reduce, broadcast or alltoall)", q->op);
+	if ((coll = pm_coll_pick("--op", q->op, err)) < 0) {
+		rc = PM_EINPUT;
 		goto out;
 	}
 	if ((rc = resolve((enum pm_coll)coll, q->algo, t, in, &nalgo, err)))
@@ -256,8 +256,9 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	}
 	if (!q.net.topo)
 		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
-	if (strcmp(q.model, "closed") && strcmp(q.model, "contention"))
-		return pm_fail(err, PM_EINPUT, "invalid model '%s' (expected closed or contention)", q.model);
+	static const char *const models[] = {"closed", "contention", NULL};
+	if (pm_pick_word("model", q.model, models, err) < 0)
+		return PM_EINPUT;
 	if (cli_parse_format(q.format, &fmt, err) || pm_parse_size_range(q.size, &sizes, &nsizes, err))
 		return PM_EINPUT;
 	if (q.plot && nsizes < 2)

@@ -244,10 +244,17 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	o->max_segments = PM_SIM_DEFAULT_SEGMENTS;
 	o->routers = 1;
 	pm_router_cfg_default(&o->router);
-	if (a->net && strcmp(a->net, "routers") && strcmp(a->net, "links"))
-		return pm_fail(err, PM_EINPUT, "invalid --sim-net '%s' (expected routers or links)", a->net);
+	static const char *const nets[] = {"routers", "links", NULL};
+	static const char *const arbs[] = {"schedule", "fcfs", NULL};
+	static const char *const allocs[] = {"priority", "islip", NULL};
+	static const char *const locks[] = {"barrier", "nop", "order", NULL};	/* enum pm_lockstep */
+	static const char *const reduces[] = {"serial", "parallel", NULL};
+	int k = 0;
+
+	if (a->net && (k = pm_pick_word("--sim-net", a->net, nets, err)) < 0)
+		return PM_EINPUT;
 	if (a->net)
-		o->routers = !strcmp(a->net, "routers");
+		o->routers = k == 0;
 	if (a->segs && pm_parse_int(a->segs, 1, 1 << 20, "segment count", &v, err))
 		return PM_EINPUT;
 	if (a->segs)
@@ -272,25 +279,22 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 		o->router.ni_buffer = (int)v;
 	if (a->nib && !o->routers)
 		return pm_fail(err, PM_EINPUT, "--ni-buffer %s needs --sim-net routers (the links network has no network interfaces)", a->nib);
-	if (a->arb && strcmp(a->arb, "schedule") && strcmp(a->arb, "fcfs"))
-		return pm_fail(err, PM_EINPUT, "invalid --arbitration '%s' (expected schedule or fcfs)", a->arb);
-	o->router.fcfs = a->arb && !strcmp(a->arb, "fcfs");
-	if (a->alloc && strcmp(a->alloc, "priority") && strcmp(a->alloc, "islip"))
-		return pm_fail(err, PM_EINPUT, "invalid --allocator '%s' (expected priority or islip)", a->alloc);
-	o->router.islip = a->alloc && !strcmp(a->alloc, "islip");
+	if (a->arb && (k = pm_pick_word("--arbitration", a->arb, arbs, err)) < 0)
+		return PM_EINPUT;
+	o->router.fcfs = a->arb && k == 1;
+	if (a->alloc && (k = pm_pick_word("--allocator", a->alloc, allocs, err)) < 0)
+		return PM_EINPUT;
+	o->router.islip = a->alloc && k == 1;
 	if (o->router.islip && !o->routers)
 		return pm_fail(err, PM_EINPUT, "--allocator islip needs --sim-net routers (the links network has no routers)");
-	static const char *const locks[] = {"barrier", "nop", "order"};	/* enum pm_lockstep */
 	o->lockstep = PM_LOCK_BARRIER;
-	if (a->lockstep) {
-		int k = pm_pick(a->lockstep, locks, 3);
-		if (k < 0)
-			return pm_fail(err, PM_EINPUT, "invalid --lockstep '%s' (expected barrier, nop or order)", a->lockstep);
+	if (a->lockstep && (k = pm_pick_word("--lockstep", a->lockstep, locks, err)) < 0)
+		return PM_EINPUT;
+	if (a->lockstep)
 		o->lockstep = (enum pm_lockstep)k;
-	}
-	if (a->reduce && strcmp(a->reduce, "serial") && strcmp(a->reduce, "parallel"))
-		return pm_fail(err, PM_EINPUT, "invalid --reduce-at '%s' (expected serial or parallel)", a->reduce);
-	o->parallel_reduce = a->reduce && !strcmp(a->reduce, "parallel");
+	if (a->reduce && (k = pm_pick_word("--reduce-at", a->reduce, reduces, err)) < 0)
+		return PM_EINPUT;
+	o->parallel_reduce = a->reduce && k == 1;
 	return PM_OK;
 }
 

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/file.h"
+#include "model/text.h"
 #include "model/machine.h"
 #include "model/nccl.h"
 #include "search/cost.h"
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const input_names[] = {"auto", "osu", "nccl-tests", "csv", "nccl-tests-json"};
+static const char *const input_names[] = {"auto", "osu", "nccl-tests", "csv", "nccl-tests-json", NULL};	/* enum pm_points_format */
 
 static void usage(const struct cli_opt *opts, int n)
 {
@@ -61,12 +62,12 @@ static void usage(const struct cli_opt *opts, int n)
 
 static int parse_input(const char *s, enum pm_points_format *pf, struct pm_err *err)
 {
-	for (int i = 0; i < 5; i++)
-		if (strcmp(s, input_names[i]) == 0) {
-			*pf = (enum pm_points_format)i;
-			return PM_OK;
-		}
-	return pm_fail(err, PM_EINPUT, "invalid input format '%s' (expected auto, osu, nccl-tests, nccl-tests-json or csv)", s);
+	int k = pm_pick_word("input format", s, input_names, err);
+
+	if (k < 0)
+		return PM_EINPUT;
+	*pf = (enum pm_points_format)k;
+	return PM_OK;
 }
 
 static int parse_range(const char *range, double *lo, double *hi, struct pm_err *err)
@@ -107,9 +108,9 @@ static int which_coll(const char *op, const struct pm_points *pts, enum pm_coll 
 		if (strcmp(pts->collective, osu[k].osu) == 0)
 			from_file = osu[k].c;
 	if (op) {
-		int k = pm_coll_find(op);
+		int k = pm_coll_pick("--op", op, err);
 		if (k < 0)
-			return pm_fail(err, PM_EINPUT, "unknown collective '%s' (expected allreduce, reducescatter, allgather, reduce, broadcast or alltoall)", op);
+			return PM_EINPUT;
 		if (from_file >= 0 && from_file != k)
 			return pm_fail(err, PM_EINPUT, "--op %s, but the file measures %s (expected --op %s, or no --op)",
 				       op, pts->collective, pm_coll_info((enum pm_coll)from_file)->name);

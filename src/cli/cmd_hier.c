@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/plot.h"
+#include "model/text.h"
 #include "search/hier.h"
 #include "model/preset.h"
 #include "model/units.h"
@@ -309,23 +310,19 @@ struct query_args {
 static int make_query(const struct query_args *a, const char *machine, struct pm_machine *m,
 		      struct pm_hier_query *q, struct pm_err *err)
 {
-	static const struct { const char *name; enum pm_hier_method method; } methods[] = {
-		{"auto", PM_HIER_AUTO}, {"enum", PM_HIER_ENUM}, {"dp", PM_HIER_DP},
-	};
+	static const char *const methods[] = {"auto", "enum", "dp", NULL};	/* enum pm_hier_method */
 	long P, K, s;
-	size_t i;
 	int rc;
 
 	if (pm_parse_int(a->procs, 1, 1L << 30, "process count", &P, err) ||
 	    pm_parse_int(a->top, 1, PM_HIER_MAX_TOP, "--top", &K, err))
 		return PM_EINPUT;
-	for (i = 0; i < sizeof methods / sizeof methods[0] && strcmp(a->method, methods[i].name); i++)
-		;
-	if (i == sizeof methods / sizeof methods[0])
-		return pm_fail(err, PM_EINPUT, "invalid method '%s' (expected auto, enum or dp)", a->method);
+	int k = pm_pick_word("method", a->method, methods, err);
+	if (k < 0)
+		return PM_EINPUT;
 	if ((rc = pm_machine_load(machine, m, err)))
 		return rc;
-	q->method = methods[i].method;
+	q->method = (enum pm_hier_method)k;
 	q->m = m;
 	q->P = P;
 	q->top = (int)K;

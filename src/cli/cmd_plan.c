@@ -143,9 +143,9 @@ static int make_request(const struct plan_args *a, struct pm_machine *mach, stru
 		return PM_EINPUT;
 	r->fix.recompute = -1;
 	if (a->recompute) {
-		if (strcmp(a->recompute, "none") && strcmp(a->recompute, "full"))
-			return pm_fail(err, PM_EINPUT, "invalid --recompute '%s' (expected none or full)", a->recompute);
-		r->fix.recompute = strcmp(a->recompute, "full") == 0;
+		static const char *const recomputes[] = {"none", "full", NULL};
+		if ((r->fix.recompute = pm_pick_word("--recompute", a->recompute, recomputes, err)) < 0)
+			return PM_EINPUT;
 	}
 	return PM_OK;
 }

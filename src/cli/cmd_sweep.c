@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/out.h"
+#include "model/text.h"
 #include "cli/plot.h"
 #include "cli/sweep.h"
 #include "model/units.h"
@@ -201,8 +202,9 @@ int cmd_sweep(int argc, char **argv, struct pm_err *err)
 		return PM_EINPUT;
 	if (pa.path && (!pa.x || !pa.y))
 		return pm_fail(err, PM_EINPUT, "--plot %s needs --plot-x AXIS and --plot-y COLUMN", pa.path);
-	if (pa.best && strcmp(pa.best, "least") && strcmp(pa.best, "most"))
-		return pm_fail(err, PM_EINPUT, "invalid --plot-best '%s' (expected least or most)", pa.best);
+	static const char *const bests[] = {"least", "most", NULL};
+	if (pa.best && pm_pick_word("--plot-best", pa.best, bests, err) < 0)
+		return PM_EINPUT;
 	if (pa.path && cli_plot_check_path(pa.path, pos[0], err))
 		return PM_EINPUT;
 	if (fmt == FMT_TABLE)

@@ -582,12 +582,12 @@ static int policy_rows(struct cli_table *t, const struct policy *pol, int npol,
 static int parse_timeline(const char *order, const char *overlap, int *lifo,
 			  int *nextf, struct pm_err *err)
 {
-	if (strcmp(order, "fifo") && strcmp(order, "lifo"))
-		return pm_fail(err, PM_EINPUT, "invalid order '%s' (expected fifo or lifo)", order);
-	if (strcmp(overlap, "backward") && strcmp(overlap, "next-forward"))
-		return pm_fail(err, PM_EINPUT, "invalid overlap '%s' (expected backward or next-forward)", overlap);
-	*lifo = strcmp(order, "lifo") == 0;
-	*nextf = strcmp(overlap, "next-forward") == 0;
+	static const char *const orders[] = {"fifo", "lifo", NULL};
+	static const char *const overlaps[] = {"backward", "next-forward", NULL};
+
+	if ((*lifo = pm_pick_word("order", order, orders, err)) < 0 ||
+	    (*nextf = pm_pick_word("overlap", overlap, overlaps, err)) < 0)
+		return PM_EINPUT;
 	return PM_OK;
 }
 
@@ -681,9 +681,8 @@ static int check_args(struct targs *g, struct pm_err *err)
 	g->cs = strtod(g->scale, &end);
 	if (*end || !(g->cs > 0) || g->cs > 1e6)
 		return pm_fail(err, PM_EINPUT, "invalid compute scale '%s' (expected a positive factor such as 0.5)", g->scale);
-	if (strcmp(g->cmodel, "closed") && strcmp(g->cmodel, "contention"))
-		return pm_fail(err, PM_EINPUT, "invalid cost model '%s' (expected closed or contention)", g->cmodel);
-	return PM_OK;
+	static const char *const cmodels[] = {"closed", "contention", NULL};
+	return pm_pick_word("cost model", g->cmodel, cmodels, err) < 0 ? PM_EINPUT : PM_OK;
 }
 
 /* The endpoint's presets, and what they allow. */

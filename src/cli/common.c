@@ -89,7 +89,7 @@ static int own_rates(const struct pm_topo *t, const struct pm_link_defaults *ld)
 static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
 			  struct pm_err *err)
 {
-	static const char *const names[] = {"ideal", "baseline", "ace"};
+	static const char *const names[] = {"ideal", "baseline", "ace", NULL};	/* enum pm_endpoint */
 	long sms;
 
 	if (!o->endpoint) {
@@ -98,9 +98,9 @@ static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
 				       o->mem_bw ? "mem-bw" : "sms");
 		return PM_OK;
 	}
-	int e = pm_pick(o->endpoint, names, 3);
+	int e = pm_pick_word("endpoint", o->endpoint, names, err);
 	if (e < 0)
-		return pm_fail(err, PM_EINPUT, "invalid endpoint '%s' (expected ideal, baseline or ace)", o->endpoint);
+		return PM_EINPUT;
 	p->endpoint = (enum pm_endpoint)e;
 	if (o->mem_bw && pm_parse_bw(o->mem_bw, &p->mem_bw_Bps, err))
 		return PM_EINPUT;

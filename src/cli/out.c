@@ -1,6 +1,7 @@
 /* out.c: writing tables as text, CSV and JSON (through jansson). */
 #include "model/err.h"
 #include "cli/out.h"
+#include "model/text.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -362,12 +363,11 @@ int cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt,
 
 int cli_parse_format(const char *s, enum cli_format *fmt, struct pm_err *err)
 {
-	static const char *const names[] = {"table", "csv", "json"};
-	for (int i = 0; i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*fmt = (enum cli_format)i;
-			return PM_OK;
-		}
-	return pm_fail(err, PM_EINPUT,
-		       "invalid format '%s' (expected table, csv or json)", s);
+	static const char *const names[] = {"table", "csv", "json", NULL};	/* enum cli_format */
+	int k = pm_pick_word("format", s, names, err);
+
+	if (k < 0)
+		return PM_EINPUT;
+	*fmt = (enum cli_format)k;
+	return PM_OK;
 }

@@ -1,5 +1,6 @@
 /* coll.c: the table of collectives (see coll.h). */
 #include "model/coll.h"
+#include "model/text.h"
 
 #include <string.h>
 
@@ -35,6 +36,16 @@ int pm_coll_find(const char *name)
 		if (strcmp(colls[c].name, name) == 0)
 			return c;
 	return -1;
+}
+
+int pm_coll_pick(const char *what, const char *name, struct pm_err *err)
+{
+	const char *names[PM_NCOLL + 1];
+
+	for (int c = 0; c < PM_NCOLL; c++)
+		names[c] = colls[c].name;
+	names[PM_NCOLL] = NULL;
+	return pm_pick_word(what, name, names, err);
 }
 
 double pm_coll_busbw_factor(enum pm_coll c, int P)

@@ -47,6 +47,8 @@ struct pm_coll_info {
 const struct pm_coll_info *pm_coll_info(enum pm_coll c);
 /* By command name ("allgather"); -1 if none. */
 int pm_coll_find(const char *name);
+/* The same, or -1 with "invalid WHAT 'name' (expected allreduce, ...)". */
+int pm_coll_pick(const char *what, const char *name, struct pm_err *err);
 /* nccl-tests: busbw = algbw x this factor. */
 double pm_coll_busbw_factor(enum pm_coll c, int P);
 

@@ -105,3 +105,25 @@ void pm_unknown_text(char *buf, size_t size, const char *what, const char *name,
 	else
 		snprintf(buf, size, "unknown %s '%s' (expected one of %s%s)", what, name, list, tail ? tail : "");
 }
+
+int pm_pick_word(const char *what, const char *s, const char *const *words, struct pm_err *err)
+{
+	char list[512] = "";
+	size_t used = 0;
+	int n = 0;
+
+	while (words[n])
+		n++;
+	int k = s ? pm_pick(s, words, n) : -1;
+	if (k >= 0)
+		return k;
+	for (int i = 0; i < n && used < sizeof list; i++) {
+		int w = snprintf(list + used, sizeof list - used, "%s%s",
+				 i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	pm_fail(err, PM_EINPUT, "invalid %s '%s' (expected %s)", what, s ? s : "", list);
+	return -1;
+}

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+struct pm_err;
+
 /* Index of the name closest to s by edit distance, or -1 when nothing is
  * close enough to be worth suggesting.  Ties go to the earlier name. */
 int pm_nearest(const char *s, const char *const *names, int n);
@@ -22,6 +24,11 @@ void pm_join(char *buf, size_t size, const char *const *names, int n);
  * (", such as torus:8x8") where nothing is close enough to suggest. */
 void pm_unknown_text(char *buf, size_t size, const char *what, const char *name,
 		     const char *const *names, int n, const char *tail);
+
+/* A word from a table (luaL_checkoption): the index of s among the
+ * NULL-terminated words, or -1 with the one message "invalid WHAT 's'
+ * (expected a, b or c)" in err. */
+int pm_pick_word(const char *what, const char *s, const char *const *words, struct pm_err *err);
 
 /* strncpy that always terminates. */
 void pm_strlcpy(char *dst, const char *src, size_t size);
