@@ -5,14 +5,19 @@
 #ifndef PM_CLI_H
 #define PM_CLI_H
 
+#include "model/coll.h"
 #include "model/err.h"
 
 #include <stdio.h>
 
+/* A command: its function, or for the collective commands the one
+ * function of them all and the collective the row names. */
 struct cli_cmd {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv, struct pm_err *err);
+	int (*run_coll)(enum pm_coll c, int argc, char **argv, struct pm_err *err);
+	enum pm_coll coll;
 };
 
 /* The whole command on argv (argv[0] the program name): prints, returns
@@ -30,16 +35,12 @@ int cli_run_cmd(int argc, char **argv, FILE *out, struct pm_err *err);
  * thread the one cli_run_cmd was given. */
 FILE *cli_out(void);
 
+/* allreduce, reducescatter, allgather, reduce, broadcast, alltoall */
+int cmd_collective(enum pm_coll c, int argc, char **argv, struct pm_err *err);
 int cmd_best(int argc, char **argv, struct pm_err *err);
-int cmd_reducescatter(int argc, char **argv, struct pm_err *err);
-int cmd_allgather(int argc, char **argv, struct pm_err *err);
-int cmd_reduce(int argc, char **argv, struct pm_err *err);
-int cmd_broadcast(int argc, char **argv, struct pm_err *err);
-int cmd_alltoall(int argc, char **argv, struct pm_err *err);
 int cmd_validate(int argc, char **argv, struct pm_err *err);
 int cmd_list(int argc, char **argv, struct pm_err *err);
 int cmd_topo(int argc, char **argv, struct pm_err *err);
-int cmd_allreduce(int argc, char **argv, struct pm_err *err);
 int cmd_schedule(int argc, char **argv, struct pm_err *err);
 int cmd_hier(int argc, char **argv, struct pm_err *err);
 int cmd_fit(int argc, char **argv, struct pm_err *err);

@@ -697,7 +697,7 @@ out:
 	return rc;
 }
 
-static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_err *err)
+int cmd_collective(enum pm_coll coll, int argc, char **argv, struct pm_err *err)
 {
 	struct request q = {.coll = coll, .algo = "all", .model = "both", .format = "table"};
 	struct cli_opt opts[40];
@@ -718,34 +718,4 @@ static int run_collective(enum pm_coll coll, int argc, char **argv, struct pm_er
 	rc = price_and_print(&q, err);
 	free(q.sizes);
 	return rc;
-}
-
-int cmd_allreduce(int argc, char **argv, struct pm_err *err)
-{
-	return run_collective(PM_COLL_ALLREDUCE, argc, argv, err);
-}
-
-int cmd_reducescatter(int argc, char **argv, struct pm_err *err)
-{
-	return run_collective(PM_COLL_REDUCESCATTER, argc, argv, err);
-}
-
-int cmd_allgather(int argc, char **argv, struct pm_err *err)
-{
-	return run_collective(PM_COLL_ALLGATHER, argc, argv, err);
-}
-
-int cmd_reduce(int argc, char **argv, struct pm_err *err)
-{
-	return run_collective(PM_COLL_REDUCE, argc, argv, err);
-}
-
-int cmd_broadcast(int argc, char **argv, struct pm_err *err)
-{
-	return run_collective(PM_COLL_BROADCAST, argc, argv, err);
-}
-
-int cmd_alltoall(int argc, char **argv, struct pm_err *err)
-{
-	return run_collective(PM_COLL_ALLTOALL, argc, argv, err);
 }

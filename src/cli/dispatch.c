@@ -10,25 +10,30 @@
 #include <string.h>
 
 static const struct cli_cmd commands[] = {
-	{"allreduce", "predict all-reduce time for every algorithm on a network", cmd_allreduce},
-	{"reducescatter", "predict reduce-scatter time (the first phase of the all-reduce algorithms that split)", cmd_reducescatter},
-	{"allgather", "predict all-gather time (their second phase)", cmd_allgather},
-	{"reduce", "predict reduce time (to one root)", cmd_reduce},
-	{"broadcast", "predict broadcast time (from one root)", cmd_broadcast},
-	{"alltoall", "predict all-to-all time (each rank a block to every other)", cmd_alltoall},
-	{"best", "which algorithm of a collective is fastest at each size, and the crossover sizes", cmd_best},
-	{"schedule", "show an algorithm's steps, transfers, per-node tables or trees (dot)", cmd_schedule},
-	{"hier", "find the best hierarchical ring all-reduce of P processes on a machine", cmd_hier},
-	{"fit", "fit alpha and beta to measured all-reduce or latency times", cmd_fit},
-	{"train", "time a training iteration under gradient-merging policies (MG-WFBP)", cmd_train},
-	{"plan", "the fastest parallel layout (TP, PP, DP, CP, EP) of a transformer on a machine", cmd_plan},
-	{"sweep", "run a study (a grid of command lines) on every core or MPI rank into one table", cmd_sweep},
-	{"models", "list the DNN profiles train can use", cmd_models},
-	{"topo", "describe a network: endpoints, links, degree, diameter, bisection", cmd_topo},
-	{"list", "list the algorithms and topology kinds", cmd_list},
-	{"validate", "check the closed forms, contention evaluator and packet simulator against each other", cmd_validate},
+	{.name = "allreduce", .summary = "predict all-reduce time for every algorithm on a network", .run_coll = cmd_collective, .coll = PM_COLL_ALLREDUCE},
+	{.name = "reducescatter", .summary = "predict reduce-scatter time (the first phase of the all-reduce algorithms that split)", .run_coll = cmd_collective, .coll = PM_COLL_REDUCESCATTER},
+	{.name = "allgather", .summary = "predict all-gather time (their second phase)", .run_coll = cmd_collective, .coll = PM_COLL_ALLGATHER},
+	{.name = "reduce", .summary = "predict reduce time (to one root)", .run_coll = cmd_collective, .coll = PM_COLL_REDUCE},
+	{.name = "broadcast", .summary = "predict broadcast time (from one root)", .run_coll = cmd_collective, .coll = PM_COLL_BROADCAST},
+	{.name = "alltoall", .summary = "predict all-to-all time (each rank a block to every other)", .run_coll = cmd_collective, .coll = PM_COLL_ALLTOALL},
+	{.name = "best", .summary = "which algorithm of a collective is fastest at each size, and the crossover sizes", .run = cmd_best},
+	{.name = "schedule", .summary = "show an algorithm's steps, transfers, per-node tables or trees (dot)", .run = cmd_schedule},
+	{.name = "hier", .summary = "find the best hierarchical ring all-reduce of P processes on a machine", .run = cmd_hier},
+	{.name = "fit", .summary = "fit alpha and beta to measured all-reduce or latency times", .run = cmd_fit},
+	{.name = "train", .summary = "time a training iteration under gradient-merging policies (MG-WFBP)", .run = cmd_train},
+	{.name = "plan", .summary = "the fastest parallel layout (TP, PP, DP, CP, EP) of a transformer on a machine", .run = cmd_plan},
+	{.name = "sweep", .summary = "run a study (a grid of command lines) on every core or MPI rank into one table", .run = cmd_sweep},
+	{.name = "models", .summary = "list the DNN profiles train can use", .run = cmd_models},
+	{.name = "topo", .summary = "describe a network: endpoints, links, degree, diameter, bisection", .run = cmd_topo},
+	{.name = "list", .summary = "list the algorithms and topology kinds", .run = cmd_list},
+	{.name = "validate", .summary = "check the closed forms, contention evaluator and packet simulator against each other", .run = cmd_validate},
 };
 #define NCMDS (int)(sizeof commands / sizeof commands[0])
+
+static int run(const struct cli_cmd *c, int argc, char **argv, struct pm_err *err)
+{
+	return c->run ? c->run(argc, argv, err) : c->run_coll(c->coll, argc, argv, err);
+}
 
 static int unknown_command(const char *name)
 {
@@ -91,7 +96,7 @@ int cli_run_cmd(int argc, char **argv, FILE *out, struct pm_err *err)
 			continue;
 		FILE *was = out_stream;
 		out_stream = out;
-		int rc = commands[i].run(argc - 1, argv + 1, err);
+		int rc = run(&commands[i], argc - 1, argv + 1, err);
 		out_stream = was;
 		return rc;
 	}
@@ -113,7 +118,7 @@ int cli_run(int argc, char **argv)
 			char *help[] = {argv[2], "--help"};
 			for (int i = 0; i < NCMDS; i++)
 				if (strcmp(commands[i].name, argv[2]) == 0)
-					return commands[i].run(1, help + 1, &err);
+					return run(&commands[i], 1, help + 1, &err);
 			return unknown_command(argv[2]);
 		}
 		usage(argc < 2 ? stderr : stdout);
@@ -127,7 +132,7 @@ int cli_run(int argc, char **argv)
 	}
 	for (int i = 0; i < NCMDS; i++) {
 		if (strcmp(commands[i].name, argv[1]) == 0) {
-			int rc = commands[i].run(argc - 2, argv + 2, &err);
+			int rc = run(&commands[i], argc - 2, argv + 2, &err);
 			if (rc != 0)
 				fprintf(stderr, "perfmodel: %s\n", err.msg);
 			/* not applicable is the input's doing too: exit 2 */
