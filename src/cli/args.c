@@ -90,19 +90,6 @@ void cli_print_opts(FILE *f, const struct cli_opt *opts, int n)
 	}
 }
 
-int cli_check_list(const char *opt, const char *s, char sep,
-		   const char *example, struct pm_err *err)
-{
-	size_t n = strlen(s);
-	char twice[3] = {sep, sep, '\0'};
-
-	if (n == 0 || s[0] == sep || s[n - 1] == sep || strstr(s, twice))
-		return pm_fail(err, PM_EINPUT,
-			       "invalid --%s '%s': an empty item (expected items joined by '%c', such as %s)",
-			       opt, s, sep, example);
-	return PM_OK;
-}
-
 struct cli_opt cli_format_opt(const char **value)
 {
 	return (struct cli_opt){"format", "F", "table, csv or json (default table)", value, NULL};

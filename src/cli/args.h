@@ -24,12 +24,6 @@ int cli_parse(const char *cmd, int argc, char **argv, const struct cli_opt *opts
 	      int n, const char **pos, int *npos, int maxpos,
 	      struct pm_err *err);
 
-/* A list option ("ring,dbtree", "4x8x4"): refuse an empty list and an
- * empty item (a leading, trailing or doubled separator) with a message
- * naming the option, the value and an example of what is expected. */
-int cli_check_list(const char *opt, const char *s, char sep,
-		   const char *example, struct pm_err *err);
-
 /* Print the options table for --help. */
 void cli_print_opts(FILE *f, const struct cli_opt *opts, int n);
 

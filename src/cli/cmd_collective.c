@@ -57,7 +57,7 @@ static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
 			on[m] = m < M_SIM || s[0] == 'a';
 		return PM_OK;
 	}
-	if (cli_check_list("model", s, ',', "closed,sim", err))
+	if (pm_check_list("model", s, ',', "closed,sim", err))
 		return PM_EINPUT;
 	pm_strlcpy(buf, s, sizeof buf);
 	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -111,7 +111,7 @@ static int add_given(struct cli_table *t, const char *list,
 	*ngiven = 0;
 	char buf[1024];
 
-	if (cli_check_list("layers", list, ',', "4x8x4,4x32", err))
+	if (pm_check_list("layers", list, ',', "4x8x4,4x32", err))
 		return PM_EINPUT;
 	if (strlen(list) >= sizeof buf)
 		return pm_fail(err, PM_EINPUT, "--layers list too long (expected at most %zu characters)", sizeof buf - 1);
@@ -119,7 +119,7 @@ static int add_given(struct cli_table *t, const char *list,
 	for (char *save, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
 		struct pm_hier hr = {.h = 0};
 		long long prod = 1;
-		if (cli_check_list("layers", h, 'x', "4x8x4", err))
+		if (pm_check_list("layers", h, 'x', "4x8x4", err))
 			return PM_EINPUT;
 		for (char *save2, *f = strtok_r(h, "x", &save2); f; f = strtok_r(NULL, "x", &save2)) {
 			long v;

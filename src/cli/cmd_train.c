@@ -6,6 +6,7 @@
 #include "cli/plot.h"
 #include "search/cost.h"
 #include "search/parallel.h"
+#include "search/policy.h"
 #include "search/system.h"
 #include "search/train.h"
 #include "model/preset.h"
@@ -16,110 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum kind { K_NAIVE, K_WFBP, K_SYNC, K_BUCKET, K_MGWFBP, K_MGWFBP_ALG1, K_OPT };
-
-struct policy_row {
-	const char *name;
-	enum kind kind;
-	double cap, first;
-	const char *summary;
-};
-
-/* The policies by name; "all" runs the first seven. */
-static const struct policy_row policies[] = {
-	{"naive", K_NAIVE, 0, 0, "layer-wise all-reduce after the whole backward pass (Shi et al. (MG-WFBP) eq. 3)"},
-	{"wfbp", K_WFBP, 0, 0, "each layer as soon as its gradients exist (WFBP, eqs. 6-8)"},
-	{"synceasgd", K_SYNC, 0, 0, "one all-reduce of everything after backward (SyncEASGD, eq. 9)"},
-	{"ddp", K_BUCKET, 25.0 * 1048576, 1048576, "PyTorch DDP buckets: 25 MiB, the first 1 MiB"},
-	{"horovod", K_BUCKET, 64.0 * 1048576, 64.0 * 1048576, "Horovod tensor fusion, 64 MB threshold (before v0.21); fusion cycles ignored"},
-	{"mgwfbp", K_MGWFBP, 0, 0, "MG-WFBP: merge by Theorem 1 (Shi et al. (MG-WFBP)), the O(L) pass"},
-	{"optimal", K_OPT, 0, 0, "the fastest grouping of consecutive layers (dynamic programme)"},
-	{"horovod-0.21", K_BUCKET, 128.0 * 1048576, 128.0 * 1048576, "Horovod tensor fusion, 128 MB threshold (v0.21 on)"},
-	{"mgwfbp-alg1", K_MGWFBP_ALG1, 0, 0, "MG-WFBP as Shi et al. (MG-WFBP) Algorithm 1, O(L^2)"},
-};
-#define NPOL (int)(sizeof policies / sizeof policies[0])
-#define NALL 7
-
-struct policy {
-	struct policy_row row;
-	char label[64];
-};
-
-static int parse_policies(const char *list, struct policy *out, int *n,
-			  struct pm_err *err)
-{
-	char buf[512];
-
-	*n = 0;
-	if (strcmp(list, "all") == 0) {
-		for (int i = 0; i < NALL; i++) {
-			out[(*n)].row = policies[i];
-			snprintf(out[(*n)++].label, sizeof out->label, "%s", policies[i].name);
-		}
-		return PM_OK;
-	}
-	if (cli_check_list("policy", list, ',', "wfbp,mgwfbp,bucket:25M", err))
-		return PM_EINPUT;
-	if (strlen(list) >= sizeof buf)
-		return pm_fail(err, PM_EINPUT, "policy list too long (expected at most %zu characters)", sizeof buf - 1);
-	strcpy(buf, list);
-	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		struct policy *p = &out[*n];
-		int found = 0;
-		if (*n == 32)
-			return pm_fail(err, PM_EINPUT, "too many policies (expected at most 32)");
-		if (strcmp(t, "all") == 0)
-			return pm_fail(err, PM_EINPUT,
-				       "policy 'all' in the list '%s' (expected all alone, or a list of the others such as wfbp,mgwfbp,optimal)",
-				       list);
-		if (strncmp(t, "bucket:", 7) == 0) {
-			char given[64];
-			char *slash = strchr(t + 7, '/');
-			pm_strlcpy(given, t, sizeof given);
-			double cap, first;
-			if (slash)
-				*slash = '\0';
-			if (pm_parse_size(t + 7, &cap, err) || (slash && pm_parse_size(slash + 1, &first, err)))
-				return pm_fail(err, PM_EINPUT, "invalid bucket policy '%s' (expected bucket:SIZE or bucket:SIZE/FIRST such as bucket:25M/1M)", given);
-			p->row = (struct policy_row){"bucket", K_BUCKET, cap, slash ? first : cap, "buckets by size"};
-			snprintf(p->label, sizeof p->label, "%s", given);
-			(*n)++;
-			continue;
-		}
-		for (int i = 0; i < NPOL && !found; i++)
-			if (strcmp(t, policies[i].name) == 0) {
-				p->row = policies[i];
-				snprintf(p->label, sizeof p->label, "%s", t);
-				found = 1;
-			}
-		if (!found)
-			return pm_fail(err, PM_EINPUT,
-				       "unknown policy '%s' (expected all, naive, wfbp, synceasgd, ddp, horovod, horovod-0.21, bucket:SIZE[/FIRST], mgwfbp, mgwfbp-alg1 or optimal)",
-				       t);
-		(*n)++;
-	}
-	return PM_OK;
-}
-
-static int make_plan(const struct policy *p, const struct pm_iter *it, struct pm_plan *plan)
-{
-	switch (p->row.kind) {
-	case K_NAIVE:
-	case K_WFBP:
-		return pm_plan_each(it->L, plan);
-	case K_SYNC:
-		return pm_plan_single(it->L, plan);
-	case K_BUCKET:
-		return pm_plan_buckets(it, p->row.cap, p->row.first, plan);
-	case K_MGWFBP:
-		return pm_mgwfbp_fast(it, plan);
-	case K_MGWFBP_ALG1:
-		return pm_mgwfbp_alg1(it, plan);
-	default:
-		return pm_optimal_plan(it, plan);
-	}
-}
 
 /* Where T(M) = a + b M comes from. */
 struct cost_src {
@@ -189,7 +86,7 @@ static const char *const gcols[NG] = {"policy", "group", "first_layer", "last_la
 	"tensors", "bytes_B", "ready_ms", "start_ms", "end_ms"};
 static const unsigned gflags[NG] = {0, COL_NUM, COL_USER, COL_USER, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
 
-static void group_rows(struct cli_table *t, const struct policy *p,
+static void group_rows(struct cli_table *t, const struct pm_policy *p,
 		       const struct pm_profile *prof, const struct pm_iter *it,
 		       const struct pm_plan *plan)
 {
@@ -198,7 +95,7 @@ static void group_rows(struct cli_table *t, const struct policy *p,
 	double *end = malloc(sizeof(double) * (size_t)(plan->n + 1));
 
 	if (ready && start && end) {
-		pm_plan_detail(it, plan, p->row.kind == K_NAIVE, ready, start, end);
+		pm_plan_detail(it, plan, pm_policy_after_backward(p), ready, start, end);
 		for (int g = 0, k = 0; g < plan->n; g++) {
 			double bytes = 0;
 			int first = it->L - 1 - k, n = plan->end[g] - k;
@@ -240,7 +137,7 @@ static int parse_schemes(const char *list, int *out, int *n, struct pm_err *err)
 			out[(*n)++] = s;
 		return PM_OK;
 	}
-	if (cli_check_list("parallel", list, ',', "ddp,zero3", err))
+	if (pm_check_list("parallel", list, ',', "ddp,zero3", err))
 		return PM_EINPUT;
 	pm_strlcpy(buf, list, sizeof buf);
 	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -253,14 +150,14 @@ static int parse_schemes(const char *list, int *out, int *n, struct pm_err *err)
 	return PM_OK;
 }
 
-static int parallel_rows(struct cli_table *t, const int *schemes, int nsch, const struct policy *pol,
+static int parallel_rows(struct cli_table *t, const int *schemes, int nsch, const struct pm_policy *pol,
 			 int npol, const struct pm_iter *it, double params, int N, struct pm_err *err)
 {
 	for (int i = 0; i < nsch; i++)
 		for (int k = 0; k < (schemes[i] == PM_PAR_ZERO3 ? 1 : npol); k++) {
 			struct pm_plan plan;
 			struct pm_par_result r;
-			int rc = make_plan(&pol[k], it, &plan);
+			int rc = pm_policy_plan(&pol[k], it, &plan);
 			if (!rc)
 				rc = pm_parallel_time((enum pm_parallel)schemes[i], it, &plan, params, N, &r);
 			pm_plan_release(&plan);
@@ -284,7 +181,7 @@ static int parallel_rows(struct cli_table *t, const int *schemes, int nsch, cons
 
 /* --plot: speedup against workers, one line per policy. */
 static int plot_speedup(const char *path, const struct pm_profile *prof, const char *net,
-			const struct policy *pol, int npol, const double *wl, int nw, const double *speed,
+			const struct pm_policy *pol, int npol, const double *wl, int nw, const double *speed,
 			struct pm_err *err)
 {
 	const char *names[24];
@@ -541,7 +438,7 @@ static int cost_source(struct cost_src *c, const char *a, const char *b, const c
 
 /* One row per policy at N workers (or its merge plan with --groups);
  * speed, when drawing, gets each policy's speedup (stride nw). */
-static int policy_rows(struct cli_table *t, const struct policy *pol, int npol,
+static int policy_rows(struct cli_table *t, const struct pm_policy *pol, int npol,
 		       const struct pm_iter *it, const struct pm_profile *prof, int N,
 		       int groups, double *speed, int nw)
 {
@@ -549,14 +446,14 @@ static int policy_rows(struct cli_table *t, const struct policy *pol, int npol,
 		struct pm_plan plan;
 		struct pm_timing tm;
 		int rc;
-		if ((rc = make_plan(&pol[k], it, &plan)))
+		if ((rc = pm_policy_plan(&pol[k], it, &plan)))
 			return rc;
 		if (groups) {
 			group_rows(t, &pol[k], prof, it, &plan);
 			pm_plan_release(&plan);
 			continue;
 		}
-		pm_plan_time(it, &plan, pol[k].row.kind == K_NAIVE, &tm);
+		pm_plan_time(it, &plan, pm_policy_after_backward(&pol[k]), &tm);
 		double speedup = N * tm.t_comp / tm.t_iter;
 		if (speed)
 			speed[k * nw] = speedup;
@@ -599,7 +496,7 @@ struct targs {
 	int help, groups;
 	/* parsed */
 	enum cli_format fmt;
-	struct policy pol[32];
+	struct pm_policy pol[PM_POLICY_MAX];
 	int npol, schemes[PM_NPAR], nsch;
 	long bp, nin;
 	double cs;
@@ -658,7 +555,7 @@ static int check_args(struct targs *g, struct pm_err *err)
 	if (!g->model)
 		return pm_fail(err, PM_EINPUT, "missing --profile (expected a DNN profile such as resnet50; see perfmodel models)");
 	if (cli_parse_format(g->format, &g->fmt, err) ||
-	    parse_policies(g->policy ? g->policy : g->parallel ? "ddp" : "all", g->pol, &g->npol, err) ||
+	    pm_policy_parse(g->policy ? g->policy : g->parallel ? "ddp" : "all", g->pol, &g->npol, err) ||
 	    (g->parallel && parse_schemes(g->parallel, g->schemes, &g->nsch, err)))
 		return PM_EINPUT;
 	if (g->plot && (g->groups || g->parallel || !g->sweep))
@@ -696,7 +593,7 @@ static int check_endpoint(struct targs *g, struct cli_net_opts *net, struct trai
 	if (!te->overlap && ((g->policy && strcmp(g->policy, "synceasgd")) || g->parallel || g->groups))
 		return pm_fail(err, PM_EINPUT, "--endpoint baseline-nooverlap issues every all-reduce after the backward in one kernel, policy synceasgd (expected no --policy, --parallel or --groups)");
 	if (!te->overlap)
-		parse_policies("synceasgd", g->pol, &g->npol, err);
+		pm_policy_parse("synceasgd", g->pol, &g->npol, err);
 	if (net->endpoint && strcmp(net->endpoint, "ideal") && !g->algo)
 		return pm_fail(err, PM_EINPUT, "--endpoint %s prices the all-reduces with the endpoint in the loop (expected --algo NAME as the cost)", net->endpoint);
 	return PM_OK;

@@ -407,7 +407,7 @@ int cli_algo_names(enum pm_coll coll, const char *list, char *buf, size_t size,
 				names[n++] = (char *)all[i]->name;
 		return n;
 	}
-	if (cli_check_list("algo", list, ',', "ring,dbtree", err))
+	if (pm_check_list("algo", list, ',', "ring,dbtree", err))
 		return -1;
 	return cli_split_algos(list, buf, size, names, max, err);
 }

@@ -127,3 +127,16 @@ int pm_pick_word(const char *what, const char *s, const char *const *words, stru
 	pm_fail(err, PM_EINPUT, "invalid %s '%s' (expected %s)", what, s ? s : "", list);
 	return -1;
 }
+
+int pm_check_list(const char *opt, const char *s, char sep,
+		  const char *example, struct pm_err *err)
+{
+	size_t n = strlen(s);
+	char twice[3] = {sep, sep, '\0'};
+
+	if (n == 0 || s[0] == sep || s[n - 1] == sep || strstr(s, twice))
+		return pm_fail(err, PM_EINPUT,
+			       "invalid --%s '%s': an empty item (expected items joined by '%c', such as %s)",
+			       opt, s, sep, example);
+	return PM_OK;
+}

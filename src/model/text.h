@@ -30,6 +30,12 @@ void pm_unknown_text(char *buf, size_t size, const char *what, const char *name,
  * (expected a, b or c)" in err. */
 int pm_pick_word(const char *what, const char *s, const char *const *words, struct pm_err *err);
 
+/* A list option ("ring,dbtree", "4x8x4"): refuse an empty list and an
+ * empty item (a leading, trailing or doubled separator) with a message
+ * naming the option, the value and an example of what is expected. */
+int pm_check_list(const char *opt, const char *s, char sep,
+		  const char *example, struct pm_err *err);
+
 /* strncpy that always terminates. */
 void pm_strlcpy(char *dst, const char *src, size_t size);
 
