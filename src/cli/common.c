@@ -65,25 +65,6 @@ static int parse_dim_list(const char *opt, const char *s, int (*one)(const char 
 	return PM_OK;
 }
 
-/* Topology-blind closed forms see one link: the slowest and the longest
- * of the network, which is what a ring through every dimension meets. */
-static void slowest_link(const struct pm_topo *t, struct pm_params *p)
-{
-	pm_topo_slowest(t, &p->link_bw_Bps, &p->link_lat_s);
-}
-
-/* Does the network set its own link rates (a machine description, a
- * topology file's bandwidth column, per-dimension rates)?  Then the closed forms see its
- * slowest link, not the --link-bw default it never used. */
-static int own_rates(const struct pm_topo *t, const struct pm_link_defaults *ld)
-{
-	const struct pm_link *l = pm_topo_links(t);
-	for (int i = 0; i < pm_topo_nlinks(t); i++)
-		if (l[i].bw_Bps != ld->bw_Bps || l[i].lat_s != ld->lat_s)
-			return 1;
-	return 0;
-}
-
 /* --endpoint, --mem-bw, --sms: the memory bandwidth reads may use is
  * --mem-bw, capped for the baseline by --sms x 64 B x 1245 MHz. */
 static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
@@ -169,9 +150,8 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 	const struct pm_machine *m = pm_topo_machine_desc(*topo);
 	if (!o->alpha && m && m->alpha_s > 0)	/* a GPU cluster's own startup */
 		p->alpha_s = m->alpha_s;
-	if (own_rates(*topo, &ld)) {	/* per-dimension rates too */
-		double bw = p->link_bw_Bps, lat = p->link_lat_s;
-		slowest_link(*topo, p);
+	double bw = p->link_bw_Bps, lat = p->link_lat_s;
+	if (pm_topo_closed_link(*topo, &ld, &p->link_bw_Bps, &p->link_lat_s)) {
 		if (o->link_bw)	/* the user's word for the closed forms (fit's as_options) */
 			p->link_bw_Bps = bw;
 		if (o->link_lat)
@@ -206,9 +186,9 @@ int cli_dim_links(const struct pm_topo *topo, const struct pm_params *p,
  * user gave --link-bw or --link-lat on a network with its own rates)? */
 static int given_link(const struct pm_topo *topo, const struct pm_params *p)
 {
-	struct pm_params slow = *p;
-	slowest_link(topo, &slow);
-	return slow.link_bw_Bps != p->link_bw_Bps || slow.link_lat_s != p->link_lat_s;
+	double bw = p->link_bw_Bps, lat = p->link_lat_s;
+	pm_topo_slowest(topo, &bw, &lat);
+	return bw != p->link_bw_Bps || lat != p->link_lat_s;
 }
 
 /* "50 GB/s to 450 GB/s" when the network's links differ in bandwidth. */

@@ -348,6 +348,17 @@ void pm_topo_slowest(const struct pm_topo *t, double *bw_Bps, double *lat_s)
 	}
 }
 
+int pm_topo_closed_link(const struct pm_topo *t, const struct pm_link_defaults *ld,
+			double *bw_Bps, double *lat_s)
+{
+	for (int i = 0; i < t->n_links; i++)
+		if (t->links[i].bw_Bps != ld->bw_Bps || t->links[i].lat_s != ld->lat_s) {
+			pm_topo_slowest(t, bw_Bps, lat_s);
+			return 1;
+		}
+	return 0;
+}
+
 void pm_topo_ring_order(const struct pm_topo *t, int *order)
 {
 	if (t->kind->ring_order) {

@@ -121,6 +121,14 @@ const struct pm_link *pm_topo_link(const struct pm_topo *t, int id);
 /* The link topology-blind closed forms see: the lowest bandwidth and the
  * longest latency of the network's links. */
 void pm_topo_slowest(const struct pm_topo *t, double *bw_Bps, double *lat_s);
+/* The one link a topology-blind closed form sees on this network: where
+ * the network sets its own rates (a link unlike the defaults ld: a
+ * machine description, a file's bandwidth column, per-dimension rates),
+ * its slowest bandwidth and longest latency, which a ring through every
+ * dimension meets; returns 1 then.  Else 0 and bw_Bps, lat_s untouched
+ * (the defaults, which every link has). */
+int pm_topo_closed_link(const struct pm_topo *t, const struct pm_link_defaults *ld,
+			double *bw_Bps, double *lat_s);
 /* All links, indexed by id (for loops that touch millions of them). */
 const struct pm_link *pm_topo_links(const struct pm_topo *t);
 /* The latency of a route of h links: the sum of theirs (a table lookup
