@@ -18,61 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Where T(M) = a + b M comes from. */
-struct cost_src {
-	enum { C_FIXED, C_FIT, C_TABLE2, C_ALGO } kind;
-	enum pm_coll coll;	/* C_ALGO: the collective priced (all-reduce) */
-	double a, b;
-	const struct pm_table2 *t2;
-	const char *algo;
-	struct pm_params params;
-	struct pm_topo *topo;
-	int contention;
-	char desc[600];
-};
-
-static int cost_for(struct cost_src *c, int N, double lo, double hi,
-		    double *a, double *b, struct pm_err *err)
-{
-	char bw[32], al[32];
-	struct pm_inst in;
-	struct pm_fit f;
-	int rc;
-
-	switch (c->kind) {
-	case C_FIXED:
-	case C_FIT:
-		*a = c->a;
-		*b = c->b;
-		return PM_OK;
-	case C_TABLE2:
-		*a = c->t2->a(N, c->params.alpha_s);
-		*b = c->t2->b(N, 1 / c->params.link_bw_Bps, c->params.gamma_spB);
-		pm_fmt_bw(c->params.link_bw_Bps, bw, sizeof bw);
-		pm_fmt_time(c->params.alpha_s, al, sizeof al);
-		snprintf(c->desc, sizeof c->desc,
-			 "Shi et al. (MG-WFBP) Table 2 '%s': a = %s, b = %s with alpha %s, beta = 1/(%s), gamma %.4g ns/B",
-			 c->t2->name, c->t2->a_text, c->t2->b_text, al, bw, c->params.gamma_spB * 1e9);
-		return PM_OK;
-	default:
-		rc = pm_algo_resolve_coll(c->coll, c->algo, c->topo, N, &in, err);
-		if (rc == PM_ENOTAPPLICABLE)
-			rc = PM_EINPUT;
-		if (rc || (rc = pm_cost_fit_algo(&in, &c->params, c->contention, lo, hi, &f, err)))
-			return rc;
-		*a = f.alpha_s;
-		*b = f.beta_spB;
-		if (*a < 0)
-			*a = 0;	/* a fit may dip below zero within its error */
-		snprintf(c->desc, sizeof c->desc,
-			 "fitted to the %s of %s%s on %s over %.4g to %.4g bytes (33 sizes, R^2 %.6f)",
-			 c->contention ? "contention evaluator" : "closed form", in.label,
-			 c->coll == PM_COLL_ALLTOALL ? " (all-to-all)" : "",
-			 c->topo ? pm_topo_spec(c->topo) : "P ranks (no network)", lo, hi, f.r2);
-		return PM_OK;
-	}
-}
-
 enum { T_WORKERS, T_POLICY, T_ITER, T_COMP, T_CNO, T_COMM, T_CALLS, T_MERGED,
 	T_SPEEDUP, T_EFF, T_A, T_B, NT };
 static const char *const tcols[NT] = {"workers", "policy", "t_iter_ms", "t_comp_ms",
@@ -389,12 +334,12 @@ static int fit_range_of(const char *range, double *lo, double *hi, struct pm_err
 
 /* The all-reduce cost source: --a/--b, --fit, --table2 or --algo (the
  * network and parameters are already in c). */
-static int cost_source(struct cost_src *c, const char *a, const char *b, const char *fit,
+static int cost_source(struct pm_cost_src *c, const char *a, const char *b, const char *fit,
 		       const char *fit_range, const char *table2, const char *algo,
 		       const char *cmodel, const char *link_bw, struct pm_err *err)
 {
 	if (a || b) {
-		c->kind = C_FIXED;
+		c->kind = PM_COST_FIXED;
 		if (!a || !b)
 			return pm_fail(err, PM_EINPUT, "give both --a and --b (expected e.g. --a 236us --b 0.406ns)");
 		if (pm_parse_time(a, &c->a, err) || pm_parse_per_byte(b, "all-reduce time per byte", &c->b, err))
@@ -405,7 +350,7 @@ static int cost_source(struct cost_src *c, const char *a, const char *b, const c
 		struct pm_fit f;
 		double flo, fhi;
 		int rc;
-		c->kind = C_FIT;
+		c->kind = PM_COST_FIT;
 		if ((rc = fit_range_of(fit_range, &flo, &fhi, err)) ||
 		    (rc = pm_points_read(fit, PM_POINTS_AUTO, &pts, err)))
 			return rc;
@@ -418,19 +363,19 @@ static int cost_source(struct cost_src *c, const char *a, const char *b, const c
 		snprintf(c->desc, sizeof c->desc, "fitted to %s (%d points, %.4g to %.4g bytes, R^2 %.4f)",
 			 fit, f.n, f.min_B, f.max_B, f.r2);
 	} else if (table2) {
-		c->kind = C_TABLE2;
+		c->kind = PM_COST_TABLE2;
 		if (!(c->t2 = pm_table2_find(table2)))
 			return pm_fail(err, PM_EINPUT, "unknown --table2 '%s' (expected ring, dbtree, halving-doubling, recursive-doubling or binary-tree)", table2);
 		if (!link_bw)
 			return pm_fail(err, PM_EINPUT, "--table2 needs --link-bw (expected 1/beta, such as 0.888GB/s for 10GbE)");
 	} else {
-		c->kind = C_ALGO;
+		c->kind = PM_COST_ALGO;
 		c->algo = algo;
 		c->contention = strcmp(cmodel, "contention") == 0;
 		if (c->contention && !c->topo)
 			return pm_fail(err, PM_EINPUT, "--cost-model contention needs --topo (expected a network to route the schedule over, such as --topo torus:4x4)");
 	}
-	if (c->kind <= C_FIT && (c->a < 0 || c->b < 0))
+	if (c->kind <= PM_COST_FIT && (c->a < 0 || c->b < 0))
 		return pm_fail(err, PM_EINPUT, "negative all-reduce cost (a = %g s, b = %g s/B; expected non-negative values, try --fit-range)",
 			       c->a, c->b);
 	return PM_OK;
@@ -603,7 +548,7 @@ static int check_endpoint(struct targs *g, struct cli_net_opts *net, struct trai
  * endpoint. */
 static void header_meta(struct cli_table *t, const struct targs *g, const struct pm_profile *prof,
 			const struct train_end *te, const struct cli_net_opts *net,
-			const struct cost_src *cost, double tbsum, double grad_B)
+			const struct pm_cost_src *cost, double tbsum, double grad_B)
 {
 	double psum = 0;
 
@@ -637,11 +582,11 @@ struct hybrid {
 	struct pm_hybrid h;
 	double bytes;		/* all-to-all bytes per worker, each way */
 	double emb_tb;		/* the embeddings' update, scaled as all compute */
-	struct cost_src cost;
+	struct pm_cost_src cost;
 };
 
 static int check_hybrid(const struct targs *g, const struct pm_profile *prof,
-			struct hybrid *hy, const struct cost_src *cost, struct pm_err *err)
+			struct hybrid *hy, const struct pm_cost_src *cost, struct pm_err *err)
 {
 	if (!g->algo || g->table2)
 		return pm_fail(err, PM_EINPUT, "profile '%s' is hybrid parallel (model-parallel rows and an all-to-all): its all-to-all is priced by --a2a-algo on the network (expected --algo NAME as the all-reduce cost)", prof->name);
@@ -659,7 +604,7 @@ static int check_hybrid(const struct targs *g, const struct pm_profile *prof,
 /* Rows for every worker count: the policies' timelines or the sharding
  * schemes'. */
 static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_profile *prof,
-		       struct cost_src *cost, struct hybrid *hy, const double *bytes,
+		       struct pm_cost_src *cost, struct hybrid *hy, const double *bytes,
 		       const double *tb, double tf, const double *wl, int nw, double lo,
 		       double hi, double *speed, struct pm_err *err)
 {
@@ -672,7 +617,7 @@ static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_pro
 		struct pm_iter it = {.L = prof->L, .bytes = bytes, .tb = tb, .tf = tf,
 				     .inflight = (int)g->nin, .lifo = g->lifo, .next_forward = g->nextf};
 		int N = (int)wl[w];
-		if ((rc = cost_for(cost, N, lo, hi, &it.a, &it.b, err)))
+		if ((rc = pm_cost_src_line(cost, N, lo, hi, &it.a, &it.b, err)))
 			break;
 		if (w == 0 || nw == 1)
 			cli_table_meta(t, "all-reduce cost T(M) = a + b M: %s%s", cost->desc,
@@ -681,7 +626,7 @@ static int worker_rows(struct cli_table *t, struct targs *g, const struct pm_pro
 			it.a2a_B = hy->bytes;
 			it.a2a_pos = hy->h.a2a_pos;
 			it.emb_tb = hy->emb_tb;
-			if ((rc = cost_for(&hy->cost, N, hy->bytes / 2, 2 * hy->bytes, &it.a2a_a, &it.a2a_b, err)))
+			if ((rc = pm_cost_src_line(&hy->cost, N, hy->bytes / 2, 2 * hy->bytes, &it.a2a_a, &it.a2a_b, err)))
 				break;
 			if (w == 0 || nw == 1)
 				cli_table_meta(t, "all-to-all cost T(M) = a + b M: %s; %.4g MB each way per worker: %.4g ms%s",
@@ -719,7 +664,7 @@ static void layer_loads(const struct pm_profile *prof, const struct targs *g, do
 /* The table for the view asked (per worker count, groups or parallel
  * layouts) with its header lines. */
 static void table_start(struct cli_table *t, const struct targs *g, const struct pm_profile *prof,
-			const struct train_end *te, const struct cli_net_opts *net, const struct cost_src *cost,
+			const struct train_end *te, const struct cli_net_opts *net, const struct pm_cost_src *cost,
 			const struct hybrid *hy, double tbsum, double hi)
 {
 	if (g->parallel)
@@ -755,7 +700,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	int npos, n, rc, nw = 0;
 	struct cli_opt opts[48];
 	struct pm_profile prof = {0};
-	struct cost_src cost = {0};
+	struct pm_cost_src cost = {0};
 	struct hybrid hy = {0};
 	double *wl = NULL, *bytes = NULL, *tb = NULL;
 	struct cli_table t = {0};

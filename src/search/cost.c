@@ -1,8 +1,10 @@
 /* cost.c: all-reduce cost lines for the training timeline. */
 #include "search/cost.h"
 #include "search/pricer.h"
+#include "model/units.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double a_btree(double N, double al) { return 2 * al * log2(N); }
@@ -105,4 +107,46 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 	pm_pricer_close(&q);
 	pm_points_release(&pts);
 	return rc;
+}
+
+int pm_cost_src_line(struct pm_cost_src *c, int N, double lo, double hi,
+		     double *a, double *b, struct pm_err *err)
+{
+	char bw[32], al[32];
+	struct pm_inst in;
+	struct pm_fit f;
+	int rc;
+
+	switch (c->kind) {
+	case PM_COST_FIXED:
+	case PM_COST_FIT:
+		*a = c->a;
+		*b = c->b;
+		return PM_OK;
+	case PM_COST_TABLE2:
+		*a = c->t2->a(N, c->params.alpha_s);
+		*b = c->t2->b(N, 1 / c->params.link_bw_Bps, c->params.gamma_spB);
+		pm_fmt_bw(c->params.link_bw_Bps, bw, sizeof bw);
+		pm_fmt_time(c->params.alpha_s, al, sizeof al);
+		snprintf(c->desc, sizeof c->desc,
+			 "Shi et al. (MG-WFBP) Table 2 '%s': a = %s, b = %s with alpha %s, beta = 1/(%s), gamma %.4g ns/B",
+			 c->t2->name, c->t2->a_text, c->t2->b_text, al, bw, c->params.gamma_spB * 1e9);
+		return PM_OK;
+	default:
+		rc = pm_algo_resolve_coll(c->coll, c->algo, c->topo, N, &in, err);
+		if (rc == PM_ENOTAPPLICABLE)
+			rc = PM_EINPUT;
+		if (rc || (rc = pm_cost_fit_algo(&in, &c->params, c->contention, lo, hi, &f, err)))
+			return rc;
+		*a = f.alpha_s;
+		*b = f.beta_spB;
+		if (*a < 0)
+			*a = 0;	/* a fit may dip below zero within its error */
+		snprintf(c->desc, sizeof c->desc,
+			 "fitted to the %s of %s%s on %s over %.4g to %.4g bytes (33 sizes, R^2 %.6f)",
+			 c->contention ? "contention evaluator" : "closed form", in.label,
+			 c->coll == PM_COLL_ALLTOALL ? " (all-to-all)" : "",
+			 c->topo ? pm_topo_spec(c->topo) : "P ranks (no network)", lo, hi, f.r2);
+		return PM_OK;
+	}
 }

@@ -36,4 +36,26 @@ int pm_cost_fit_algo(const struct pm_inst *in, const struct pm_params *p,
 int pm_fit_to_link(const char *algo, enum pm_coll c, int P, double A, double B,
 		   double *alpha_s, double *bw_Bps, struct pm_err *err);
 
+/* Where a training timeline's T(M) = a + b M comes from: given, fitted
+ * to measurements, Shi et al. (MG-WFBP) Table 2 on N workers, or fitted
+ * to an algorithm of perfmodel's (its closed form or, with contention,
+ * the contention evaluator) over the sizes the layers span. */
+enum pm_cost_kind { PM_COST_FIXED, PM_COST_FIT, PM_COST_TABLE2, PM_COST_ALGO };
+struct pm_cost_src {
+	enum pm_cost_kind kind;
+	enum pm_coll coll;	/* PM_COST_ALGO: the collective priced (all-reduce) */
+	double a, b;
+	const struct pm_table2 *t2;
+	const char *algo;
+	struct pm_params params;
+	struct pm_topo *topo;
+	int contention;
+	char desc[600];
+};
+
+/* a and b for N workers and messages of lo to hi bytes (desc says
+ * where from; a fit's a below zero, within its error, becomes 0). */
+int pm_cost_src_line(struct pm_cost_src *c, int N, double lo, double hi,
+		     double *a, double *b, struct pm_err *err);
+
 #endif
