@@ -820,7 +820,8 @@ Test(topo, partial_units_keep_their_level)
 /* Each kind's natural groups, innermost first, from its definition: a
  * grid's dimensions longer than 1, a fat tree's arity once per level, a
  * BiGraph's endpoints per switch then its switches (1 per switch
- * dropped), none for one switch or a file network. */
+ * dropped), an ASTRA-sim file's dimensions, none for one switch or full
+ * connection. */
 Test(topo, each_kind_names_its_layers)
 {
 	static const struct {
@@ -844,6 +845,14 @@ Test(topo, each_kind_names_its_layers)
 			cr_assert_eq(h[k], want[i].l[k], "%s layer %d: %d", want[i].spec, k, h[k]);
 		pm_topo_free(t);
 	}
+	/* an ASTRA-sim file: its dimensions, dimension 0 first (npus_count: [ 8, 4 ]) */
+	char spec[600];
+	snprintf(spec, sizeof spec, "astrasim:%s/data/astrasim/hgx8x4.yml",
+		 getenv("PM_SRCDIR") ? getenv("PM_SRCDIR") : ".");
+	struct pm_topo *t = topo_or_die(spec);
+	int h[PM_TOPO_MAX_LAYERS], n = pm_topo_layers(t, h);
+	cr_assert(n == 2 && h[0] == 8 && h[1] == 4, "%d layers: %d, %d", n, h[0], h[1]);
+	pm_topo_free(t);
 }
 
 /* Grid routes are arithmetic on coordinates: every route, on tori, meshes

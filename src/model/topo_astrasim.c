@@ -202,8 +202,8 @@ static int check(struct yml *y, int *kinds, struct pm_err *err)
 	return PM_OK;
 }
 
-/* The network's shape for routing by arithmetic (kept with the network,
- * pm_topo_memo "astrasim"): per dimension its kind, size, NPU id stride
+/* The network's shape for routing by arithmetic (the kind's own,
+ * t->shape): per dimension its kind, size, NPU id stride
  * and the first of its ports.  An NPU's ports: a Ring dimension 2 (+1,
  * -1), a FullyConnected one k (to member j), a Switch one 1 (up); a
  * switch's ports: its k members. */
@@ -223,7 +223,7 @@ static int width(int kind, int k)
  * last).  A test holds every route to the tables'. */
 static int route(const struct pm_topo *t, int src, int dst, int *links)
 {
-	const struct geo *g = pm_topo_memo(t, "astrasim");
+	const struct geo *g = t->shape;
 	int hops = 0, v = src;
 
 	for (int d = 0; d < g->D; d++) {
@@ -344,19 +344,15 @@ static int build(struct pm_topo *t, const char *args, const struct pm_link_defau
 		return rc;
 	D = y.n[F_TOPO];
 	struct geo *g = calloc(1, sizeof *g);
-	if (!g)
+	if (!(t->shape = g))
 		return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
 	g->D = D;
 	for (int d = 0, stride = 1; d < D; stride *= (int)y.val[F_NPUS][d], d++) {
 		g->kind[d] = kinds[d], g->k[d] = (int)y.val[F_NPUS][d], g->stride[d] = stride, g->base[d] = ports;
 		ports += width(kinds[d], g->k[d]);
 	}
-	if ((rc = pm_topo_alloc(t, N + nsw, (int)N, nlinks, ports, err)) ||
-	    (rc = pm_topo_memo_keep(t, "astrasim", g, free) ? pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec) : 0)) {
-		if (!pm_topo_memo(t, "astrasim"))
-			free(g);
+	if ((rc = pm_topo_alloc(t, N + nsw, (int)N, nlinks, ports, err)))
 		return rc;
-	}
 	int sw = (int)N;
 	for (int d = 0; d < D; d++)
 		add_dim(t, &y, g, d, N, &sw);
@@ -375,6 +371,20 @@ static void describe(const struct pm_topo *t, struct pm_topo_info *info)
 	info->bisection_cut = "not computed for ASTRA-sim networks";
 }
 
+/* Its dimensions of more than one NPU, dimension 0 (the innermost)
+ * first: hring's default layers, the per-dimension all-reduce ASTRA-sim
+ * runs. */
+static int layers(const struct pm_topo *t, int *sizes)
+{
+	const struct geo *g = t->shape;
+	int n = 0;
+
+	for (int d = 0; d < g->D; d++)
+		if (g->k[d] > 1)
+			sizes[n++] = g->k[d];
+	return n;
+}
+
 const struct pm_topo_kind pm_topo_astrasim = {
 	.name = "astrasim",
 	.syntax = "astrasim:FILE.yml",
@@ -383,4 +393,5 @@ const struct pm_topo_kind pm_topo_astrasim = {
 	.route = route,
 	.describe = describe,
 	.turns = 1,
+	.layers = layers,
 };
