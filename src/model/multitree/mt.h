@@ -57,6 +57,12 @@ struct mt {
 	const struct pm_link *links;
 	int *nbr, *nbr_off;	/* neighbour order of every vertex */
 	int *nbr_dst;		/* nbr_dst[j] = links[nbr[j]].dst, read in line */
+	int *in_src;		/* in_src[j] = links[in[j]].src, likewise */
+	int *in_pos, *in_full;	/* switched: link l is in[in_pos[l]]; in_full[j]: the
+				 * step in[j] filled in (the searches read fullness in
+				 * line; measured: a third of the search from the
+				 * targets' side waited on link_stamp[in[j]]) */
+	int *nbr_pos, *nbr_full;	/* the same for nbr[] (-1: not a neighbour link) */
 	int *in, *in_off;	/* links into every vertex */
 	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
 	int *link_cnt;		/* switched: tree edges on the link this step ... */

@@ -31,6 +31,11 @@ void mt_drop_scratch(struct mt *m)
 	free(m->rl_pos);
 	free(m->nbr);
 	free(m->nbr_dst);
+	free(m->in_src);
+	free(m->in_pos);
+	free(m->in_full);
+	free(m->nbr_pos);
+	free(m->nbr_full);
 	free(m->nbr_off);
 	free(m->link_stamp);
 	free(m->link_cnt);
@@ -62,7 +67,7 @@ void mt_drop_scratch(struct mt *m)
 	m->tcount = NULL;
 	m->member = m->sendable = NULL;
 	m->rank = NULL;
-	m->nbr_dst = NULL;
+	m->nbr_dst = m->in_src = m->in_pos = m->in_full = m->nbr_pos = m->nbr_full = NULL;
 	m->in = m->in_off = m->rl = m->rl_pos = NULL;
 	m->nbr = m->nbr_off = m->link_stamp = m->sent = m->sent_stamp = NULL;
 	m->link_cnt = m->link_slots = NULL;
@@ -149,7 +154,7 @@ static int find_switched(struct mt *m, int T, int p, int t, int *path, int *len)
 			continue;	/* longer paths wait for a later stage */
 		for (int j = m->nbr_off[u]; j < m->nbr_off[u + 1]; j++) {
 			int l = m->nbr[j], w = m->nbr_dst[j];
-			if (mt_link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
+			if (m->nbr_full[j] == t || m->bfs_seen[w] == m->bfs_gen)
 				continue;
 			m->bfs_seen[w] = m->bfs_gen;
 			m->bfs_pred[w] = l;
@@ -233,8 +238,8 @@ static int first_parent_back(struct mt *m, int T, int t, int lo)
 		if (m->bfs_depth[u] >= m->maxlen)
 			continue;
 		for (int j = m->in_off[u]; j < m->in_off[u + 1]; j++) {
-			int l = m->in[j], w = m->links[l].src;
-			if (mt_link_full(m, l, t) || m->bfs_seen[w] == m->bfs_gen)
+			int w = m->in_src[j];
+			if (m->in_full[j] == t || m->bfs_seen[w] == m->bfs_gen)
 				continue;
 			m->bfs_seen[w] = m->bfs_gen;
 			m->bfs_depth[w] = m->bfs_depth[u] + 1;
@@ -452,7 +457,7 @@ static int even_paths(struct mt *m)
 				int a = pass ? m->in_off[u] : m->nbr_off[u];
 				int b = pass ? m->in_off[u + 1] : m->nbr_off[u + 1];
 				for (int j = a; j < b; j++) {
-					int w = pass ? m->links[m->in[j]].src : m->nbr_dst[j];
+					int w = pass ? m->in_src[j] : m->nbr_dst[j];
 					if (col[w] < 0) {
 						col[w] = !col[u];
 						q[tail++] = w;
@@ -504,6 +509,14 @@ static void index_links(struct mt *m, const struct pm_topo *t, int V, int L)
 		m->nbr_off[v + 1] = m->nbr_off[v] + pm_topo_neighbors(t, v, m->nbr + m->nbr_off[v]);
 	for (int j = 0; j < m->nbr_off[V]; j++)
 		m->nbr_dst[j] = m->links[m->nbr[j]].dst;
+	for (int j = 0; j < L; j++)
+		m->in_src[j] = m->links[m->in[j]].src;
+	for (int j = 0; m->in_pos && j < L; j++)
+		m->in_pos[m->in[j]] = j;
+	for (int l = 0; m->nbr_pos && l < L; l++)
+		m->nbr_pos[l] = -1;
+	for (int j = 0; m->nbr_pos && j < m->nbr_off[V]; j++)
+		m->nbr_pos[m->nbr[j]] = j;
 }
 
 /* Every tree T starts as its root alone, P - 1 members missing. */
@@ -550,11 +563,16 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->nbr_off = malloc(sizeof(int) * ((size_t)V + 1));
 	m->nbr = malloc(sizeof(int) * ((size_t)L + 1));
 	m->nbr_dst = malloc(sizeof(int) * ((size_t)L + 1));
+	m->in_src = malloc(sizeof(int) * ((size_t)L + 1));
 	m->link_stamp = calloc((size_t)L + 1, sizeof(int));
 	if (m->switched) {
 		m->link_cnt = calloc((size_t)L + 1, sizeof(int));
 		m->link_slots = link_slots(m->links, L, P);
-		if (!m->link_cnt || !m->link_slots)
+		m->in_pos = malloc(sizeof(int) * ((size_t)L + 1));
+		m->in_full = calloc((size_t)L + 1, sizeof(int));
+		m->nbr_pos = malloc(sizeof(int) * ((size_t)L + 1));
+		m->nbr_full = calloc((size_t)L + 1, sizeof(int));
+		if (!m->link_cnt || !m->link_slots || !m->in_pos || !m->in_full || !m->nbr_pos || !m->nbr_full)
 			return -1;
 	}
 	m->sent = calloc((size_t)P, sizeof(int));
@@ -574,7 +592,7 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	    !m->pathbuf || !m->dead || !m->dead_budget ||
 	    !m->sent || !m->sent_stamp || !m->recv || !m->recv_stamp ||
 	    !m->bfs_seen || !m->bfs_pred || !m->bfs_depth || !m->queue || !m->fr ||
-	    !m->missing || (m->switched && !m->rank) || !m->nbr_dst || !m->in_off || !m->in ||
+	    !m->missing || (m->switched && !m->rank) || !m->nbr_dst || !m->in_src || !m->in_off || !m->in ||
 	    !m->rl || !m->rl_pos || !m->sendable || !m->recvable)
 		return -1;
 	index_links(m, t, V, L);

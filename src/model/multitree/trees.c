@@ -110,8 +110,11 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		if (m->switched && m->link_stamp[l] != t)
 			m->link_cnt[l] = 0;
 		m->link_stamp[l] = t;
-		if (m->switched)
-			m->link_cnt[l]++;
+		if (m->switched && ++m->link_cnt[l] >= m->link_slots[l]) {
+			m->in_full[m->in_pos[l]] = t;	/* full: mt_link_full */
+			if (m->nbr_pos[l] >= 0)
+				m->nbr_full[m->nbr_pos[l]] = t;
+		}
 	}
 	use_ports(m, p, c, t);
 	if (hops > m->hops[t])
