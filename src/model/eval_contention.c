@@ -171,14 +171,14 @@ static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k,
 static void link_loads(const struct pm_topo *t, double rep, struct scratch *z, struct pm_cost *out,
 		       struct tally *y)
 {
-	const struct pm_link *links = pm_topo_links(t);
+	const double *bws = pm_topo_bws(t);
 	double bw = pm_topo_same_bw(t);	/* one rate: the busiest link is the slowest */
 
 	for (int j = 0; j < y->nt; j++) {
 		int l = z->touched[j];
 		double w = z->step_load[l];
-		if (!bw && w / links[l].bw_Bps > y->load_s)
-			y->load_s = w / links[l].bw_Bps;
+		if (!bw && w / bws[l] > y->load_s)
+			y->load_s = w / bws[l];
 		if (w > y->max_load)
 			y->max_load = w;
 		if (z->run_load[l] == 0)

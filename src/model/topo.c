@@ -126,6 +126,7 @@ void pm_topo_free(struct pm_topo *t)
 	free(t->next);
 	free(t->dist);
 	free(t->hop_lat);
+	free(t->bw);
 	free(t);
 }
 
@@ -155,6 +156,12 @@ static int uniform_links(struct pm_topo *t, struct pm_err *err)
 		same_bw &= t->links[i].bw_Bps == t->links[0].bw_Bps;
 	}
 	t->same_bw = same_bw ? t->links[0].bw_Bps : 0;
+	if (!same_bw && t->n_links > 0) {
+		if (!(t->bw = malloc(sizeof(double) * (size_t)t->n_links)))
+			return pm_fail(err, PM_EINTERNAL, "out of memory building '%s'", t->spec);
+		for (int i = 0; i < t->n_links; i++)
+			t->bw[i] = t->links[i].bw_Bps;
+	}
 	if (!same_lat || t->max_hops < 1)
 		return PM_OK;
 	if (!(t->hop_lat = malloc(sizeof(double) * ((size_t)t->max_hops + 1))))
@@ -244,6 +251,11 @@ double pm_topo_route_lat(const struct pm_topo *t, const int *route, int h)
 double pm_topo_same_bw(const struct pm_topo *t)
 {
 	return t->same_bw;
+}
+
+const double *pm_topo_bws(const struct pm_topo *t)
+{
+	return t->bw;
 }
 
 const struct pm_link *pm_topo_links(const struct pm_topo *t)

@@ -136,6 +136,9 @@ const struct pm_link *pm_topo_links(const struct pm_topo *t);
 double pm_topo_route_lat(const struct pm_topo *t, const int *route, int h);
 /* Every link's bandwidth (B/s) where all links have the same, else 0. */
 double pm_topo_same_bw(const struct pm_topo *t);
+/* Where links differ in bandwidth, every link's (B/s) in one dense
+ * array, link id order (read in the evaluators' inner loops); else NULL. */
+const double *pm_topo_bws(const struct pm_topo *t);
 /* Links leaving vertex v, in a fixed order (*count of them). */
 const int *pm_topo_out(const struct pm_topo *t, int v, int *count);
 /* Upper bound on the links of any route: size buffers for pm_topo_route. */

@@ -29,6 +29,7 @@ struct pm_topo {
 	int *dist;		/* routing tables: dist[d * n_vert + v] = links from v to d */
 	double *hop_lat;	/* every link the same latency: hop_lat[h] = h links' (see pm_topo_route_lat) */
 	double same_bw;		/* every link's bandwidth where all are equal, else 0 */
+	double *bw;		/* else bw[l] = links[l].bw_Bps, dense (pm_topo_bws) */
 	struct pm_memo *memo;	/* see pm_topo_memo */
 };
 
