@@ -282,7 +282,7 @@ Test(rnet, barrier_nop_and_dataflow_by_hand)
 	pm_topo_free(t);
 }
 
-/* The network interface buffer (--ni-buffer, rnet_send), dataflow, on
+/* The network interface buffer (--ni-buffer, pm_rnet_send), dataflow, on
  * ring:8, ranks 0, 1, 2 on endpoints 0, 1, 7, 256-byte units:
  *   step 0  x0: rank 0 -> 1, 16 units (16 packets)
  *           w:  rank 0 -> 2, 1 unit   (so rank 0 has two ports)

@@ -670,7 +670,7 @@ static int price_and_print(struct request *q, struct pm_err *err)
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
-	if ((q->on[M_SIM] || q->on[M_DATAFLOW]) && q->so.routers && (rc = rnet_check(&p, &q->so.router, err)))
+	if ((q->on[M_SIM] || q->on[M_DATAFLOW]) && q->so.routers && (rc = pm_rnet_check(&p, &q->so.router, err)))
 		goto out;
 	if ((rc = resolve_algos(q->coll, q->algo, t, jobs, &njobs, err)))
 		goto out;

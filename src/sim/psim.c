@@ -51,7 +51,7 @@ struct sim {
 				 * ascending (earlier steps first) */
 	int *nwait, *capwait;
 	int failed;
-	struct rnet *net;	/* router-level network, or NULL: links only */
+	struct pm_rnet *net;	/* router-level network, or NULL: links only */
 	struct pm_trace *trace;
 	double *rd_src, *rd_dst;	/* per transfer: memory its sender, its receiver reads */
 	/* NOP lockstep (Huang et al. 2021 SIV-A): each rank's time-step
@@ -161,8 +161,8 @@ static void inject(struct sim *m, uint32_t x, double t)
 		pm_trace_start(m->trace, x, t);
 	if (m->net) {
 		if (m->rd_src)
-			rnet_reads(m->net, x, m->rd_src[x], m->s->map[m->s->x[x].dst], m->rd_dst[x], t);
-		rnet_send(m->net, x, t);
+			pm_rnet_reads(m->net, x, m->rd_src[x], m->s->map[m->s->x[x].dst], m->rd_dst[x], t);
+		pm_rnet_send(m->net, x, t);
 		return;
 	}
 	uint32_t n = m->nseg[x];
@@ -333,7 +333,7 @@ static void net_left(void *ctx, uint32_t x, double t)
 static void run(struct sim *m)
 {
 	if (m->net) {
-		if (rnet_run(m->net))
+		if (pm_rnet_run(m->net))
 			m->failed = 1;
 		return;
 	}
@@ -515,7 +515,7 @@ static void sim_free(struct sim *m)
 	free(m->waitq);
 	free(m->nwait);
 	free(m->capwait);
-	rnet_free(m->net);
+	pm_rnet_free(m->net);
 	free(m->cstep);
 	free(m->ctime);
 	free(m->todo);
@@ -653,7 +653,7 @@ static int nop_setup(struct sim *m, const struct pm_sim_opts *o)
 	for (int k = 0; k < s->nsteps; k++)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 			double t = o->routers && o->router.ni_buffer > 0
-				? rnet_handover_s(m->p, &o->router, m->unit * s->x[i].cnt)
+				? pm_rnet_handover_s(m->p, &o->router, m->unit * s->x[i].cnt)
 				: pm_wire_bytes(m->p, m->unit * s->x[i].cnt) / m->p->link_bw_Bps;
 			m->xstep[i] = (uint32_t)k;
 			if (!m->order)	/* ORDER skips a NOP at once */
@@ -705,13 +705,13 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 		return PM_OK;
 	if (plan_reads(m) != PM_OK)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
-	struct rnet_hooks h = {m, net_delivered, net_left};
-	int rc = rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports,
+	struct pm_rnet_hooks h = {m, net_delivered, net_left};
+	int rc = pm_rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports,
 			  m->roff, m->route, &h, &m->net, err);
 	if (rc == PM_OK && o->trace)
-		rnet_trace(m->net, o->trace);
+		pm_rnet_trace(m->net, o->trace);
 	if (rc == PM_OK)
-		rnet_expect(m->net, m->est_events);
+		pm_rnet_expect(m->net, m->est_events);
 	return rc;
 }
 
@@ -777,8 +777,8 @@ static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
 	}
 	r->time_s = m.end;
 	if (m.net) {
-		struct rnet_stats st;
-		rnet_stats(m.net, &st);
+		struct pm_rnet_stats st;
+		pm_rnet_stats(m.net, &st);
 		r->segments = st.packets;
 		r->events = st.hops;
 		r->link_busy = m.end > 0 && m.nnet ? st.link_busy / (m.end * m.nnet) : 0;

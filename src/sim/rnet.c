@@ -67,12 +67,12 @@ struct nport {
 	double mem_at;		/* the next packet's reads are done then; <0: not asked */
 };
 
-struct rnet {
+struct pm_rnet {
 	const struct pm_topo *t;
 	const struct pm_sched *s;
 	const struct pm_params *p;
 	struct pm_router_cfg c;
-	struct rnet_hooks h;
+	struct pm_rnet_hooks h;
 	struct pm_trace *trace;
 	const size_t *roff;
 	const int32_t *route;
@@ -172,7 +172,7 @@ static size_t min_child(const struct ev *h, size_t c, size_t end)
 	return c;
 }
 
-static void push(struct rnet *n, double t, uint32_t id)
+static void push(struct pm_rnet *n, double t, uint32_t id)
 {
 	if (n->nheap == n->capheap) {
 		size_t cap = n->capheap ? 2 * n->capheap : 1024;
@@ -193,7 +193,7 @@ static void push(struct rnet *n, double t, uint32_t id)
 	n->heap[i] = e;
 }
 
-static struct ev pop(struct rnet *n)
+static struct ev pop(struct pm_rnet *n)
 {
 	struct ev *restrict h = n->heap;
 	struct ev top = h[0], last = h[--n->nheap];
@@ -214,7 +214,7 @@ static struct ev pop(struct rnet *n)
 	return top;
 }
 
-static void o_up(struct rnet *n, uint32_t i)
+static void o_up(struct pm_rnet *n, uint32_t i)
 {
 	struct ev e = n->oh[i];
 	while (i > 0 && before(&e, &n->oh[(i - 1) / 4])) {
@@ -227,7 +227,7 @@ static void o_up(struct rnet *n, uint32_t i)
 }
 
 /* Put e at position i of the output heap and sift it down. */
-static void o_down(struct rnet *n, uint32_t i, struct ev e)
+static void o_down(struct pm_rnet *n, uint32_t i, struct ev e)
 {
 	struct ev *restrict h = n->oh;
 	uint32_t *restrict pos = n->opos;
@@ -250,7 +250,7 @@ static void o_down(struct rnet *n, uint32_t i, struct ev e)
 
 /* Take the earliest output off the heap.  (Floyd's bottom-up pop was
  * tried: 7% slower here, the last entry usually stops high.) */
-static void o_pop(struct rnet *n)
+static void o_pop(struct pm_rnet *n)
 {
 	uint32_t top = EV_ID(n->oh[0]);
 
@@ -260,7 +260,7 @@ static void o_pop(struct rnet *n)
 }
 
 /* Arbitrate output o at t, unless it already will earlier. */
-static void wake(struct rnet *n, uint32_t o, double t)
+static void wake(struct pm_rnet *n, uint32_t o, double t)
 {
 	if (t >= n->wake[o])
 		return;
@@ -331,7 +331,7 @@ static int add_ramp(struct vcq *q, double t0, double dt, uint32_t cnt)
 
 /* ---- packets and FIFOs ---- */
 
-static uint32_t new_pkt(struct rnet *n)
+static uint32_t new_pkt(struct pm_rnet *n)
 {
 	if (n->freepk != NONE) {
 		uint32_t i = n->freepk;
@@ -351,14 +351,14 @@ static uint32_t new_pkt(struct rnet *n)
 	return n->npk++;
 }
 
-static void free_pkt(struct rnet *n, uint32_t i)
+static void free_pkt(struct pm_rnet *n, uint32_t i)
 {
 	n->pk[i].next = n->freepk;
 	n->freepk = i;
 }
 
 /* The output packet i asks for at its current router. */
-static uint32_t target(const struct rnet *n, uint32_t i)
+static uint32_t target(const struct pm_rnet *n, uint32_t i)
 {
 	const struct pkt *p = &n->pk[i];
 	size_t k = n->roff[p->x] + p->hop;
@@ -368,7 +368,7 @@ static uint32_t target(const struct rnet *n, uint32_t i)
 }
 
 /* The front of input VC qi asks for output o, or no longer does. */
-static void ask(struct rnet *n, uint32_t o, uint32_t qi)
+static void ask(struct pm_rnet *n, uint32_t o, uint32_t qi)
 {
 	struct reqs *r = &n->rq[o];
 	if (r->n == r->cap) {
@@ -384,7 +384,7 @@ static void ask(struct rnet *n, uint32_t o, uint32_t qi)
 	r->a[r->n++] = qi;
 }
 
-static void unask(struct rnet *n, uint32_t o, uint32_t qi)
+static void unask(struct pm_rnet *n, uint32_t o, uint32_t qi)
 {
 	struct reqs *r = &n->rq[o];
 	for (uint32_t k = 0; k < r->n; k++)
@@ -395,7 +395,7 @@ static void unask(struct rnet *n, uint32_t o, uint32_t qi)
 }
 
 /* Packet i enters the buffer of channel ch, VC v, first flit at t. */
-static void enqueue(struct rnet *n, uint32_t i, int ch, int v, double t, double lag)
+static void enqueue(struct pm_rnet *n, uint32_t i, int ch, int v, double t, double lag)
 {
 	struct vcq *q = &n->q[(size_t)ch * n->nvc + v];
 	struct pkt *p = &n->pk[i];
@@ -417,7 +417,7 @@ static void enqueue(struct rnet *n, uint32_t i, int ch, int v, double t, double 
 }
 
 /* The VC class a packet takes on link o (0 where there are no classes). */
-static int class_on(const struct rnet *n, const struct pkt *p, int o)
+static int class_on(const struct pm_rnet *n, const struct pkt *p, int o)
 {
 	if (n->classes == 1)
 		return 0;
@@ -431,7 +431,7 @@ static int class_on(const struct rnet *n, const struct pkt *p, int o)
 /* The VC of class cls on channel ch with room for f flits now and the
  * most free credits; -1 and *when (earliest time one may have room) if
  * none. */
-static int pick_vc(struct rnet *n, int ch, int cls, double f, double now, double *when)
+static int pick_vc(struct pm_rnet *n, int ch, int cls, double f, double now, double *when)
 {
 	int w = n->nvc / n->classes;
 	int lo = cls * w, hi = cls == n->classes - 1 ? n->nvc : lo + w;
@@ -456,7 +456,7 @@ static int pick_vc(struct rnet *n, int ch, int cls, double f, double now, double
 /* Packet i (at the front of channel in, VC v) leaves at d over channel
  * ch, taking ser; the buffer returns its credits and its next packet
  * moves to the front. */
-static void depart(struct rnet *n, int in, int v, double d, double ser)
+static void depart(struct pm_rnet *n, int in, int v, double d, double ser)
 {
 	struct vcq *q = &n->q[(size_t)in * n->nvc + v];
 	uint32_t i = q->head;
@@ -486,7 +486,7 @@ static void depart(struct rnet *n, int in, int v, double d, double ser)
 }
 
 /* The packet reached its endpoint: the transfer may be done. */
-static void eject(struct rnet *n, uint32_t i, double t)
+static void eject(struct pm_rnet *n, uint32_t i, double t)
 {
 	uint32_t x = n->pk[i].x;
 
@@ -498,7 +498,7 @@ static void eject(struct rnet *n, uint32_t i, double t)
 }
 
 /* Is packet a ahead of packet b in arbitration? */
-static int wins(const struct rnet *n, uint32_t a, uint32_t b)
+static int wins(const struct pm_rnet *n, uint32_t a, uint32_t b)
 {
 	const struct pkt *pa = &n->pk[a], *pb = &n->pk[b];
 	if (!n->c.fcfs && n->step[pa->x] != n->step[pb->x])
@@ -515,7 +515,7 @@ static int wins(const struct rnet *n, uint32_t a, uint32_t b)
 /* With islip: does packet a (at the front of input queue qa) go before
  * packet b (of queue qb) at output o?  The input channel nearer after the
  * one o granted last first (round robin); within one input, wins(). */
-static int ahead(const struct rnet *n, uint32_t o, uint32_t qa, uint32_t a, uint32_t qb, uint32_t b)
+static int ahead(const struct pm_rnet *n, uint32_t o, uint32_t qa, uint32_t a, uint32_t qb, uint32_t b)
 {
 	uint32_t nin = (uint32_t)(n->L + n->E * n->ports), ia = qa / (uint32_t)n->nvc,
 		 ib = qb / (uint32_t)n->nvc;
@@ -526,7 +526,7 @@ static int ahead(const struct rnet *n, uint32_t o, uint32_t qa, uint32_t a, uint
 
 /* The channel of output o that is free first (an endpoint's ejection
  * point has one per port). */
-static int out_channel(const struct rnet *n, uint32_t o)
+static int out_channel(const struct pm_rnet *n, uint32_t o)
 {
 	if (o < (uint32_t)n->L)
 		return (int)o;
@@ -537,7 +537,7 @@ static int out_channel(const struct rnet *n, uint32_t o)
 	return ch;
 }
 
-static double free_at(const struct rnet *n, uint32_t o)
+static double free_at(const struct pm_rnet *n, uint32_t o)
 {
 	return n->busy_until[out_channel(n, o)];
 }
@@ -552,7 +552,7 @@ struct grant {
 	double next;
 };
 
-static struct grant choose(struct rnet *n, uint32_t o, int ch, double now)
+static struct grant choose(struct pm_rnet *n, uint32_t o, int ch, double now)
 {
 	const struct reqs *rq = &n->rq[o];
 	struct grant g = {NONE, 0, -1, 0, INFINITY};
@@ -584,7 +584,7 @@ static struct grant choose(struct rnet *n, uint32_t o, int ch, double now)
 	return g;
 }
 
-static void arbitrate(struct rnet *n, uint32_t o, double now)
+static void arbitrate(struct pm_rnet *n, uint32_t o, double now)
 {
 	int ch = out_channel(n, o);
 
@@ -633,7 +633,7 @@ static void packet_shape(const struct pm_params *p, double *payload, double *fli
 	*flit = p->flit_B > 0 ? p->flit_B : 16;
 }
 
-double rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c, double bytes)
+double pm_rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c, double bytes)
 {
 	double pay, flit;
 
@@ -646,11 +646,11 @@ double rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c,
 	return (k > B ? (k - B) * pkt : 0) + (k < B ? k : B) / c->clock_Hz;
 }
 
-static void begin(struct rnet *n, int e, int port, uint32_t x, double t);
+static void begin(struct pm_rnet *n, int e, int port, uint32_t x, double t);
 
 /* With a memory limit, is the next packet's data read by now?  If not,
  * its read is booked (once) and the channel woken when it is done. */
-static int data_read(struct rnet *n, uint32_t o, int c, struct nport *np, double pay, double now)
+static int data_read(struct pm_rnet *n, uint32_t o, int c, struct nport *np, double pay, double now)
 {
 	if (n->mem_bw <= 0 || np->read_per_B <= 0)
 		return 1;
@@ -668,7 +668,7 @@ static int data_read(struct rnet *n, uint32_t o, int c, struct nport *np, double
 
 /* A packet of pay bytes has left: the next packet's reads follow at once
  * (the engine reads one packet ahead of the wire). */
-static void read_ahead(struct rnet *n, int c, struct nport *np, double pay)
+static void read_ahead(struct pm_rnet *n, int c, struct nport *np, double pay)
 {
 	np->left_B -= pay;
 	np->sent++;
@@ -683,7 +683,7 @@ static void read_ahead(struct rnet *n, int c, struct nport *np, double pay)
 
 /* The transfer's last packet has left at `done`: the port takes the next
  * transfer its buffer holds, or says the transfer has left. */
-static void transfer_left(struct rnet *n, int c, struct nport *np, double done)
+static void transfer_left(struct pm_rnet *n, int c, struct nport *np, double done)
 {
 	uint32_t x = np->cur;
 
@@ -703,7 +703,7 @@ static void transfer_left(struct rnet *n, int c, struct nport *np, double done)
 }
 
 /* Injection channel ch (endpoint e, port k) sends its next packet. */
-static void inject(struct rnet *n, uint32_t o, double now)
+static void inject(struct pm_rnet *n, uint32_t o, double now)
 {
 	int c = (int)o - n->E - n->L, ch = n->L + c;
 	struct nport *np = &n->np[c];
@@ -753,13 +753,13 @@ static void inject(struct rnet *n, uint32_t o, double now)
 }
 
 /* Packets transfer x is cut into. */
-static uint32_t packets_of(const struct rnet *n, uint32_t x)
+static uint32_t packets_of(const struct pm_rnet *n, uint32_t x)
 {
 	double k = ceil(n->unit * n->s->x[x].cnt / n->payload - 1e-9);
 	return k < 1 ? 1 : (uint32_t)k;
 }
 
-static void begin(struct rnet *n, int e, int port, uint32_t x, double t)
+static void begin(struct pm_rnet *n, int e, int port, uint32_t x, double t)
 {
 	struct nport *np = &n->np[e * n->ports + port];
 	double m = n->unit * n->s->x[x].cnt;
@@ -775,7 +775,7 @@ static void begin(struct rnet *n, int e, int port, uint32_t x, double t)
 	wake(n, (uint32_t)(n->L + n->E + e * n->ports + port), t);
 }
 
-void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double reader_B, double t)
+void pm_rnet_reads(struct pm_rnet *n, uint32_t x, double sender_B, int reader, double reader_B, double t)
 {
 	n->xread[x] = sender_B;
 	if (reader >= 0 && reader_B > 0 && n->mem_bw > 0) {	/* the receiver loads its own data */
@@ -789,7 +789,7 @@ void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double 
  * queues behind what that channel still holds; it has left once the
  * channel holds at most ni_buffer packets, its packets entering the
  * buffer one a cycle. */
-static void buffer(struct rnet *n, int e, uint32_t x, double t)
+static void buffer(struct pm_rnet *n, int e, uint32_t x, double t)
 {
 	int k = -1;
 	double at = INFINITY;
@@ -826,7 +826,7 @@ static void buffer(struct rnet *n, int e, uint32_t x, double t)
 	}
 }
 
-void rnet_send(struct rnet *n, uint32_t x, double t)
+void pm_rnet_send(struct pm_rnet *n, uint32_t x, double t)
 {
 	int e = n->s->map[n->s->x[x].src];
 
@@ -848,12 +848,12 @@ void rnet_send(struct rnet *n, uint32_t x, double t)
 	n->failed = 1;	/* the driver keeps every rank within its ports */
 }
 
-void rnet_expect(struct rnet *n, double events)
+void pm_rnet_expect(struct pm_rnet *n, double events)
 {
 	n->expect = events;
 }
 
-int rnet_run(struct rnet *n)
+int pm_rnet_run(struct pm_rnet *n)
 {
 	while ((n->nheap || n->noh) && !n->failed) {
 		n->events += 1;
@@ -883,9 +883,9 @@ int rnet_run(struct rnet *n)
 	return n->failed ? PM_EINTERNAL : PM_OK;
 }
 
-void rnet_trace(struct rnet *n, struct pm_trace *tr) { n->trace = tr; }
+void pm_rnet_trace(struct pm_rnet *n, struct pm_trace *tr) { n->trace = tr; }
 
-void rnet_stats(const struct rnet *n, struct rnet_stats *st)
+void pm_rnet_stats(const struct pm_rnet *n, struct pm_rnet_stats *st)
 {
 	st->packets = n->packets;
 	st->hops = n->hops;
@@ -895,7 +895,7 @@ void rnet_stats(const struct rnet *n, struct rnet_stats *st)
 		st->link_busy += n->busy[l];
 }
 
-void rnet_free(struct rnet *n)
+void pm_rnet_free(struct pm_rnet *n)
 {
 	if (!n)
 		return;
@@ -935,7 +935,7 @@ void rnet_free(struct rnet *n)
  * so no cycle of waiting channels can close); none where routing is
  * deadlock free by itself (meshes in dimension order, fat trees and
  * machine trees up then down, one switch, full connection). */
-static void set_classes(struct rnet *n, int wrap)
+static void set_classes(struct pm_rnet *n, int wrap)
 {
 	int hops = pm_topo_max_hops(n->t);
 
@@ -950,7 +950,7 @@ static void set_classes(struct rnet *n, int wrap)
 }
 
 /* Channels and their buffers. */
-static int build_channels(struct rnet *n)
+static int build_channels(struct pm_rnet *n)
 {
 	const struct pm_link *lk = pm_topo_links(n->t);
 	double ibw = n->p->inj_bw_Bps > 0 ? n->p->inj_bw_Bps : 0;
@@ -1005,7 +1005,7 @@ static int build_channels(struct rnet *n)
 	return 0;
 }
 
-int rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
+int pm_rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
 	       struct pm_err *err)
 {
 	double flit = p->flit_B > 0 ? p->flit_B : 16;
@@ -1021,7 +1021,7 @@ int rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
 
 /* The arrays of a network: per arbiter, per port, per transfer; then
  * their starting values. */
-static int alloc_state(struct rnet *n)
+static int alloc_state(struct pm_rnet *n)
 {
 	const struct pm_sched *s = n->s;
 	const struct pm_router_cfg *c = &n->c;
@@ -1055,12 +1055,12 @@ static int alloc_state(struct rnet *n)
 	return 0;
 }
 
-int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
+int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
-	     const struct rnet_hooks *h, struct rnet **out, struct pm_err *err)
+	     const struct pm_rnet_hooks *h, struct pm_rnet **out, struct pm_err *err)
 {
-	struct rnet *n = calloc(1, sizeof *n);
+	struct pm_rnet *n = calloc(1, sizeof *n);
 
 	*out = NULL;
 	if (!n)
@@ -1086,7 +1086,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	n->nout = n->L + n->E + n->E * n->ports;
 	n->freepk = NONE;
 	n->mem_bw = p->endpoint != PM_END_IDEAL ? p->mem_bw_Bps : 0;
-	if (rnet_check(p, c, err)) {
+	if (pm_rnet_check(p, c, err)) {
 		free(n);
 		return PM_EINPUT;
 	}
@@ -1098,7 +1098,7 @@ int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 			       nout, s->nx, 1u << ID_BITS);
 	}
 	if (alloc_state(n)) {
-		rnet_free(n);
+		pm_rnet_free(n);
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
 	}
 	*out = n;

@@ -66,14 +66,14 @@ struct pm_router_cfg {
 	int fcfs;		/* 1: arbitrate by arrival; 0: by schedule step */
 	int islip;		/* 1: round robin over input channels first */
 	int ni_buffer;		/* packets a port holds ahead of its wire (see
-				 * rnet_send); 0: none */
+				 * pm_rnet_send); 0: none */
 };
 void pm_router_cfg_default(struct pm_router_cfg *c);
 
-struct rnet;
+struct pm_rnet;
 
 /* What the network tells the schedule driver. */
-struct rnet_hooks {
+struct pm_rnet_hooks {
 	void *ctx;
 	/* the last packet of transfer x reached its destination at t */
 	void (*delivered)(void *ctx, uint32_t x, double t);
@@ -81,7 +81,7 @@ struct rnet_hooks {
 	void (*left)(void *ctx, uint32_t x, double t);
 };
 
-struct rnet_stats {
+struct pm_rnet_stats {
 	double packets;		/* packets injected */
 	double hops;		/* packet crossings of network links */
 	double events;		/* events processed */
@@ -90,45 +90,45 @@ struct rnet_stats {
 
 /* PM_EINPUT when the configuration cannot run (a packet larger than a
  * virtual channel's buffer). */
-int rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
+int pm_rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
 	       struct pm_err *err);
 
 /* unit: bytes per chunk of the schedule; routes[roff[i]..roff[i+1]) are
  * transfer i's network links (borrowed, must outlive the network). */
-int rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
+int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
-	     const struct rnet_hooks *h, struct rnet **out, struct pm_err *err);
+	     const struct pm_rnet_hooks *h, struct pm_rnet **out, struct pm_err *err);
 /* The endpoint in the loop (params.h, --endpoint baseline|ace with
  * --mem-bw): transfer x's sender reads sender_B bytes from memory before
  * its packets leave, in step with them (each packet's share, one endpoint
  * reading one thing at a time at the memory bandwidth, shared by its
  * ports); and endpoint `reader` loads reader_B bytes of its own data from
  * t on (ACE bringing a chunk it reduces into its SRAM).  Call before
- * rnet_send; nothing happens for the ideal endpoint. */
-void rnet_reads(struct rnet *n, uint32_t x, double sender_B, int reader, double reader_B, double t);
+ * pm_rnet_send; nothing happens for the ideal endpoint. */
+void pm_rnet_reads(struct pm_rnet *n, uint32_t x, double sender_B, int reader, double reader_B, double t);
 /* How many events the run is expected to take (for its progress line;
  * 0: unknown). */
-void rnet_expect(struct rnet *n, double events);
+void pm_rnet_expect(struct pm_rnet *n, double events);
 /* Record every link's busy intervals in tr. */
-void rnet_trace(struct rnet *n, struct pm_trace *tr);
+void pm_rnet_trace(struct pm_rnet *n, struct pm_trace *tr);
 /* Packets of transfer x start at t on a free injection channel of its
  * source, the lowest-numbered; the caller keeps each rank within its
- * ports (rnet_run fails otherwise).  A channel is free when its last
+ * ports (pm_rnet_run fails otherwise).  A channel is free when its last
  * transfer has left (the `left` hook).  With ni_buffer B > 0 it is a
  * network interface as the MULTITREE artifact's (a message buffer fed
  * one packet a cycle, drained to the wire): a transfer has left, and its
  * channel is free for the next, once at most B of the channel's packets
  * wait for the wire; the next transfer then queues behind them. */
-void rnet_send(struct rnet *n, uint32_t x, double t);
+void pm_rnet_send(struct pm_rnet *n, uint32_t x, double t);
 /* With ni_buffer B > 0: how long a message of `bytes` takes to be handed
  * to a port's interface, its first B packets one a cycle, the rest as
  * packets leave at the link bandwidth (the MULTITREE artifact's NOP step
  * estimate, 17 cycles a packet past the first 58). */
-double rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c, double bytes);
+double pm_rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c, double bytes);
 /* Run until no event is left; PM_EINTERNAL when memory ran out. */
-int rnet_run(struct rnet *n);
-void rnet_stats(const struct rnet *n, struct rnet_stats *st);
-void rnet_free(struct rnet *n);
+int pm_rnet_run(struct pm_rnet *n);
+void pm_rnet_stats(const struct pm_rnet *n, struct pm_rnet_stats *st);
+void pm_rnet_free(struct pm_rnet *n);
 
 #endif

@@ -73,7 +73,7 @@ static void word_range(const uint64_t *sets, size_t n, size_t W, uint16_t *lo,
 
 /* The route tables, per ordered endpoint pair [p P + c]: the route's
  * first link as an index into p's links out, its last link as an index
- * into c's links in, and its length.  Scratch of mt_fabric_setup: the
+ * into c's links in, and its length.  Scratch of pm_mt_fabric_setup: the
  * construction reads only the bit sets made from them. */
 struct routes {
 	uint8_t *fo, *li, *hop;
@@ -303,7 +303,7 @@ static int bitsets(struct mt *m, const struct routes *r)
 	return group_senders(m);
 }
 
-/* Bytes the tables take for P endpoints (mt_fabric_setup): the route
+/* Bytes the tables take for P endpoints (pm_mt_fabric_setup): the route
  * tables (3 bytes a pair), the records of bit sets by class, link out
  * and link in (record_words) and the spent sets, P^2 x (3 + (record +
  * dout) / 8), and the word masks, P x (ncls + dout din) x ceil(P / 4096)
@@ -344,7 +344,7 @@ static void degrees(const struct pm_topo *t, int *dout, int *din)
  * P^2 x (P/64 x (links out + links in) + links out x links in).
  * Measured, docs/validation.md section 6: fattree:16,3, 2.2e9, 12 s;
  * machine:dgx-h100:256, 5.5e8, 5.5 s; machine:dgx-h100:512, 4.4e9. */
-double mt_fabric_work(const struct pm_topo *t)
+double pm_mt_fabric_work(const struct pm_topo *t)
 {
 	int dout, din;
 	double P = pm_topo_endpoints(t);
@@ -357,20 +357,20 @@ double mt_fabric_work(const struct pm_topo *t)
  * (mid.c)?  Where the schedule takes the network's own routes
  * and the work, with a round of turns per stage of route lengths (a
  * stage per length, shortest first, as the searching construction), is
- * within MT_FABRIC_MAX_WORK: mt_fabric_work x stages.  Past it, only the
+ * within MT_FABRIC_MAX_WORK: pm_mt_fabric_work x stages.  Past it, only the
  * end links (docs/model.md). */
-int mt_fabric_counts_mid(const struct pm_topo *t, int even)
+int pm_mt_fabric_counts_mid(const struct pm_topo *t, int even)
 {
 	int lo = pm_topo_min_hops(t), hi = pm_topo_max_hops(t);
 	double stages = hi > lo ? (hi - lo) / (1 + even) + 1 : 1;
 
-	return !pm_topo_routes_sets(t) && mt_fabric_work(t) * stages <= MT_FABRIC_MAX_WORK;
+	return !pm_topo_routes_sets(t) && pm_mt_fabric_work(t) * stages <= MT_FABRIC_MAX_WORK;
 }
 
 /* Can the fabric construction run here?  0, or the bytes its tables would
  * need when past MT_FABRIC_MAX_BYTES, an endpoint has more than 32 links
  * out or 255 in, or a route more than 254 links (its length is a byte). */
-double mt_fabric_refusal(const struct pm_topo *t)
+double pm_mt_fabric_refusal(const struct pm_topo *t)
 {
 	int dout, din;
 	double P = pm_topo_endpoints(t);
@@ -405,7 +405,7 @@ static int fill_routes(struct mt *m, struct routes *r)
 			r->fo[k] = (uint8_t)a;
 			r->li[k] = (uint8_t)b;
 			r->hop[k] = (uint8_t)n;
-			if (m->mid && mt_mid_add(m, (int)c, m->pathbuf, n))
+			if (m->mid && pm_mt_mid_add(m, (int)c, m->pathbuf, n))
 				return -1;
 		}
 	}
@@ -414,7 +414,7 @@ static int fill_routes(struct mt *m, struct routes *r)
 
 /* The bit sets, from the routes.  0, or -1: out of memory or an endpoint
  * the network does not reach. */
-int mt_fabric_setup(struct mt *m)
+int pm_mt_fabric_setup(struct mt *m)
 {
 	size_t P = (size_t)m->P;
 	struct routes r = {malloc(P * P), malloc(P * P), malloc(P * P)};
@@ -422,10 +422,10 @@ int mt_fabric_setup(struct mt *m)
 
 	degrees(m->t, &m->dout, &m->din);
 	m->sw = (m->words + 63) / 64;
-	m->mid = mt_fabric_counts_mid(m->t, m->even);
+	m->mid = pm_mt_fabric_counts_mid(m->t, m->even);
 	m->midpath = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(m->t) + 2));
-	if (m->midpath && (!m->mid || !mt_mid_begin(m)) && !mt_fabric_refusal(m->t) && r.fo && r.li &&
-	    r.hop && !fill_routes(m, &r) && (!m->mid || !mt_mid_end(m)))
+	if (m->midpath && (!m->mid || !pm_mt_mid_begin(m)) && !pm_mt_fabric_refusal(m->t) && r.fo && r.li &&
+	    r.hop && !fill_routes(m, &r) && (!m->mid || !pm_mt_mid_end(m)))
 		rc = bitsets(m, &r);
 	free(r.fo);
 	free(r.li);
@@ -433,9 +433,9 @@ int mt_fabric_setup(struct mt *m)
 	return rc;
 }
 
-void mt_fabric_free(struct mt *m)
+void pm_mt_fabric_free(struct mt *m)
 {
-	mt_mid_free(m);
+	pm_mt_mid_free(m);
 	free(m->midpath);
 	m->midpath = NULL;
 	free(m->ends);
@@ -483,7 +483,7 @@ void mt_fabric_free(struct mt *m)
 }
 
 /* A new step: every endpoint's links in have room again. */
-void mt_fabric_step(struct mt *m)
+void pm_mt_fabric_step(struct mt *m)
 {
 	size_t W = m->words;
 
@@ -494,12 +494,12 @@ void mt_fabric_step(struct mt *m)
 		for (size_t w = 0; w < W; w++)
 			m->outroom[(size_t)j * W + w] = m->sendable[w];
 	if (m->mid)
-		mt_mid_step(m);
+		pm_mt_mid_step(m);
 }
 
 /* Ask for tree T's spent sets that have bits (sender_mask reads them)
  * and, when p >= 0, for p's record of the word where next_child starts. */
-void mt_fabric_prefetch(const struct mt *m, int T, int p)
+void pm_mt_fabric_prefetch(const struct mt *m, int T, int p)
 {
 	size_t W = m->words;
 
@@ -654,7 +654,7 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, u
 		if (room & ((uint32_t)1 << j)) {
 			uint64_t x = o[j];
 			if (m->mid && (x & b))	/* only over links between switches with room */
-				x &= mt_mid_word(m, p, j, w);
+				x &= pm_mt_mid_word(m, p, j, w);
 			first |= x;
 		}
 	if (!(b &= first))
@@ -706,7 +706,7 @@ static int receiver_words(struct mt *m, int p, uint32_t room)
 		const uint64_t *pw = m->pairw + ((size_t)p * (size_t)m->dout + (size_t)a) * (size_t)m->din * sw;
 		if (m->mid) {	/* only words still reached over links between switches */
 			uint64_t *reach = m->reachbuf;
-			mt_mid_words(m, p, a, reach);
+			pm_mt_mid_words(m, p, a, reach);
 			for (int b = 0; b < m->din; b++)
 				for (size_t i = 0; i < sw; i++)
 					m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i] & reach[i];
@@ -764,7 +764,7 @@ static int next_child(struct mt *m, int T, int p, int *cls)
 
 /* Tree T's receivers this turn, by link in: availw[j] marks the words
  * holding an endpoint T lacks whose j-th link in has room (inroom holds
- * only endpoints with a port left: mt_fabric_turn keeps it so); word_of
+ * only endpoints with a port left: pm_mt_fabric_turn keeps it so); word_of
  * reads the endpoints themselves.  Links in two at a time, so that one
  * read of the tree's row serves both.  Returns 1 if there is any. */
 static int receivers(struct mt *m, int T)
@@ -810,7 +810,7 @@ static void drop_ports(struct mt *m, int p, int c)
 
 /* Tree T's turn in step t: 1 if it added a node, 0 if it cannot this
  * step, -1 out of memory. */
-int mt_fabric_turn(struct mt *m, int T, int t)
+int pm_mt_fabric_turn(struct mt *m, int T, int t)
 {
 	struct front *f = &m->fr[T];
 	int ends[2];
@@ -821,7 +821,7 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 	}
 	sender_mask(m, T);
 	for (;;) {
-		int p = mt_next_sender(m, T, m->smask);
+		int p = pm_mt_next_sender(m, T, m->smask);
 		if (p < 0)
 			return 0;
 		int cls, c = next_child(m, T, p, &cls);
@@ -838,12 +838,12 @@ int mt_fabric_turn(struct mt *m, int T, int t)
 		path[0] = ends[0];
 		path[1] = ends[1];
 		if (m->mid)
-			nmid = mt_mid_links(m, p, c, path + len);
-		if (mt_attach(m, T, p, c, t, path, len + nmid, m->cls_hops[cls]))
+			nmid = pm_mt_mid_links(m, p, c, path + len);
+		if (pm_mt_attach(m, T, p, c, t, path, len + nmid, m->cls_hops[cls]))
 			return -1;
 		for (int i = len; i < len + nmid; i++)
 			if (mt_link_full(m, path[i], t))
-				mt_mid_filled(m, path[i]);
+				pm_mt_mid_filled(m, path[i]);
 		if (mt_link_full(m, ends[1], t))
 			clear_bit(m->inroom + (size_t)b * m->words, (size_t)c);
 		if (mt_link_full(m, ends[0], t))

@@ -91,7 +91,7 @@ static int hop_index(struct mid_build *b, size_t W, int v)
 	return b->hidx[v] = b->nh++;
 }
 
-int mt_mid_begin(struct mt *m)
+int pm_mt_mid_begin(struct mt *m)
 {
 	struct mid_build *b = calloc(1, sizeof *b);
 	int V = pm_topo_vertices(m->t), L = pm_topo_nlinks(m->t);
@@ -109,7 +109,7 @@ int mt_mid_begin(struct mt *m)
 }
 
 /* Record route p -> c (links[0 .. n)). */
-int mt_mid_add(struct mt *m, int c, const int *links, int n)
+int pm_mt_mid_add(struct mt *m, int c, const int *links, int n)
 {
 	struct mid_build *b = m->midb;
 	size_t W = m->words;
@@ -344,7 +344,7 @@ static void free_build(struct mid_build *b, int L)
 	free(b);
 }
 
-int mt_mid_end(struct mt *m)
+int pm_mt_mid_end(struct mt *m)
 {
 	int rc = choose(m, m->midb);
 
@@ -357,7 +357,7 @@ int mt_mid_end(struct mt *m)
 	return rc;
 }
 
-void mt_mid_free(struct mt *m)
+void pm_mt_mid_free(struct mt *m)
 {
 	free_build(m->midb, pm_topo_nlinks(m->t));
 	free(m->mid_rng);
@@ -380,7 +380,7 @@ void mt_mid_free(struct mt *m)
 	m->reach = m->reach0 = m->dreach = m->two_hop = NULL;
 }
 
-void mt_mid_step(struct mt *m)
+void pm_mt_mid_step(struct mt *m)
 {
 	size_t W = m->words;
 
@@ -389,7 +389,7 @@ void mt_mid_step(struct mt *m)
 	memcpy(m->reachw, m->reachw0, sizeof(uint64_t) * m->sw * ((size_t)m->nreach + 2));
 }
 
-void mt_mid_words(const struct mt *m, int p, int j, uint64_t *out)
+void pm_mt_mid_words(const struct mt *m, int p, int j, uint64_t *out)
 {
 	int h = m->mid ? m->hop_row[(size_t)p * (size_t)m->dout + (size_t)j] : -1;
 	size_t sw = m->sw;
@@ -404,7 +404,7 @@ void mt_mid_words(const struct mt *m, int p, int j, uint64_t *out)
 		out[i] = r[i] & (m->dglobal ? d[i] | a[i] : ~(uint64_t)0);
 }
 
-uint64_t mt_mid_word(const struct mt *m, int p, int j, size_t w)
+uint64_t pm_mt_mid_word(const struct mt *m, int p, int j, size_t w)
 {
 	int h = m->hop_row[(size_t)p * (size_t)m->dout + (size_t)j];
 	size_t W = m->words;
@@ -427,7 +427,7 @@ static void clear_range(uint64_t *row, uint64_t *words, int lo, int hi)
 	}
 }
 
-int mt_mid_links(struct mt *m, int p, int c, int *out)
+int pm_mt_mid_links(struct mt *m, int p, int c, int *out)
 {
 	int n = pm_topo_route(m->t, p, c, m->pathbuf), k = 0;
 
@@ -471,7 +471,7 @@ static void dest_spent(struct mt *m, int c)
 			m->inroom[(size_t)k * W + (size_t)c / 64] &= ~((uint64_t)1 << (c % 64));
 }
 
-void mt_mid_filled(struct mt *m, int l)
+void pm_mt_mid_filled(struct mt *m, int l)
 {
 	int i = m->mid_of_link[l];
 	size_t W = m->words;

@@ -102,7 +102,7 @@ struct mt {
 	 * words with a receiver */
 	size_t sw;
 	uint64_t *nearw, *pairw, *availw, *rw;
-	uint64_t *reachbuf;	/* sw words: what one link out may still reach (mt_mid_words) */
+	uint64_t *reachbuf;	/* sw words: what one link out may still reach (pm_mt_mid_words) */
 	/* outroom[j words ..]: endpoints whose j-th link out has room this
 	 * step; spent[(T dout + j) words ..]: members whose j-th link out
 	 * leads only to members of tree T (never a child that way again);
@@ -176,22 +176,22 @@ struct mt_opts {
 /* search.c: run Algorithm 1 (0, or -1 out of memory / too many steps);
  * free what only the construction needs (the trees stay for the
  * schedule); free all of a kept construction (pm_topo_memo). */
-int mt_construct(struct mt *m, const struct pm_topo *t, const struct mt_opts *o);
-void mt_drop_scratch(struct mt *m);
-void mt_free_kept(void *p);
+int pm_mt_construct(struct mt *m, const struct pm_topo *t, const struct mt_opts *o);
+void pm_mt_drop_scratch(struct mt *m);
+void pm_mt_free_kept(void *p);
 
 /* trees.c */
 /* Append v to a tree's nodes (ranks kept when asked); v joins tree T. */
-int mt_push(struct front *f, int v, int ranks);
-void mt_set_member(struct mt *m, int T, int v);
+int pm_mt_push(struct front *f, int v, int ranks);
+void pm_mt_set_member(struct mt *m, int T, int v);
 /* The parent endpoint of the edge reached by via. */
-int mt_parent_of(const struct mt *m, int32_t via);
+int pm_mt_parent_of(const struct mt *m, int32_t via);
 /* Index in f->v[f->cur .. f->first_new) of the node of rank r. */
-int mt_index_of_rank(const struct front *f, int r);
+int pm_mt_index_of_rank(const struct front *f, int r);
 /* Add edge p -> c to tree T in step t: path[0 .. len) are the links it
  * uses up (stored as its route on a searched switch network), hops the
  * links it crosses. */
-int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len,
+int pm_mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len,
 	      int hops);
 /* Move tree T's scan position to its first node that joined before the
  * step and has a port left (mask, when not NULL: its bit in mask set,
@@ -202,37 +202,37 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int len
  * against 32 took 5.1 s against 7.0 s (the walk reads a node list the
  * cache does not hold; the bit sets it does). */
 #define MT_WALK 8
-int mt_next_sender(struct mt *m, int T, const uint64_t *mask);
+int pm_mt_next_sender(struct mt *m, int T, const uint64_t *mask);
 
 /* fabric.c.  Its tables: P^2 x (3 + (record + links out) / 8)
  * bytes, a record being route lengths + links out + links in words, at
  * least 8: 69 MB at 4,096 endpoints of a fat tree. */
 #define MT_FABRIC_MAX_BYTES pm_limit(2e9)
-double mt_fabric_refusal(const struct pm_topo *t);
+double pm_mt_fabric_refusal(const struct pm_topo *t);
 #define MT_FABRIC_MAX_WORK pm_limit(5e9)
-double mt_fabric_work(const struct pm_topo *t);
-int mt_fabric_counts_mid(const struct pm_topo *t, int even);
-int mt_fabric_setup(struct mt *m);
-int mt_fabric_turn(struct mt *m, int T, int t);
-void mt_fabric_step(struct mt *m);
-void mt_fabric_prefetch(const struct mt *m, int T, int p);
-void mt_fabric_free(struct mt *m);
+double pm_mt_fabric_work(const struct pm_topo *t);
+int pm_mt_fabric_counts_mid(const struct pm_topo *t, int even);
+int pm_mt_fabric_setup(struct mt *m);
+int pm_mt_fabric_turn(struct mt *m, int T, int t);
+void pm_mt_fabric_step(struct mt *m);
+void pm_mt_fabric_prefetch(const struct mt *m, int T, int p);
+void pm_mt_fabric_free(struct mt *m);
 
 /* mid.c: begin the tables, add the route p -> c (links[0 .. n),
  * every pair once), end (choose the links that can fill; mid = 0 when
  * none can); a new step; the tracked links between switches of the route
  * p -> c into out (their number); link l just filled.  -1: out of memory. */
-int mt_mid_begin(struct mt *m);
-int mt_mid_add(struct mt *m, int c, const int *links, int n);
-int mt_mid_end(struct mt *m);
-void mt_mid_free(struct mt *m);
-void mt_mid_step(struct mt *m);
-int mt_mid_links(struct mt *m, int p, int c, int *out);
-void mt_mid_filled(struct mt *m, int l);
+int pm_mt_mid_begin(struct mt *m);
+int pm_mt_mid_add(struct mt *m, int c, const int *links, int n);
+int pm_mt_mid_end(struct mt *m);
+void pm_mt_mid_free(struct mt *m);
+void pm_mt_mid_step(struct mt *m);
+int pm_mt_mid_links(struct mt *m, int p, int c, int *out);
+void pm_mt_mid_filled(struct mt *m, int l);
 /* The words (sw of them, into out) and word w of the endpoints that
  * endpoint p's j-th link out may still reach over the tracked links
  * (all ones when nothing is tracked). */
-void mt_mid_words(const struct mt *m, int p, int j, uint64_t *out);
-uint64_t mt_mid_word(const struct mt *m, int p, int j, size_t w);
+void pm_mt_mid_words(const struct mt *m, int p, int j, uint64_t *out);
+uint64_t pm_mt_mid_word(const struct mt *m, int p, int j, size_t w);
 
 #endif

@@ -178,12 +178,12 @@ static const struct mt *trees(const struct pm_topo *t, const struct mt_opts *o)
 		return m;
 	if (!(m = malloc(sizeof *m)))
 		return NULL;
-	if (mt_construct(m, t, o) ||
-	    pm_topo_memo_keep(t, key, m, mt_free_kept)) {
-		mt_free_kept(m);
+	if (pm_mt_construct(m, t, o) ||
+	    pm_topo_memo_keep(t, key, m, pm_mt_free_kept)) {
+		pm_mt_free_kept(m);
 		return NULL;
 	}
-	mt_drop_scratch(m);
+	pm_mt_drop_scratch(m);
 	return m;
 }
 
@@ -211,12 +211,12 @@ static int refusal(const struct pm_inst *in, const struct mt_opts *o, struct pm_
 			       (double)in->P * in->P * in->P, pm_topo_nlinks(in->topo),
 			       MT_MAX_SWITCHED_P, MT_MAX_SWITCHED_WORK, in->P,
 			       (double)in->P * in->P * pm_topo_nlinks(in->topo));
-	double fw = o->fabric ? mt_fabric_work(in->topo) : 0;
+	double fw = o->fabric ? pm_mt_fabric_work(in->topo) : 0;
 	if (fw > MT_FABRIC_MAX_WORK)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE's fabric construction reads P^2 x (P/64 words x (links out + links in) + links out x links in) of an endpoint = %.2g here (expected at most %.2g)",
 			       fw, MT_FABRIC_MAX_WORK);
-	double fb = o->fabric ? mt_fabric_refusal(in->topo) : 0;
+	double fb = o->fabric ? pm_mt_fabric_refusal(in->topo) : 0;
 	if (fb > 0)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: MULTITREE's fabric construction keeps route tables of %.3g bytes here (expected at most %.3g, at most 32 links out of an endpoint and routes of at most 254 links)",
@@ -241,7 +241,7 @@ static int tally_trees(struct pm_inst *in, const struct mt *m, struct pm_err *er
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	own->sent_units = 0;
 	for (size_t i = 0; i < m->nedge; i++)
-		kids[mt_parent_of(m, m->edge[i].via)]++;
+		kids[pm_mt_parent_of(m, m->edge[i].via)]++;
 	for (int v = 0; v < in->P; v++)
 		if (in->P - 1 + kids[v] > own->sent_units)
 			own->sent_units = in->P - 1 + kids[v];

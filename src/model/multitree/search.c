@@ -20,7 +20,7 @@
 
 /* Free what only the construction needs; the trees (edge, estart, path,
  * hops, red) stay for the schedule builder. */
-void mt_drop_scratch(struct mt *m)
+void pm_mt_drop_scratch(struct mt *m)
 {
 	free(m->member);
 	free(m->sendable);
@@ -62,7 +62,7 @@ void mt_drop_scratch(struct mt *m)
 	free(m->tcount);
 	free(m->recvable);
 	m->recvable = NULL;
-	mt_fabric_free(m);
+	pm_mt_fabric_free(m);
 	m->sortbuf = NULL;
 	m->tcount = NULL;
 	m->member = m->sendable = NULL;
@@ -79,7 +79,7 @@ void mt_drop_scratch(struct mt *m)
 
 static void mt_free(struct mt *m)
 {
-	mt_drop_scratch(m);
+	pm_mt_drop_scratch(m);
 	free(m->edge);
 	free(m->estart);
 	free(m->path);
@@ -88,7 +88,7 @@ static void mt_free(struct mt *m)
 	memset(m, 0, sizeof *m);
 }
 
-void mt_free_kept(void *p)
+void pm_mt_free_kept(void *p)
 {
 	mt_free(p);
 	free(p);
@@ -266,7 +266,7 @@ static int jump_back(struct mt *m, int T, int t)
 		f->cur = f->first_new;
 		return 0;
 	}
-	f->cur = mt_index_of_rank(f, r);
+	f->cur = pm_mt_index_of_rank(f, r);
 	return 1;
 }
 
@@ -285,7 +285,7 @@ static int add_one(struct mt *m, int T, int t)
 	int *path = m->pathbuf, len = 1;
 
 	if (m->fabric)
-		return mt_fabric_turn(m, T, t);
+		return pm_mt_fabric_turn(m, T, t);
 	m->dead_key = (((uint64_t)t * 4096 + (uint64_t)m->maxlen) << 32) | (uint64_t)(T + 1);
 	if (m->switched) {
 		/* the first node that can send: when its search succeeds it is
@@ -294,12 +294,12 @@ static int add_one(struct mt *m, int T, int t)
 		 * target; when it fails, the search from the targets' side
 		 * names the parent among the later nodes */
 		for (int tries = 0; tries < MT_FORWARD_TRIES; tries++) {
-			int p = mt_next_sender(m, T, NULL);
+			int p = pm_mt_next_sender(m, T, NULL);
 			if (p < 0)
 				return 0;
 			int c = find_switched(m, T, p, t, path, &len);
 			if (c >= 0)
-				return mt_attach(m, T, p, c, t, path, len, len) ? -1 : 1;
+				return pm_mt_attach(m, T, p, c, t, path, len, len) ? -1 : 1;
 			f->cur++;	/* p cannot send in T this stage */
 		}
 		if (f->cur >= f->first_new || !jump_back(m, T, t))
@@ -318,7 +318,7 @@ static int add_one(struct mt *m, int T, int t)
 			int c = m->switched ? find_switched(m, T, p, t, path, &len)
 					    : find_direct(m, T, p, t, path, &full);
 			if (c >= 0)
-				return mt_attach(m, T, p, c, t, path, len, len) ? -1 : 1;
+				return pm_mt_attach(m, T, p, c, t, path, len, len) ? -1 : 1;
 			if (full) {
 				f->v[f->cur] = -1;	/* never a parent again */
 				f->spent++;
@@ -344,7 +344,7 @@ static void prefetch_tree(const struct mt *m, int T)
 	for (size_t w = 0; w < m->words; w += 8)
 		__builtin_prefetch(row + w);
 	if (m->fabric)	/* its spent sets, and the sets of the node at its scan position */
-		mt_fabric_prefetch(m, T, f->cur < f->first_new ? f->v[f->cur] : -1);
+		pm_mt_fabric_prefetch(m, T, f->cur < f->first_new ? f->v[f->cur] : -1);
 }
 
 /* Before a turn: the next tree's rows (prefetch_tree), and the node list
@@ -527,9 +527,9 @@ static int seed_trees(struct mt *m)
 	for (int T = 0; T < P; T++) {
 		if (m->switched)
 			m->rank[(size_t)T * P + T] = 0;
-		mt_set_member(m, T, T);
+		pm_mt_set_member(m, T, T);
 		m->missing[T] = P - 1;
-		if (mt_push(&m->fr[T], T, m->switched))
+		if (pm_mt_push(&m->fr[T], T, m->switched))
 			return -1;
 	}
 	return 0;
@@ -666,7 +666,7 @@ static int begin_step(struct mt *m, int tstep, const int *order, int *active)
 	for (int v = 0; v < P; v++)
 		m->rl[v] = m->rl_pos[v] = v;
 	if (m->fabric)
-		mt_fabric_step(m);
+		pm_mt_fabric_step(m);
 	for (int i = 0; i < P; i++)
 		if (m->missing[order[i]] > 0) {
 			active[na++] = order[i];
@@ -721,13 +721,13 @@ static int tree_order(const struct mt *m, int priority, int *order)
 }
 
 /* Run Algorithm 1.  Returns 0, or -1 out of memory / too many steps. */
-int mt_construct(struct mt *m, const struct pm_topo *t, const struct mt_opts *o)
+int pm_mt_construct(struct mt *m, const struct pm_topo *t, const struct mt_opts *o)
 {
 	int *order = NULL, *active = NULL, *done = NULL, rc = -1;
 
 	if (setup(m, t, o->ports, o->priority))
 		goto out;
-	if (o->fabric && (m->fabric = 1, mt_fabric_setup(m)))
+	if (o->fabric && (m->fabric = 1, pm_mt_fabric_setup(m)))
 		goto out;
 	int P = m->P, incomplete = P > 1 ? P : 0;
 	order = malloc(sizeof(int) * (size_t)P);

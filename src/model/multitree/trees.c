@@ -8,7 +8,7 @@
 
 /* Append v to a tree's nodes; ranks are kept on switch networks only
  * (the search from the targets' side reads them). */
-int mt_push(struct front *f, int v, int ranks)
+int pm_mt_push(struct front *f, int v, int ranks)
 {
 	if (f->n == f->cap) {
 		int cap = f->cap ? 2 * f->cap : 8;
@@ -31,12 +31,12 @@ int mt_push(struct front *f, int v, int ranks)
 	return 0;
 }
 
-void mt_set_member(struct mt *m, int T, int v)
+void pm_mt_set_member(struct mt *m, int T, int v)
 {
 	m->member[(size_t)T * m->words + (size_t)v / 64] |= (uint64_t)1 << (v % 64);
 }
 
-int mt_parent_of(const struct mt *m, int32_t via)
+int pm_mt_parent_of(const struct mt *m, int32_t via)
 {
 	if (m->fabric)
 		return via;
@@ -91,7 +91,7 @@ static void use_ports(struct mt *m, int p, int c, int t)
 	}
 }
 
-int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
+int pm_mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 	      int len, int hops)
 {
 	size_t k = (size_t)T * m->P + c;
@@ -99,7 +99,7 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 
 	if (m->switched)
 		m->rank[k] = (uint16_t)m->fr[T].size;
-	mt_set_member(m, T, c);
+	pm_mt_set_member(m, T, c);
 	if (m->fabric)
 		via = p;	/* the route is the network's own (fabric.c) */
 	else if (m->switched && (via = keep_path(m, path, len)) < 0)
@@ -123,14 +123,14 @@ int mt_attach(struct mt *m, int T, int p, int c, int t, const int *path,
 		m->red[t] = m->sent[p];
 	m->missing[T]--;
 	/* the fabric construction drops no entry, so a node's rank is its
-	 * index in the list (mt_index_of_rank) and the list keeps no ranks */
-	return mt_push(&m->fr[T], c, m->switched && !m->fabric);
+	 * index in the list (pm_mt_index_of_rank) and the list keeps no ranks */
+	return pm_mt_push(&m->fr[T], c, m->switched && !m->fabric);
 }
 
 /* Index in f->v[f->cur .. f->first_new) of the node of rank r: r itself
  * while no entry was ever dropped (the fabric construction drops none),
  * else a binary search of the ranks. */
-int mt_index_of_rank(const struct front *f, int r)
+int pm_mt_index_of_rank(const struct front *f, int r)
 {
 	int lo = f->cur, hi = f->first_new - 1;
 
@@ -153,7 +153,7 @@ int mt_index_of_rank(const struct front *f, int r)
  * tree's members AND the endpoints with a port left, lowest rank (a
  * tree of P nodes late in a step would be walked end to end: measured on
  * fattree:9,3, 27% of the turns found no node with a port). */
-int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
+int pm_mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 {
 	struct front *f = &m->fr[T];
 	const uint64_t *row = m->member + (size_t)T * m->words;
@@ -169,7 +169,7 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 	if (f->cur >= f->first_new)
 		return -1;
 	/* the scan position's rank: itself while no entry was ever dropped
-	 * (mt_index_of_rank), which spares a read the cache rarely holds */
+	 * (pm_mt_index_of_rank), which spares a read the cache rarely holds */
 	int from = f->n == f->size ? f->cur : f->o[f->cur];
 	for (size_t w = 0; w < m->words; w++)
 		for (uint64_t b = row[w] & can[w]; b;
@@ -184,7 +184,7 @@ int mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 		f->cur = f->first_new;
 		return -1;
 	}
-	f->cur = mt_index_of_rank(f, best);
+	f->cur = pm_mt_index_of_rank(f, best);
 	/* the node of rank best is best_v, unless dropped entries (-1) moved
 	 * it in the list: then the list says */
 	return f->n == f->size ? best_v : f->v[f->cur];
