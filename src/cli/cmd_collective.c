@@ -236,29 +236,14 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	return n;
 }
 
-static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
+/* The router network's options (o->routers already set). */
+static int parse_router_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
 {
-	long v;
-
-	memset(o, 0, sizeof *o);
-	o->max_segments = PM_SIM_DEFAULT_SEGMENTS;
-	o->routers = 1;
-	pm_router_cfg_default(&o->router);
-	static const char *const nets[] = {"routers", "links", NULL};
 	static const char *const arbs[] = {"schedule", "fcfs", NULL};
 	static const char *const allocs[] = {"priority", "islip", NULL};
-	static const char *const locks[] = {"barrier", "nop", "order", NULL};	/* enum pm_lockstep */
-	static const char *const reduces[] = {"serial", "parallel", NULL};
+	long v;
 	int k = 0;
 
-	if (a->net && (k = pm_pick_word("--sim-net", a->net, nets, err)) < 0)
-		return PM_EINPUT;
-	if (a->net)
-		o->routers = k == 0;
-	if (a->segs && pm_parse_int(a->segs, 1, 1 << 20, "segment count", &v, err))
-		return PM_EINPUT;
-	if (a->segs)
-		o->max_segments = (int)v;
 	if (a->vcs && pm_parse_int(a->vcs, 1, 64, "virtual channel count", &v, err))
 		return PM_EINPUT;
 	if (a->vcs)
@@ -287,6 +272,31 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	o->router.islip = a->alloc && k == 1;
 	if (o->router.islip && !o->routers)
 		return pm_fail(err, PM_EINPUT, "--allocator islip needs --sim-net routers (the links network has no routers)");
+	return PM_OK;
+}
+
+static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
+{
+	static const char *const nets[] = {"routers", "links", NULL};
+	static const char *const locks[] = {"barrier", "nop", "order", NULL};	/* enum pm_lockstep */
+	static const char *const reduces[] = {"serial", "parallel", NULL};
+	long v;
+	int k = 0;
+
+	memset(o, 0, sizeof *o);
+	o->max_segments = PM_SIM_DEFAULT_SEGMENTS;
+	o->routers = 1;
+	pm_router_cfg_default(&o->router);
+	if (a->net && (k = pm_pick_word("--sim-net", a->net, nets, err)) < 0)
+		return PM_EINPUT;
+	if (a->net)
+		o->routers = k == 0;
+	if (a->segs && pm_parse_int(a->segs, 1, 1 << 20, "segment count", &v, err))
+		return PM_EINPUT;
+	if (a->segs)
+		o->max_segments = (int)v;
+	if (parse_router_opts(a, o, err))
+		return PM_EINPUT;
 	o->lockstep = PM_LOCK_BARRIER;
 	if (a->lockstep && (k = pm_pick_word("--lockstep", a->lockstep, locks, err)) < 0)
 		return PM_EINPUT;

@@ -535,6 +535,19 @@ static int seed_trees(struct mt *m)
 	return 0;
 }
 
+/* A switch network's link state: how many tree edges a link carries in a
+ * step and may, and where it sits in the adjacency the searches walk. */
+static int switched_links(struct mt *m, int L, int P)
+{
+	m->link_cnt = calloc((size_t)L + 1, sizeof(int));
+	m->link_slots = link_slots(m->links, L, P);
+	m->in_pos = malloc(sizeof(int) * ((size_t)L + 1));
+	m->in_full = calloc((size_t)L + 1, sizeof(int));
+	m->nbr_pos = malloc(sizeof(int) * ((size_t)L + 1));
+	m->nbr_full = calloc((size_t)L + 1, sizeof(int));
+	return !m->link_cnt || !m->link_slots || !m->in_pos || !m->in_full || !m->nbr_pos || !m->nbr_full ? -1 : 0;
+}
+
 static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 {
 	int P = pm_topo_endpoints(t), V = pm_topo_vertices(t), L = pm_topo_nlinks(t);
@@ -565,16 +578,8 @@ static int setup(struct mt *m, const struct pm_topo *t, int ports, int priority)
 	m->nbr_dst = malloc(sizeof(int) * ((size_t)L + 1));
 	m->in_src = malloc(sizeof(int) * ((size_t)L + 1));
 	m->link_stamp = calloc((size_t)L + 1, sizeof(int));
-	if (m->switched) {
-		m->link_cnt = calloc((size_t)L + 1, sizeof(int));
-		m->link_slots = link_slots(m->links, L, P);
-		m->in_pos = malloc(sizeof(int) * ((size_t)L + 1));
-		m->in_full = calloc((size_t)L + 1, sizeof(int));
-		m->nbr_pos = malloc(sizeof(int) * ((size_t)L + 1));
-		m->nbr_full = calloc((size_t)L + 1, sizeof(int));
-		if (!m->link_cnt || !m->link_slots || !m->in_pos || !m->in_full || !m->nbr_pos || !m->nbr_full)
-			return -1;
-	}
+	if (m->switched && switched_links(m, L, P))
+		return -1;
 	m->sent = calloc((size_t)P, sizeof(int));
 	m->sent_stamp = calloc((size_t)P, sizeof(int));
 	m->recv = calloc((size_t)P, sizeof(int));
