@@ -69,6 +69,40 @@ Test(sim, two_hops_by_hand)
 	pm_topo_free(t);
 }
 
+/* The driver steps a lockstep run one schedule step at a time (init /
+ * step / done).  The ring all-reduce on ring:4 at n = 10240 B: each of
+ * its 2 x 3 steps sends n/4 = 2560 B from every rank to its ring
+ * neighbour, one link, no contention, so a step lasts alpha + 2560 B /
+ * 16 GB/s + 150 ns = 1 us + 160 ns + 150 ns = 1.31 us, and step k ends at
+ * k x 1.31 us; the sixth is the last and done reports 7.86 us. */
+Test(sim, driver_steps_by_hand)
+{
+	struct pm_topo *t = topo_with("ring:4", BW, LAT);
+	struct pm_params p = plain_params(1e-6, LAT, BW, 0);
+	struct pm_sim_opts o = {0};
+	struct pm_sim_result r;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_sim *d;
+	struct pm_err err;
+	int k = 0, more;
+
+	resolve_or_die("ring", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_sim_init(&d, t, &s, 10240, &p, &o, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_sim_now(d), 0);
+	do {
+		more = pm_sim_step(d);
+		k++;
+		assert_rel(pm_sim_now(d), k * 1.31e-6, 1e-12);
+	} while (more);
+	cr_assert_eq(k, 6);
+	cr_assert_eq(pm_sim_done(d, &r, &err), PM_OK, "%s", err.msg);
+	assert_rel(r.time_s, 7.86e-6, 1e-12);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
 /* A run's budget (what is left of a command's): the two-hop message of
  * two_hops_by_hand crosses 2 links in 10 packets, 20 link traversals on
  * the links network.  A budget of 19 refuses the run before it starts and

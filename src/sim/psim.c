@@ -716,100 +716,153 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 }
 
 /* Play the schedule: dataflow, or step by step with barriers. */
-static void play(struct sim *m, const struct pm_sim_opts *o)
+/* The simulator as a driver (psim.h: init / step / done). */
+struct pm_sim {
+	struct sim m;
+	struct pm_sim_opts o;
+	struct pm_sched played;		/* a compact schedule played out */
+	int own;			/* played is ours to release */
+	int k;				/* lockstep: the next schedule step */
+	int flow;			/* dataflow or a per-rank step counter: one run */
+	int finished;
+};
+
+/* Lockstep: schedule step k, from when the last one ended; else the
+ * whole run, every transfer released as its data are ready. */
+static void step_once(struct pm_sim *d)
 {
+	struct sim *m = &d->m;
 	const struct pm_sched *s = m->s;
 
-	if (m->nop || o->dataflow) {
+	if (d->flow) {
 		for (size_t i = 0; i < s->nx; i++)
 			if (m->pending[i] == 0)
 				release(m, (uint32_t)i, m->p->alpha_s);
 		run(m);
+		d->finished = 1;
 		return;
 	}
-	for (int k = 0; k < s->nsteps && !m->failed; k++) {
-		double t0 = m->end;
-		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
-			inject(m, (uint32_t)i, t0 + m->p->alpha_s);
-		run(m);
-		if (m->trace)
-			pm_trace_step(m->trace, k, t0, m->end);
-		if (m->done < s->step_off[k + 1])
-			break;	/* the step never ended: a deadlock, reported by the caller */
-	}
+	double t0 = m->end;
+	int k = d->k++;
+	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++)
+		inject(m, (uint32_t)i, t0 + m->p->alpha_s);
+	run(m);
+	if (m->trace)
+		pm_trace_step(m->trace, k, t0, m->end);
+	/* a step that never ended is a deadlock, reported by pm_sim_done */
+	d->finished = d->k >= s->nsteps || m->done < s->step_off[k + 1];
 }
 
-static int run_stored(const struct pm_topo *t, const struct pm_sched *s,
-		      double n, const struct pm_params *p,
-		      const struct pm_sim_opts *o, struct pm_sim_result *r,
-		      struct pm_err *err)
+static void driver_free(struct pm_sim *d)
 {
-	struct sim m;
+	sim_free(&d->m);
+	if (d->own)
+		pm_sched_release(&d->played);
+	free(d);
+}
+
+static int driver_setup(struct pm_sim *d, const struct pm_topo *t, const struct pm_sched *s, double n,
+			const struct pm_params *p, struct pm_err *err)
+{
 	double ev = 0;
+
+	if (sim_init(&d->m, t, s, n, p, &d->o) != PM_OK || plan(&d->m, &ev) != PM_OK)
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	if (d->o.trace && pm_trace_begin(d->o.trace, t, s, d->m.unit) != PM_OK)
+		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the trace");
+	d->m.trace = d->o.trace;
+	d->m.est_events = ev;
+	return prepare(&d->m, &d->o, ev, err);
+}
+
+int pm_sim_init(struct pm_sim **out, const struct pm_topo *t, const struct pm_sched *s, double n,
+		const struct pm_params *p, const struct pm_sim_opts *o, struct pm_err *err)
+{
+	struct pm_sim *d = calloc(1, sizeof *d);
 	int rc;
 
-	memset(r, 0, sizeof *r);
-	if (sim_init(&m, t, s, n, p, o) != PM_OK || plan(&m, &ev) != PM_OK) {
-		sim_free(&m);
+	*out = NULL;
+	if (!d)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	d->o = *o;
+	if (pm_sched_is_compact(s)) {	/* the simulator moves every transfer */
+		if ((rc = pm_sched_expand(s, &d->played, PM_SCHED_MAX_XFERS, err))) {
+			free(d);
+			return rc;
+		}
+		d->own = 1;
+		s = &d->played;
 	}
-	if (o->trace && pm_trace_begin(o->trace, t, s, m.unit) != PM_OK) {
-		sim_free(&m);
-		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the trace");
-	}
-	m.trace = o->trace;
-	m.est_events = ev;
-	if ((rc = prepare(&m, o, ev, err))) {
-		sim_free(&m);
+	if ((rc = driver_setup(d, t, s, n, p, err))) {
+		driver_free(d);
 		return rc;
 	}
-	play(&m, o);
-	if (m.failed) {
-		sim_free(&m);
-		return pm_fail(err, PM_EINTERNAL, "out of memory during the simulation");
-	}
-	if (m.net && m.done < s->nx) {
-		size_t left = s->nx - m.done;
-		sim_free(&m);
-		return pm_fail(err, PM_EINPUT,
-			       "the simulated network deadlocked: %zu of %zu transfers never arrived (expected routes whose buffers cannot wait on each other in a cycle: give rings and tori at least 2 --vcs, or more --vc-flits)",
-			       left, s->nx);
-	}
-	r->time_s = m.end;
-	if (m.net) {
-		struct pm_rnet_stats st;
-		pm_rnet_stats(m.net, &st);
-		r->segments = st.packets;
-		r->events = st.hops;
-		r->link_busy = m.end > 0 && m.nnet ? st.link_busy / (m.end * m.nnet) : 0;
-	} else {
-		r->segments = m.segments;
-		r->events = m.events;
-		double busy = 0;
-		for (int l = 0; l < m.nnet; l++)
-			busy += m.busy[l];
-		r->link_busy = m.end > 0 && m.nnet ? busy / (m.end * m.nnet) : 0;
-	}
-	sim_free(&m);
+	d->flow = d->m.nop || o->dataflow;
+	d->finished = !d->flow && s->nsteps == 0;
+	*out = d;
 	return PM_OK;
 }
 
-/* The simulator moves every transfer: a compact schedule is played out
- * first. */
+int pm_sim_step(struct pm_sim *d)
+{
+	if (!d->finished && !d->m.failed)
+		step_once(d);
+	return !d->finished && !d->m.failed;
+}
+
+double pm_sim_now(const struct pm_sim *d)
+{
+	return d->m.end;
+}
+
+static void result_of(const struct sim *m, struct pm_sim_result *r)
+{
+	r->time_s = m->end;
+	if (m->net) {
+		struct pm_rnet_stats st;
+		pm_rnet_stats(m->net, &st);
+		r->segments = st.packets;
+		r->events = st.hops;
+		r->link_busy = m->end > 0 && m->nnet ? st.link_busy / (m->end * m->nnet) : 0;
+		return;
+	}
+	double busy = 0;
+	for (int l = 0; l < m->nnet; l++)
+		busy += m->busy[l];
+	r->segments = m->segments;
+	r->events = m->events;
+	r->link_busy = m->end > 0 && m->nnet ? busy / (m->end * m->nnet) : 0;
+}
+
+int pm_sim_done(struct pm_sim *d, struct pm_sim_result *r, struct pm_err *err)
+{
+	const struct sim *m = &d->m;
+	int rc = PM_OK;
+
+	memset(r, 0, sizeof *r);
+	if (m->failed)
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory during the simulation");
+	else if (m->net && m->done < m->s->nx)
+		rc = pm_fail(err, PM_EINPUT,
+			     "the simulated network deadlocked: %zu of %zu transfers never arrived (expected routes whose buffers cannot wait on each other in a cycle: give rings and tori at least 2 --vcs, or more --vc-flits)",
+			     m->s->nx - m->done, m->s->nx);
+	else
+		result_of(m, r);
+	driver_free(d);
+	return rc;
+}
+
 int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
 	       const struct pm_params *p, const struct pm_sim_opts *o,
 	       struct pm_sim_result *r, struct pm_err *err)
 {
-	struct pm_sched e;
+	struct pm_sim *d;
 	int rc;
 
-	if (!pm_sched_is_compact(s))
-		return run_stored(t, s, n, p, o, r, err);
 	memset(r, 0, sizeof *r);
-	rc = pm_sched_expand(s, &e, PM_SCHED_MAX_XFERS, err);
-	if (rc)
+	if ((rc = pm_sim_init(&d, t, s, n, p, o, err)))
 		return rc;
-	rc = run_stored(t, &e, n, p, o, r, err);
-	pm_sched_release(&e);
-	return rc;
+	while (pm_sim_step(d))
+		;
+	return pm_sim_done(d, r, err);
 }

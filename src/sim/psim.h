@@ -82,9 +82,23 @@ struct pm_sim_result {
 	double link_busy;	/* time-weighted share of network links busy */
 };
 
-/* A run of more than PM_SIM_MAX_EVENTS link traversals
- * (PM_SIM_MAX_PACKET_HOPS packet crossings with routers), or more than
- * o->budget, is refused (PM_EINPUT) before any segment moves. */
+/* The simulator as a driver, as GSL's solvers: init sets the run up
+ * (a compact schedule is played out first; a run of more than
+ * PM_SIM_MAX_EVENTS link traversals, PM_SIM_MAX_PACKET_HOPS packet
+ * crossings with routers, or more than o->budget is refused, PM_EINPUT,
+ * before any segment moves); each step plays one schedule step under
+ * lockstep (the whole run in dataflow or with per-rank step counters)
+ * and returns 1 while there is more; now is the simulated time so far;
+ * done gives the result (or the deadlock or failure the run met) and
+ * frees the driver.  o must outlive the driver only for its trace. */
+struct pm_sim;
+int pm_sim_init(struct pm_sim **d, const struct pm_topo *t, const struct pm_sched *s, double n,
+		const struct pm_params *p, const struct pm_sim_opts *o, struct pm_err *err);
+int pm_sim_step(struct pm_sim *d);
+double pm_sim_now(const struct pm_sim *d);
+int pm_sim_done(struct pm_sim *d, struct pm_sim_result *r, struct pm_err *err);
+
+/* init, every step, done. */
 int pm_sim_run(const struct pm_topo *t, const struct pm_sched *s, double n,
 	       const struct pm_params *p, const struct pm_sim_opts *o,
 	       struct pm_sim_result *r, struct pm_err *err);
