@@ -1185,6 +1185,55 @@ Test(cli, a_silent_pipe_is_not_waited_on)
 	run_free(&r);
 }
 
+/* Adding an algorithm is one file and one table row: `perfmodel list`
+ * names every algorithm the table registers, and `validate --list`'s full
+ * matrix runs every one that list says implements the all-reduce but
+ * NCCL's model (which prices a machine's NCCL, not a schedule on these
+ * networks): two commands' outputs against the registry and each other. */
+Test(cli, list_and_validate_name_every_algorithm)
+{
+	struct run l = run_perfmodel("list"), v = run_perfmodel("validate --list");
+	char listed[64][32], coll[64][256];
+	int nl = 0, na;
+	const struct pm_algo *const *all = pm_algos(&na);
+
+	cr_assert_eq(l.status, 0);
+	cr_assert_eq(v.status, 0);
+	for (char *line = strtok(l.out, "\n"); line && nl < 64; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "Topology kinds", 14))
+			break;
+		if (line[0] == ' ' && line[1] == ' ' && line[2] != ' ') {
+			sscanf(line + 2, "%31[^[ ]", listed[nl]);
+			coll[nl++][0] = '\0';
+		} else if (nl > 0 && strstr(line, "collectives:")) {
+			snprintf(coll[nl - 1], sizeof coll[0], "%s", strstr(line, "collectives:"));
+		}
+	}
+	for (int i = 0; i < na; i++) {
+		int found = 0;
+		for (int k = 0; k < nl; k++)
+			found |= strcmp(listed[k], all[i]->name) == 0;
+		cr_assert(found, "perfmodel list does not name %s", all[i]->name);
+	}
+	char *algos = strstr(v.out, "algorithms:"), matrix[64][32];
+	int nm = 0;
+	cr_assert(algos, "%s", v.out);
+	*strchr(algos, '\n') = '\0';
+	for (char *w = strtok(algos + strlen("algorithms:"), ", "); w && nm < 64; w = strtok(NULL, ", "))
+		snprintf(matrix[nm++], sizeof matrix[0], "%s", w);
+	for (int k = 0; k < nl; k++) {
+		int in_matrix = 0;
+		for (int j = 0; j < nm; j++)
+			in_matrix |= strcmp(matrix[j], listed[k]) == 0;
+		int allreduce = strstr(coll[k], "all-reduce") != NULL && strcmp(listed[k], "nccl") != 0;
+		cr_assert_eq(in_matrix, allreduce, "%s: in validate's matrix %d, an all-reduce algorithm %d",
+			     listed[k], in_matrix, allreduce);
+	}
+	cr_assert_gt(nm, 10, "%d algorithms in the matrix", nm);
+	run_free(&l);
+	run_free(&v);
+}
+
 /* Every command with its output on a full disk fails with a message. */
 Test(cli, output_to_a_full_disk_fails)
 {

@@ -18,7 +18,7 @@ static const unsigned flags[NV] = {0, 0, COL_TABLE, COL_DATA | COL_NUM, COL_NUM,
 
 static void usage(const struct cli_opt *opts, int n)
 {
-	fprintf(cli_out(), "usage: perfmodel validate [--quick] [--format F]\n\n"
+	fprintf(cli_out(), "usage: perfmodel validate [--quick] [--list] [--format F]\n\n"
 	       "The evaluators checked against each other: every network x algorithm x size\n"
 	       "of a fixed matrix priced by the closed form, the contention evaluator and the\n"
 	       "router-level packet simulator (barrier lockstep 'sim' and 'dataflow'), with\n"
@@ -33,12 +33,37 @@ static void usage(const struct cli_opt *opts, int n)
 	       "(the evaluators disagree where they must not: a bug).\n"
 	       "--quick: 2 networks x 4 algorithms x 2 sizes (seconds; the test suite runs it);\n"
 	       "the full matrix is 6 networks x every all-reduce algorithm of perfmodel list\n"
-	       "(14 today; NCCL's model has no schedule) x 3 sizes (minutes).\n\n"
+	       "but NCCL's model, which prices a machine's NCCL (--list names them) x 3 sizes\n"
+	       "(minutes).\n\n"
 	       "Examples:\n"
 	       "  perfmodel validate --quick\n"
+	       "  perfmodel validate --list\n"
 	       "  perfmodel validate --format csv > validation.csv\n\n"
 	       "Options:\n");
 	cli_print_opts(cli_out(), opts, n);
+}
+
+/* --list: the matrix, without running it. */
+static void print_matrix(int quick)
+{
+	const char *const *topos;
+	const char *algos[PM_VALIDATE_MAX_ALGOS + 1];
+	const double *sizes;
+	char buf[32];
+
+	pm_validate_matrix(quick, &topos, algos, &sizes);
+	fprintf(cli_out(), "networks:");
+	for (int i = 0; topos[i]; i++)
+		fprintf(cli_out(), "%s %s", i ? "," : "", topos[i]);
+	fprintf(cli_out(), "\nalgorithms:");
+	for (int i = 0; algos[i]; i++)
+		fprintf(cli_out(), "%s %s", i ? "," : "", algos[i]);
+	fprintf(cli_out(), "\nsizes:");
+	for (int i = 0; sizes[i] > 0; i++) {
+		pm_fmt_size(sizes[i], buf, sizeof buf);
+		fprintf(cli_out(), "%s %s", i ? "," : "", buf);
+	}
+	fprintf(cli_out(), "\n");
 }
 
 static void put_row(struct cli_table *tab, const struct pm_validate_row *r)
@@ -69,20 +94,25 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 {
 	const char *format = "table";
 	const char *pos[1];
-	int help = 0, quick = 0, npos, n = 0, rc;
-	struct cli_opt opts[4];
+	int help = 0, quick = 0, list = 0, npos, n = 0, rc;
+	struct cli_opt opts[5];
 	enum cli_format fmt;
 	struct pm_params p;
 	struct pm_validate v = {0};
 	struct cli_table tab = {0};
 
 	opts[n++] = (struct cli_opt){"quick", NULL, "the small matrix (2 networks x 4 algorithms x 2 sizes)", NULL, &quick};
+	opts[n++] = (struct cli_opt){"list", NULL, "name the matrix's networks, algorithms and sizes without running it", NULL, &list};
 	opts[n++] = cli_format_opt(&format);
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
 	if (cli_parse("validate", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
 		usage(opts, n);
+		return 0;
+	}
+	if (list) {
+		print_matrix(quick);
 		return 0;
 	}
 	if (cli_parse_format(format, &fmt, err))

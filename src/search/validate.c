@@ -18,7 +18,7 @@ static const double quick_sizes[] = {65536, 1048576, 0};
 static const char *const full_topos[] = {"torus:4x4", "torus:8x8", "mesh:4x4", "fattree:4,2",
 					 "fattree:8,2", "bigraph:4x8", NULL};
 /* the full matrix runs every all-reduce algorithm of the table (a new one
- * is never skipped), all but NCCL's model, which has no schedule */
+ * is never skipped), all but NCCL's model, which prices a machine's NCCL */
 static int full_algos(const char **out, int max)
 {
 	int n, k = 0;
@@ -173,21 +173,31 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 	return code;
 }
 
+int pm_validate_matrix(int quick, const char *const **topos, const char **algos,
+		       const double **sizes)
+{
+	int n = 0;
+
+	*topos = quick ? quick_topos : full_topos;
+	*sizes = quick ? quick_sizes : full_sizes;
+	if (!quick)
+		return full_algos(algos, PM_VALIDATE_MAX_ALGOS + 1);
+	for (; quick_algos[n]; n++)
+		algos[n] = quick_algos[n];
+	algos[n] = NULL;
+	return n;
+}
+
 int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
 		    struct pm_err *err)
 {
-	const char *const *topos = quick ? quick_topos : full_topos;
-	const char *every[64];
-	const char *const *algos = quick ? quick_algos : every;
-	const double *sizes = quick ? quick_sizes : full_sizes;
-	int nt = 0, na = 0, ns = 0, rc = PM_OK;
+	const char *const *topos;
+	const char *algos[PM_VALIDATE_MAX_ALGOS + 1];
+	const double *sizes;
+	int nt = 0, na = pm_validate_matrix(quick, &topos, algos, &sizes), ns = 0, rc = PM_OK;
 
-	if (!quick)
-		full_algos(every, 64);
 	while (topos[nt])
 		nt++;
-	while (algos[na])
-		na++;
 	while (sizes[ns] > 0)
 		ns++;
 	memset(v, 0, sizeof *v);

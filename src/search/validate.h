@@ -45,4 +45,14 @@ int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
 		    struct pm_err *err);
 void pm_validate_release(struct pm_validate *v);
 
+/* The matrix pm_validate_run checks: its networks and sizes (NULL- and
+ * 0-terminated) and its algorithms, NULL-terminated into algos (room for
+ * PM_VALIDATE_MAX_ALGOS + 1); returns their count.  The full matrix
+ * takes every all-reduce algorithm of the table with a schedule of its
+ * own, all but NCCL's model, which prices a machine's NCCL: a new
+ * algorithm is never skipped. */
+#define PM_VALIDATE_MAX_ALGOS 63
+int pm_validate_matrix(int quick, const char *const **topos, const char **algos,
+		       const double **sizes);
+
 #endif
