@@ -124,7 +124,6 @@ void pm_topo_free(struct pm_topo *t)
 	else
 		free(t->shape);
 	free(t->next);
-	free(t->dist);
 	free(t->hop_lat);
 	free(t->bw);
 	free(t);

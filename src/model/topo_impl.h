@@ -26,7 +26,6 @@ struct pm_topo {
 	int max_hops, min_hops;
 	void *shape;		/* the kind's own description (its file's struct; kind->shape_free) */
 	int *next;		/* routing tables: next[d * n_vert + v] = link toward endpoint d */
-	int *dist;		/* routing tables: dist[d * n_vert + v] = links from v to d */
 	double *hop_lat;	/* every link the same latency: hop_lat[h] = h links' (see pm_topo_route_lat) */
 	double same_bw;		/* every link's bandwidth where all are equal, else 0 */
 	double *bw;		/* else bw[l] = links[l].bw_Bps, dense (pm_topo_bws) */
