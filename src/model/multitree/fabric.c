@@ -34,6 +34,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The fabric construction's own state (m->fab): the endpoints seen from
+ * p, word w of each set in one record, ends[(p words + w) stride ..]
+ * (a child's test reads one cache line, not one per set): word i < ncls
+ * of those cls_hops[i] links away (class i), then of those whose route
+ * leaves by p's j-th link out (ncls + j), then of those it enters by
+ * their j-th link in (ncls + dout + j). */
+struct mt_fab {
+	int ncls, cls_hops[256];
+	size_t stride;
+	uint64_t *ends;
+	uint16_t *out_lo, *out_hi;	/* [p dout + j]: the words whose set of link out j has bits */
+	/* Word masks (sw uint64_t each): nearw[p ncls + k] of class k's sets;
+	 * pairw[(p dout + a) din + b] of the endpoints whose route from p
+	 * leaves by a and enters by b; availw[b] of the tree's receivers by
+	 * link in b (this turn); rw: one sender's words with a receiver */
+	uint64_t *nearw, *pairw, *availw, *rw;
+	uint64_t *reachbuf;	/* sw words: what one link out may still reach (pm_mt_mid_words) */
+	/* spent[(T dout + j) words ..]: members whose j-th link out leads
+	 * only to members of tree T (never a child that way again); smask:
+	 * one turn's senders worth trying */
+	uint64_t *spent, *smask;
+	uint64_t *zero, *ones;	/* sets of W words with no bit, with every bit */
+	uint8_t *spent_any;	/* [T dout + j]: spent[..] has a bit */
+	/* Senders grouped, per end link pair q = a din + b, by their pairw
+	 * row: pair q's groups are grp_first[q] .. + grp_n[q] (-1: too many,
+	 * its senders count as able), group g's row at grp_row[g sw ..], its
+	 * senders at grp_set[g words ..] in words grp_lo[g] .. grp_hi[g];
+	 * able[a words ..]: the senders whose link out a reaches a
+	 * receiver's word this turn */
+	uint64_t *grp_row, *grp_set, *able;
+	int *grp_first, *grp_n;
+	uint16_t *grp_lo, *grp_hi;
+	uint8_t *grp_all;	/* group g holds every endpoint */
+	const uint64_t **able_row;	/* per link out: its able set, or ones */
+	/* The groups of one word mask bit whose senders lie in one word (a
+	 * node's endpoints over its own switch) are kept apart, by bit:
+	 * pair q's are block smp_at[q] (-1: none), whose smp_bits (sw words)
+	 * has bit i when one's row is bit i, its senders in word
+	 * smp_word[block sw 64 + i], those of smp_set[..] */
+	int *smp_at;
+	uint64_t *smp_bits, *smp_set;
+	uint16_t *smp_word;
+	int *midpath;		/* an edge's counted links (mid.c) */
+};
+
 /* Sender groups (endpoints alike in which words of endpoints their
  * routes reach by a pair of end links): at most this many per pair, this
  * many in all.  Past them a pair's senders all count as able. */
@@ -90,33 +135,33 @@ static int group_pair(struct mt *m, size_t q, int kmax, int *used, int pool)
 	size_t span = 0;
 
 	for (size_t p = 0; p < P; p++) {
-		const uint64_t *pw = m->pairw + (p * pairs + q) * sw, *row = pw;
+		const uint64_t *pw = m->fab->pairw + (p * pairs + q) * sw, *row = pw;
 		uint64_t any = 0;
-		if (kmax < m->ncls - 1) {	/* pw within classes 0 .. kmax, in scratch */
-			memset(m->rw, 0, sizeof(uint64_t) * sw);
+		if (kmax < m->fab->ncls - 1) {	/* pw within classes 0 .. kmax, in scratch */
+			memset(m->fab->rw, 0, sizeof(uint64_t) * sw);
 			for (int k = 0; k <= kmax; k++)
 				for (size_t i = 0; i < sw; i++)
-					m->rw[i] |= pw[i] & m->nearw[(p * (size_t)m->ncls + (size_t)k) * sw + i];
-			row = m->rw;
+					m->fab->rw[i] |= pw[i] & m->fab->nearw[(p * (size_t)m->fab->ncls + (size_t)k) * sw + i];
+			row = m->fab->rw;
 		}
 		for (size_t i = 0; i < sw; i++)
 			any |= row[i];
 		if (!any)
 			continue;	/* no route of p in these classes takes this pair */
 		int g = first;
-		while (g < first + n && memcmp(m->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw))
+		while (g < first + n && memcmp(m->fab->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw))
 			g++;
 		if (g == first + n) {
 			if (n == MT_FABRIC_GROUPS || g == pool)
 				return -1;
-			memcpy(m->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw);
+			memcpy(m->fab->grp_row + (size_t)g * sw, row, sizeof(uint64_t) * sw);
 			n++;
 		}
-		set_bit(m->grp_set + (size_t)g * W, p);
+		set_bit(m->fab->grp_set + (size_t)g * W, p);
 	}
-	word_range(m->grp_set + (size_t)first * W, (size_t)n, W, m->grp_lo + first, m->grp_hi + first);
+	word_range(m->fab->grp_set + (size_t)first * W, (size_t)n, W, m->fab->grp_lo + first, m->fab->grp_hi + first);
 	for (int g = first; g < first + n; g++)
-		span += (size_t)(m->grp_hi[g] - m->grp_lo[g]);
+		span += (size_t)(m->fab->grp_hi[g] - m->fab->grp_lo[g]);
 	if (span > 2 * W)
 		return -1;
 	*used = first + n;
@@ -127,7 +172,7 @@ static int group_pair(struct mt *m, size_t q, int kmax, int *used, int pool)
  * senders lie in one word? */
 static int simple_group(const struct mt *m, int g, int *bit)
 {
-	const uint64_t *row = m->grp_row + (size_t)g * m->sw;
+	const uint64_t *row = m->fab->grp_row + (size_t)g * m->sw;
 	int n = 0;
 
 	for (size_t i = 0; i < m->sw; i++)
@@ -135,7 +180,7 @@ static int simple_group(const struct mt *m, int g, int *bit)
 			n += __builtin_popcountll(row[i]);
 			*bit = (int)(i * 64) + __builtin_ctzll(row[i]);
 		}
-	return n == 1 && m->grp_hi[g] == m->grp_lo[g] + 1;
+	return n == 1 && m->fab->grp_hi[g] == m->fab->grp_lo[g] + 1;
 }
 
 /* Move the simple groups of each pair (simple_group) out of its list into
@@ -145,43 +190,43 @@ static int split_simple(struct mt *m, size_t npairs)
 {
 	size_t sw = m->sw, nblk = 0;
 
-	m->smp_at = malloc(sizeof(int) * npairs);
-	if (!m->smp_at)
+	m->fab->smp_at = malloc(sizeof(int) * npairs);
+	if (!m->fab->smp_at)
 		return -1;
 	for (size_t q = 0; q < npairs; q++) {
 		int bit, any = 0;
-		for (int g = m->grp_first[q]; g < m->grp_first[q] + m->grp_n[q]; g++)
+		for (int g = m->fab->grp_first[q]; g < m->fab->grp_first[q] + m->fab->grp_n[q]; g++)
 			any |= simple_group(m, g, &bit);
-		m->smp_at[q] = any ? (int)nblk++ : -1;
+		m->fab->smp_at[q] = any ? (int)nblk++ : -1;
 	}
-	m->smp_bits = calloc(nblk * sw + 1, sizeof(uint64_t));
-	m->smp_set = calloc(nblk * sw * 64 + 1, sizeof(uint64_t));
-	m->smp_word = calloc(nblk * sw * 64 + 1, sizeof(uint16_t));
-	if (!m->smp_bits || !m->smp_set || !m->smp_word)
+	m->fab->smp_bits = calloc(nblk * sw + 1, sizeof(uint64_t));
+	m->fab->smp_set = calloc(nblk * sw * 64 + 1, sizeof(uint64_t));
+	m->fab->smp_word = calloc(nblk * sw * 64 + 1, sizeof(uint16_t));
+	if (!m->fab->smp_bits || !m->fab->smp_set || !m->fab->smp_word)
 		return -1;
 	for (size_t q = 0; q < npairs; q++) {
-		int first = m->grp_first[q], kept = first, bit;
-		size_t blk = (size_t)m->smp_at[q];
-		if (m->smp_at[q] < 0)
+		int first = m->fab->grp_first[q], kept = first, bit;
+		size_t blk = (size_t)m->fab->smp_at[q];
+		if (m->fab->smp_at[q] < 0)
 			continue;
-		for (int g = first; g < first + m->grp_n[q]; g++) {
+		for (int g = first; g < first + m->fab->grp_n[q]; g++) {
 			if (simple_group(m, g, &bit)) {
 				size_t k = blk * sw * 64 + (size_t)bit;
-				set_bit(m->smp_bits + blk * sw, (size_t)bit);
-				m->smp_word[k] = m->grp_lo[g];
-				m->smp_set[k] = m->grp_set[(size_t)g * m->words + m->grp_lo[g]];
+				set_bit(m->fab->smp_bits + blk * sw, (size_t)bit);
+				m->fab->smp_word[k] = m->fab->grp_lo[g];
+				m->fab->smp_set[k] = m->fab->grp_set[(size_t)g * m->words + m->fab->grp_lo[g]];
 				continue;
 			}
 			if (kept != g) {	/* keep the others at the front of the list */
-				memcpy(m->grp_row + (size_t)kept * sw, m->grp_row + (size_t)g * sw, sizeof(uint64_t) * sw);
-				memcpy(m->grp_set + (size_t)kept * m->words, m->grp_set + (size_t)g * m->words,
+				memcpy(m->fab->grp_row + (size_t)kept * sw, m->fab->grp_row + (size_t)g * sw, sizeof(uint64_t) * sw);
+				memcpy(m->fab->grp_set + (size_t)kept * m->words, m->fab->grp_set + (size_t)g * m->words,
 				       sizeof(uint64_t) * m->words);
-				m->grp_lo[kept] = m->grp_lo[g];
-				m->grp_hi[kept] = m->grp_hi[g];
+				m->fab->grp_lo[kept] = m->fab->grp_lo[g];
+				m->fab->grp_hi[kept] = m->fab->grp_hi[g];
 			}
 			kept++;
 		}
-		m->grp_n[q] = kept - first;
+		m->fab->grp_n[q] = kept - first;
 	}
 	return 0;
 }
@@ -192,35 +237,35 @@ static int split_simple(struct mt *m, size_t npairs)
 static int group_senders(struct mt *m)
 {
 	size_t W = m->words, sw = m->sw, pairs = (size_t)m->dout * (size_t)m->din;
-	int used = 0, levels = m->mid ? m->ncls : 1, pool = MT_FABRIC_POOL * levels;
+	int used = 0, levels = m->mid ? m->fab->ncls : 1, pool = MT_FABRIC_POOL * levels;
 
-	m->grp_first = malloc(sizeof(int) * pairs * (size_t)levels);
-	m->grp_n = malloc(sizeof(int) * pairs * (size_t)levels);
-	m->grp_row = calloc((size_t)pool * sw, sizeof(uint64_t));
-	m->grp_set = calloc((size_t)pool * W, sizeof(uint64_t));
-	m->grp_lo = malloc(sizeof(uint16_t) * (size_t)pool);
-	m->grp_hi = malloc(sizeof(uint16_t) * (size_t)pool);
-	if (!m->grp_first || !m->grp_n || !m->grp_row || !m->grp_set || !m->grp_lo || !m->grp_hi)
+	m->fab->grp_first = malloc(sizeof(int) * pairs * (size_t)levels);
+	m->fab->grp_n = malloc(sizeof(int) * pairs * (size_t)levels);
+	m->fab->grp_row = calloc((size_t)pool * sw, sizeof(uint64_t));
+	m->fab->grp_set = calloc((size_t)pool * W, sizeof(uint64_t));
+	m->fab->grp_lo = malloc(sizeof(uint16_t) * (size_t)pool);
+	m->fab->grp_hi = malloc(sizeof(uint16_t) * (size_t)pool);
+	if (!m->fab->grp_first || !m->fab->grp_n || !m->fab->grp_row || !m->fab->grp_set || !m->fab->grp_lo || !m->fab->grp_hi)
 		return -1;
 	for (int s = 0; s < levels; s++)
 		for (size_t q = 0; q < pairs; q++) {
-			int first = used, kmax = m->mid ? s : m->ncls - 1;
+			int first = used, kmax = m->mid ? s : m->fab->ncls - 1;
 			size_t i = (size_t)s * pairs + q;
-			m->grp_first[i] = first;
-			m->grp_n[i] = group_pair(m, q, kmax, &used, pool);
-			if (m->grp_n[i] < 0) {	/* give its part of the pool back */
-				memset(m->grp_row + (size_t)first * sw, 0, sizeof(uint64_t) * sw * (size_t)(pool - first));
-				memset(m->grp_set + (size_t)first * W, 0, sizeof(uint64_t) * W * (size_t)(pool - first));
+			m->fab->grp_first[i] = first;
+			m->fab->grp_n[i] = group_pair(m, q, kmax, &used, pool);
+			if (m->fab->grp_n[i] < 0) {	/* give its part of the pool back */
+				memset(m->fab->grp_row + (size_t)first * sw, 0, sizeof(uint64_t) * sw * (size_t)(pool - first));
+				memset(m->fab->grp_set + (size_t)first * W, 0, sizeof(uint64_t) * W * (size_t)(pool - first));
 				used = first;
 			}
 		}
-	if (split_simple(m, pairs * (size_t)levels) || !(m->grp_all = calloc((size_t)pool, 1)))
+	if (split_simple(m, pairs * (size_t)levels) || !(m->fab->grp_all = calloc((size_t)pool, 1)))
 		return -1;
 	for (int g = 0; g < pool; g++) {	/* after the split: it moves groups */
 		size_t n = 0;
 		for (size_t w = 0; w < W; w++)
-			n += (size_t)__builtin_popcountll(m->grp_set[(size_t)g * W + w]);
-		m->grp_all[g] = n == (size_t)m->P;
+			n += (size_t)__builtin_popcountll(m->fab->grp_set[(size_t)g * W + w]);
+		m->fab->grp_all[g] = n == (size_t)m->P;
 	}
 	return 0;
 }
@@ -237,7 +282,7 @@ static size_t record_words(int ncls, int dout, int din)
 /* Endpoint p's record of word w (struct mt, ends). */
 static uint64_t *record(const struct mt *m, size_t p, size_t w)
 {
-	return m->ends + (p * m->words + w) * m->stride;
+	return m->fab->ends + (p * m->words + w) * m->fab->stride;
 }
 
 /* The bit sets of every endpoint: by route length (shortest first), by
@@ -249,34 +294,34 @@ static int bitsets(struct mt *m, const struct routes *r)
 
 	for (size_t k = 0; k < P * P; k++)
 		of[r->hop[k]] = 1;
-	m->ncls = 0;
+	m->fab->ncls = 0;
 	for (int h = 1; h < 256; h++)
 		if (of[h]) {
-			of[h] = m->ncls;
-			m->cls_hops[m->ncls++] = h;
+			of[h] = m->fab->ncls;
+			m->fab->cls_hops[m->fab->ncls++] = h;
 		}
-	m->stride = record_words(m->ncls, m->dout, m->din);
-	m->ends = calloc(P * W * m->stride, sizeof(uint64_t));
+	m->fab->stride = record_words(m->fab->ncls, m->dout, m->din);
+	m->fab->ends = calloc(P * W * m->fab->stride, sizeof(uint64_t));
 	m->inroom = calloc((size_t)m->din * W, sizeof(uint64_t));
 	m->outroom = calloc((size_t)m->dout * W, sizeof(uint64_t));
-	m->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
-	m->smask = calloc(W, sizeof(uint64_t));
-	m->zero = calloc(W, sizeof(uint64_t));
-	m->ones = malloc(sizeof(uint64_t) * W);
-	m->able_row = malloc(sizeof(uint64_t *) * (size_t)m->dout);
-	if (m->ones)
-		memset(m->ones, 0xff, sizeof(uint64_t) * W);
-	m->able = calloc((size_t)m->dout * W, sizeof(uint64_t));
-	m->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
-	m->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
-	m->nearw = calloc(P * (size_t)m->ncls * m->sw, sizeof(uint64_t));
-	m->pairw = calloc(P * (size_t)m->dout * (size_t)m->din * m->sw, sizeof(uint64_t));
-	m->availw = calloc((size_t)m->din * m->sw, sizeof(uint64_t));
-	m->rw = calloc(m->sw, sizeof(uint64_t));
-	m->reachbuf = malloc(sizeof(uint64_t) * m->sw);
-	m->spent_any = calloc(P * (size_t)m->dout, 1);
-	if (!m->ends || !m->inroom || !m->out_lo || !m->out_hi ||
-	    !m->outroom || !m->spent || !m->smask || !m->zero || !m->ones || !m->able_row || !m->able || !m->nearw || !m->pairw || !m->availw || !m->rw || !m->spent_any || !m->reachbuf)
+	m->fab->spent = calloc(P * (size_t)m->dout * W, sizeof(uint64_t));
+	m->fab->smask = calloc(W, sizeof(uint64_t));
+	m->fab->zero = calloc(W, sizeof(uint64_t));
+	m->fab->ones = malloc(sizeof(uint64_t) * W);
+	m->fab->able_row = malloc(sizeof(uint64_t *) * (size_t)m->dout);
+	if (m->fab->ones)
+		memset(m->fab->ones, 0xff, sizeof(uint64_t) * W);
+	m->fab->able = calloc((size_t)m->dout * W, sizeof(uint64_t));
+	m->fab->out_lo = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
+	m->fab->out_hi = malloc(sizeof(uint16_t) * P * (size_t)m->dout);
+	m->fab->nearw = calloc(P * (size_t)m->fab->ncls * m->sw, sizeof(uint64_t));
+	m->fab->pairw = calloc(P * (size_t)m->dout * (size_t)m->din * m->sw, sizeof(uint64_t));
+	m->fab->availw = calloc((size_t)m->din * m->sw, sizeof(uint64_t));
+	m->fab->rw = calloc(m->sw, sizeof(uint64_t));
+	m->fab->reachbuf = malloc(sizeof(uint64_t) * m->sw);
+	m->fab->spent_any = calloc(P * (size_t)m->dout, 1);
+	if (!m->fab->ends || !m->inroom || !m->fab->out_lo || !m->fab->out_hi ||
+	    !m->outroom || !m->fab->spent || !m->fab->smask || !m->fab->zero || !m->fab->ones || !m->fab->able_row || !m->fab->able || !m->fab->nearw || !m->fab->pairw || !m->fab->availw || !m->fab->rw || !m->fab->spent_any || !m->fab->reachbuf)
 		return -1;
 	for (size_t p = 0; p < P; p++)
 		for (size_t c = 0; c < P; c++)
@@ -284,21 +329,21 @@ static int bitsets(struct mt *m, const struct routes *r)
 				size_t k = p * P + c;
 				uint64_t bit = (uint64_t)1 << (c % 64), *e = record(m, p, c / 64);
 				e[of[r->hop[k]]] |= bit;
-				e[m->ncls + r->fo[k]] |= bit;
-				e[m->ncls + m->dout + r->li[k]] |= bit;
-				set_bit(m->nearw + (p * (size_t)m->ncls + (size_t)of[r->hop[k]]) * m->sw, c / 64);
-				set_bit(m->pairw + ((p * (size_t)m->dout + r->fo[k]) * (size_t)m->din + r->li[k]) * m->sw,
+				e[m->fab->ncls + r->fo[k]] |= bit;
+				e[m->fab->ncls + m->dout + r->li[k]] |= bit;
+				set_bit(m->fab->nearw + (p * (size_t)m->fab->ncls + (size_t)of[r->hop[k]]) * m->sw, c / 64);
+				set_bit(m->fab->pairw + ((p * (size_t)m->dout + r->fo[k]) * (size_t)m->din + r->li[k]) * m->sw,
 					c / 64);
 			}
 	for (size_t p = 0; p < P; p++)	/* the words of each link's set with bits */
 		for (int j = 0; j < m->dout; j++) {
 			size_t a = 0, b = W, i = p * (size_t)m->dout + (size_t)j;
-			while (a < W && !record(m, p, a)[m->ncls + j])
+			while (a < W && !record(m, p, a)[m->fab->ncls + j])
 				a++;
-			while (b > a && !record(m, p, b - 1)[m->ncls + j])
+			while (b > a && !record(m, p, b - 1)[m->fab->ncls + j])
 				b--;
-			m->out_lo[i] = (uint16_t)a;
-			m->out_hi[i] = (uint16_t)b;
+			m->fab->out_lo[i] = (uint16_t)a;
+			m->fab->out_hi[i] = (uint16_t)b;
 		}
 	return group_senders(m);
 }
@@ -420,11 +465,17 @@ int pm_mt_fabric_setup(struct mt *m)
 	struct routes r = {malloc(P * P), malloc(P * P), malloc(P * P)};
 	int rc = -1;
 
+	if (!(m->fab = calloc(1, sizeof *m->fab))) {
+		free(r.fo);
+		free(r.li);
+		free(r.hop);
+		return -1;
+	}
 	degrees(m->t, &m->dout, &m->din);
 	m->sw = (m->words + 63) / 64;
 	m->mid = pm_mt_fabric_counts_mid(m->t, m->even);
-	m->midpath = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(m->t) + 2));
-	if (m->midpath && (!m->mid || !pm_mt_mid_begin(m)) && !pm_mt_fabric_refusal(m->t) && r.fo && r.li &&
+	m->fab->midpath = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(m->t) + 2));
+	if (m->fab->midpath && (!m->mid || !pm_mt_mid_begin(m)) && !pm_mt_fabric_refusal(m->t) && r.fo && r.li &&
 	    r.hop && !fill_routes(m, &r) && (!m->mid || !pm_mt_mid_end(m)))
 		rc = bitsets(m, &r);
 	free(r.fo);
@@ -435,51 +486,43 @@ int pm_mt_fabric_setup(struct mt *m)
 
 void pm_mt_fabric_free(struct mt *m)
 {
+	struct mt_fab *f = m->fab;
+
 	pm_mt_mid_free(m);
-	free(m->midpath);
-	m->midpath = NULL;
-	free(m->ends);
 	free(m->inroom);
-	free(m->out_lo);
-	free(m->out_hi);
-	free(m->nearw);
-	free(m->pairw);
-	free(m->availw);
-	free(m->rw);
-	free(m->reachbuf);
-	m->nearw = m->pairw = m->availw = m->rw = m->reachbuf = NULL;
 	free(m->outroom);
-	free(m->spent);
-	free(m->spent_any);
-	m->spent_any = NULL;
-	free(m->smask);
-	free(m->zero);
-	free(m->ones);
-	free(m->able_row);
-	free(m->grp_all);
-	m->zero = m->ones = NULL;
-	m->able_row = NULL;
-	m->grp_all = NULL;
-	free(m->able);
-	free(m->grp_row);
-	free(m->grp_set);
-	free(m->grp_first);
-	free(m->grp_n);
-	free(m->grp_lo);
-	free(m->grp_hi);
-	free(m->smp_at);
-	free(m->smp_bits);
-	free(m->smp_set);
-	free(m->smp_word);
-	m->smp_at = NULL;
-	m->smp_bits = m->smp_set = NULL;
-	m->smp_word = NULL;
-	m->grp_row = m->grp_set = m->able = NULL;
-	m->grp_first = m->grp_n = NULL;
-	m->grp_lo = m->grp_hi = NULL;
-	m->outroom = m->spent = m->smask = NULL;
-	m->out_lo = m->out_hi = NULL;
-	m->ends = m->inroom = NULL;
+	m->inroom = m->outroom = NULL;
+	if (!f)
+		return;
+	free(f->midpath);
+	free(f->ends);
+	free(f->out_lo);
+	free(f->out_hi);
+	free(f->nearw);
+	free(f->pairw);
+	free(f->availw);
+	free(f->rw);
+	free(f->reachbuf);
+	free(f->spent);
+	free(f->spent_any);
+	free(f->smask);
+	free(f->zero);
+	free(f->ones);
+	free(f->able_row);
+	free(f->grp_all);
+	free(f->able);
+	free(f->grp_row);
+	free(f->grp_set);
+	free(f->grp_first);
+	free(f->grp_n);
+	free(f->grp_lo);
+	free(f->grp_hi);
+	free(f->smp_at);
+	free(f->smp_bits);
+	free(f->smp_set);
+	free(f->smp_word);
+	free(f);
+	m->fab = NULL;
 }
 
 /* A new step: every endpoint's links in have room again. */
@@ -505,9 +548,9 @@ void pm_mt_fabric_prefetch(const struct mt *m, int T, int p)
 
 	for (int j = 0; j < m->dout; j++) {
 		size_t r = (size_t)T * (size_t)m->dout + (size_t)j;
-		if (m->spent_any[r])
+		if (m->fab->spent_any[r])
 			for (size_t w = 0; w < W; w += 8)
-				__builtin_prefetch(m->spent + r * W + w);
+				__builtin_prefetch(m->fab->spent + r * W + w);
 	}
 	if (p >= 0)
 		__builtin_prefetch(record(m, (size_t)p, (size_t)(p + 1 == m->P ? 0 : p + 1) / 64));
@@ -528,42 +571,42 @@ static void able_senders(struct mt *m)
 
 	size_t base = 0;	/* the groups of this stage's route lengths */
 	if (m->mid)
-		for (int k = 1; k < m->ncls && m->cls_hops[k] <= m->maxlen; k++)
+		for (int k = 1; k < m->fab->ncls && m->fab->cls_hops[k] <= m->maxlen; k++)
 			base += (size_t)m->dout * (size_t)m->din;
 	for (int a = 0; a < m->dout; a++) {
-		uint64_t *able = m->able + (size_t)a * W;
+		uint64_t *able = m->fab->able + (size_t)a * W;
 		int all = 0;
 		memset(able, 0, sizeof(uint64_t) * W);
 		for (int b = 0; b < m->din && !all; b++) {
 			size_t q = base + (size_t)a * (size_t)m->din + (size_t)b;
-			const uint64_t *aw = m->availw + (size_t)b * sw;
-			if (m->grp_n[q] < 0) {
+			const uint64_t *aw = m->fab->availw + (size_t)b * sw;
+			if (m->fab->grp_n[q] < 0) {
 				all = 1;
 				break;
 			}
-			for (int g = m->grp_first[q]; g < m->grp_first[q] + m->grp_n[q]; g++) {
-				const uint64_t *row = m->grp_row + (size_t)g * sw, *set = m->grp_set + (size_t)g * W;
+			for (int g = m->fab->grp_first[q]; g < m->fab->grp_first[q] + m->fab->grp_n[q]; g++) {
+				const uint64_t *row = m->fab->grp_row + (size_t)g * sw, *set = m->fab->grp_set + (size_t)g * W;
 				uint64_t hit = row[0] & aw[0];
 				for (size_t i = 1; i < sw; i++)
 					hit |= row[i] & aw[i];
-				if (hit && m->grp_all[g]) {
+				if (hit && m->fab->grp_all[g]) {
 					all = 1;
 					break;
 				}
 				if (hit)
-					for (size_t w = m->grp_lo[g]; w < m->grp_hi[g]; w++)
+					for (size_t w = m->fab->grp_lo[g]; w < m->fab->grp_hi[g]; w++)
 						able[w] |= set[w];
 			}
-			if (all || m->smp_at[q] < 0)
+			if (all || m->fab->smp_at[q] < 0)
 				continue;
-			size_t blk = (size_t)m->smp_at[q] * sw;	/* the simple groups a receiver's bit hits */
+			size_t blk = (size_t)m->fab->smp_at[q] * sw;	/* the simple groups a receiver's bit hits */
 			for (size_t i = 0; i < sw; i++)
-				for (uint64_t x = aw[i] & m->smp_bits[blk + i]; x; x &= x - 1) {
+				for (uint64_t x = aw[i] & m->fab->smp_bits[blk + i]; x; x &= x - 1) {
 					size_t k = blk * 64 + i * 64 + (size_t)__builtin_ctzll(x);
-					able[m->smp_word[k]] |= m->smp_set[k];
+					able[m->fab->smp_word[k]] |= m->fab->smp_set[k];
 				}
 		}
-		m->able_row[a] = all ? m->ones : able;
+		m->fab->able_row[a] = all ? m->fab->ones : able;
 	}
 }
 
@@ -580,11 +623,11 @@ static void sender_mask(struct mt *m, int T)
 	for (int j = 0; j < m->dout; j += 2) {
 		int j1 = j + 1 < m->dout ? j + 1 : j;
 		size_t r0 = (size_t)T * (size_t)m->dout + (size_t)j, r1 = r0 + (size_t)(j1 - j);
-		const uint64_t *room0 = m->outroom + (size_t)j * W, *able0 = m->able_row[j];
-		const uint64_t *room1 = m->outroom + (size_t)j1 * W, *able1 = m->able_row[j1];
-		const uint64_t *sp0 = m->spent_any[r0] ? m->spent + r0 * W : m->zero;
-		const uint64_t *sp1 = m->spent_any[r1] ? m->spent + r1 * W : m->zero;
-		uint64_t *sm = m->smask;
+		const uint64_t *room0 = m->outroom + (size_t)j * W, *able0 = m->fab->able_row[j];
+		const uint64_t *room1 = m->outroom + (size_t)j1 * W, *able1 = m->fab->able_row[j1];
+		const uint64_t *sp0 = m->fab->spent_any[r0] ? m->fab->spent + r0 * W : m->fab->zero;
+		const uint64_t *sp1 = m->fab->spent_any[r1] ? m->fab->spent + r1 * W : m->fab->zero;
+		uint64_t *sm = m->fab->smask;
 		if (j == 0)	/* the first pair sets the mask */
 			for (size_t w = 0; w < W; w++)
 				sm[w] = (room0[w] & able0[w] & ~sp0[w]) | (room1[w] & able1[w] & ~sp1[w]);
@@ -603,13 +646,13 @@ static void mark_spent(struct mt *m, int T, int p)
 
 	for (int j = 0; j < m->dout; j++) {
 		size_t r = (size_t)p * (size_t)m->dout + (size_t)j;
-		size_t w = m->out_lo[r];
-		while (w < m->out_hi[r] && !(record(m, (size_t)p, w)[m->ncls + j] & ~row[w]))
+		size_t w = m->fab->out_lo[r];
+		while (w < m->fab->out_hi[r] && !(record(m, (size_t)p, w)[m->fab->ncls + j] & ~row[w]))
 			w++;
-		if (w >= m->out_hi[r]) {
+		if (w >= m->fab->out_hi[r]) {
 			size_t k = (size_t)T * (size_t)m->dout + (size_t)j;
-			set_bit(m->spent + k * W, (size_t)p);
-			m->spent_any[k] = 1;
+			set_bit(m->fab->spent + k * W, (size_t)p);
+			m->fab->spent_any[k] = 1;
 		}
 	}
 }
@@ -630,10 +673,10 @@ static void end_index(const struct mt *m, int p, int c, int *a, int *b)
 
 	*a = *b = 0;
 	for (int j = 0; j < m->dout; j++)
-		if (e[m->ncls + j] & bit)
+		if (e[m->fab->ncls + j] & bit)
 			*a = j;
 	for (int j = 0; j < m->din; j++)
-		if (e[m->ncls + m->dout + j] & bit)
+		if (e[m->fab->ncls + m->dout + j] & bit)
 			*b = j;
 }
 
@@ -645,7 +688,7 @@ static uint64_t word_of(const struct mt *m, const uint64_t *row, int p, int k, u
 		       size_t w)
 {
 	size_t W = m->words;
-	const uint64_t *e = record(m, (size_t)p, w), *o = e + m->ncls, *in = o + m->dout;
+	const uint64_t *e = record(m, (size_t)p, w), *o = e + m->fab->ncls, *in = o + m->dout;
 	uint64_t b = e[k], first = 0, last = 0;
 
 	if (!b)
@@ -684,7 +727,7 @@ static long first_word(const uint64_t *x, const uint64_t *y, size_t a, size_t b)
 static int first_in(const struct mt *m, const uint64_t *row, int p, int k, uint32_t room,
 		    const uint64_t *nw, size_t a, size_t b)
 {
-	for (long w; (w = first_word(nw, m->rw, a, b)) >= 0; a = (size_t)w + 1) {
+	for (long w; (w = first_word(nw, m->fab->rw, a, b)) >= 0; a = (size_t)w + 1) {
 		uint64_t x = word_of(m, row, p, k, room, (size_t)w);
 		if (x)
 			return (int)(w * 64) + __builtin_ctzll(x);
@@ -699,25 +742,25 @@ static int receiver_words(struct mt *m, int p, uint32_t room)
 	size_t sw = m->sw;
 	uint64_t any = 0;
 
-	memset(m->rw, 0, sizeof(uint64_t) * sw);
+	memset(m->fab->rw, 0, sizeof(uint64_t) * sw);
 	for (int a = 0; a < m->dout; a++) {
 		if (!(room & ((uint32_t)1 << a)))
 			continue;
-		const uint64_t *pw = m->pairw + ((size_t)p * (size_t)m->dout + (size_t)a) * (size_t)m->din * sw;
+		const uint64_t *pw = m->fab->pairw + ((size_t)p * (size_t)m->dout + (size_t)a) * (size_t)m->din * sw;
 		if (m->mid) {	/* only words still reached over links between switches */
-			uint64_t *reach = m->reachbuf;
+			uint64_t *reach = m->fab->reachbuf;
 			pm_mt_mid_words(m, p, a, reach);
 			for (int b = 0; b < m->din; b++)
 				for (size_t i = 0; i < sw; i++)
-					m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i] & reach[i];
+					m->fab->rw[i] |= pw[(size_t)b * sw + i] & m->fab->availw[(size_t)b * sw + i] & reach[i];
 			continue;
 		}
 		for (int b = 0; b < m->din; b++)
 			for (size_t i = 0; i < sw; i++)
-				m->rw[i] |= pw[(size_t)b * sw + i] & m->availw[(size_t)b * sw + i];
+				m->fab->rw[i] |= pw[(size_t)b * sw + i] & m->fab->availw[(size_t)b * sw + i];
 	}
 	for (size_t i = 0; i < sw; i++)
-		any |= m->rw[i];
+		any |= m->fab->rw[i];
 	return any != 0;
 }
 
@@ -745,12 +788,12 @@ static int next_child(struct mt *m, int T, int p, int *cls)
 	if (!room || !receiver_words(m, p, room))
 		return -1;
 	uint64_t after = ~(uint64_t)0 << (from % 64);
-	for (int k = 0; k < m->ncls && m->cls_hops[k] <= m->maxlen; k++) {
-		const uint64_t *nw = m->nearw + ((size_t)p * (size_t)m->ncls + (size_t)k) * m->sw;
+	for (int k = 0; k < m->fab->ncls && m->fab->cls_hops[k] <= m->maxlen; k++) {
+		const uint64_t *nw = m->fab->nearw + ((size_t)p * (size_t)m->fab->ncls + (size_t)k) * m->sw;
 		int c;
 		/* word w0 from `from` on, the words after it, the words before
 		 * it, then word w0 below `from` */
-		uint64_t x0 = first_word(nw, m->rw, w0, w0 + 1) >= 0 ? word_of(m, row, p, k, room, w0) : 0;
+		uint64_t x0 = first_word(nw, m->fab->rw, w0, w0 + 1) >= 0 ? word_of(m, row, p, k, room, w0) : 0;
 		if (x0 & after)
 			return *cls = k, (int)(w0 * 64) + __builtin_ctzll(x0 & after);
 		if ((c = first_in(m, row, p, k, room, nw, w0 + 1, W)) >= 0 ||
@@ -784,9 +827,9 @@ static int receivers(struct mt *m, int T)
 				b0 |= (uint64_t)((lack & r0[w]) != 0) << (w % 64);
 				b1 |= (uint64_t)((lack & r1[w]) != 0) << (w % 64);
 			}
-			m->availw[(size_t)j * sw + i] = b0;
+			m->fab->availw[(size_t)j * sw + i] = b0;
 			if (j + 1 < m->din)
-				m->availw[(size_t)(j + 1) * sw + i] = b1;
+				m->fab->availw[(size_t)(j + 1) * sw + i] = b1;
 			any |= b0 | b1;
 		}
 	}
@@ -821,7 +864,7 @@ int pm_mt_fabric_turn(struct mt *m, int T, int t)
 	}
 	sender_mask(m, T);
 	for (;;) {
-		int p = pm_mt_next_sender(m, T, m->smask);
+		int p = pm_mt_next_sender(m, T, m->fab->smask);
 		if (p < 0)
 			return 0;
 		int cls, c = next_child(m, T, p, &cls);
@@ -830,7 +873,7 @@ int pm_mt_fabric_turn(struct mt *m, int T, int t)
 			f->cur++;	/* p has no child in T this step */
 			continue;
 		}
-		int a, b, nout, *path = m->midpath;
+		int a, b, nout, *path = m->fab->midpath;
 		end_index(m, p, c, &a, &b);
 		ends[0] = pm_topo_out(m->t, p, &nout)[a];
 		ends[1] = m->in[m->in_off[c] + b];
@@ -839,7 +882,7 @@ int pm_mt_fabric_turn(struct mt *m, int T, int t)
 		path[1] = ends[1];
 		if (m->mid)
 			nmid = pm_mt_mid_links(m, p, c, path + len);
-		if (pm_mt_attach(m, T, p, c, t, path, len + nmid, m->cls_hops[cls]))
+		if (pm_mt_attach(m, T, p, c, t, path, len + nmid, m->fab->cls_hops[cls]))
 			return -1;
 		for (int i = len; i < len + nmid; i++)
 			if (mt_link_full(m, path[i], t))

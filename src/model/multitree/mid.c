@@ -30,6 +30,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The counted links' own state (m->mids): link l is tracked as
+ * mid_of_link[l] = i (-1: not), its entries mid_rng[mid_off[i] ..
+ * mid_off[i + 1]): endpoints [lo, hi) leave reach row h (h < 0: dreach)
+ * when it fills; hop_row[p dout + j]: the reach row of the head of p's
+ * j-th link out (-1: none). */
+struct mt_mid {
+	int nmid, mid_len, mid_cap, nreach;
+	struct mt_mid_rng {
+		int h, lo, hi;
+	} *mid_rng;
+	int *mid_of_link, *mid_off, *hop_row;
+	uint64_t *reach, *dreach;
+	uint64_t *reach0;	/* the rows a step starts from: the endpoints h leads to */
+	int *reach_vert;	/* per row: h's vertex */
+	uint64_t *two_hop;	/* per endpoint, by link in (first 64): some route through one switch enters by it */
+	uint64_t *reachw;	/* word masks (sw each) of the reach rows, dreach, then all ones */
+	uint64_t *reachw0;	/* the same as a step starts */
+	int dglobal;		/* some link clears dreach: every first hop has a row, and */
+	uint64_t *adj, *adjw;	/* per row, the endpoints its vertex leads to over one link (dreach spares them), and its word mask */
+	void *midb;		/* while the tables are built */
+};
+
 /* An entry: routes from first hop h (an index) to endpoints [lo, hi). */
 struct mid_rng {
 	int h, lo, hi;
@@ -96,9 +118,13 @@ int pm_mt_mid_begin(struct mt *m)
 	struct mid_build *b = calloc(1, sizeof *b);
 	int V = pm_topo_vertices(m->t), L = pm_topo_nlinks(m->t);
 
-	m->midb = b;
-	m->two_hop = calloc((size_t)m->P, sizeof(uint64_t));
-	if (!b || !m->two_hop || !(b->lists = calloc((size_t)L, sizeof *b->lists)) ||
+	if (!(m->mids = calloc(1, sizeof *m->mids))) {
+		free(b);
+		return -1;
+	}
+	m->mids->midb = b;
+	m->mids->two_hop = calloc((size_t)m->P, sizeof(uint64_t));
+	if (!b || !m->mids->two_hop || !(b->lists = calloc((size_t)L, sizeof *b->lists)) ||
 	    !(b->hidx = malloc(sizeof(int) * (size_t)V)) || !(b->nmid_to = calloc((size_t)m->P, sizeof(int))) ||
 	    !(b->last_slots = calloc((size_t)m->P, sizeof(int))) ||
 	    !(b->last_seen = calloc((size_t)m->P, sizeof(uint64_t))))
@@ -111,7 +137,7 @@ int pm_mt_mid_begin(struct mt *m)
 /* Record route p -> c (links[0 .. n)). */
 int pm_mt_mid_add(struct mt *m, int c, const int *links, int n)
 {
-	struct mid_build *b = m->midb;
+	struct mid_build *b = m->mids->midb;
 	size_t W = m->words;
 
 	int h = hop_index(b, W, pm_topo_link(m->t, links[0])->dst);
@@ -125,7 +151,7 @@ int pm_mt_mid_add(struct mt *m, int c, const int *links, int n)
 		b->adj[(size_t)h * W + (size_t)c / 64] |= (uint64_t)1 << (c % 64);
 		for (int j = m->in_off[c], k = 0; n == 2 && j < m->in_off[c + 1] && k < 64; j++, k++)
 			if (m->in[j] == links[1])
-				m->two_hop[c] |= (uint64_t)1 << k;
+				m->mids->two_hop[c] |= (uint64_t)1 << k;
 		return 0;
 	}
 	b->nmid_to[c]++;
@@ -228,14 +254,14 @@ static int keep(struct mt *m, struct mid_list *l, int all, int *cover, int link)
 			cover[c] = 0;
 	} else
 		n = l->n;
-	if (grow((void **)&m->mid_rng, &m->mid_cap, m->mid_len + n, sizeof(struct mt_mid_rng)))
+	if (grow((void **)&m->mids->mid_rng, &m->mids->mid_cap, m->mids->mid_len + n, sizeof(struct mt_mid_rng)))
 		return -1;
 	for (int i = 0; i < n; i++)
-		m->mid_rng[m->mid_len + i] = (struct mt_mid_rng){l->e[i].h, l->e[i].lo, l->e[i].hi};
-	m->mid_of_link[link] = m->nmid;
-	m->mid_off[m->nmid] = m->mid_len;
-	m->mid_len += n;
-	m->mid_off[++m->nmid] = m->mid_len;
+		m->mids->mid_rng[m->mids->mid_len + i] = (struct mt_mid_rng){l->e[i].h, l->e[i].lo, l->e[i].hi};
+	m->mids->mid_of_link[link] = m->mids->nmid;
+	m->mids->mid_off[m->mids->nmid] = m->mids->mid_len;
+	m->mids->mid_len += n;
+	m->mids->mid_off[++m->mids->nmid] = m->mids->mid_len;
 	return 0;
 }
 
@@ -247,15 +273,15 @@ static int choose(struct mt *m, struct mid_build *b)
 	uint8_t *hmark = calloc((size_t)b->nh + 1, 1), *cmark = calloc((size_t)P, 1);
 	int *cover = calloc((size_t)P, sizeof(int));
 
-	m->mid_of_link = malloc(sizeof(int) * (size_t)L);
-	m->mid_off = malloc(sizeof(int) * ((size_t)L + 1));
-	if (!hmark || !cmark || !cover || !m->mid_of_link || !m->mid_off)
+	m->mids->mid_of_link = malloc(sizeof(int) * (size_t)L);
+	m->mids->mid_off = malloc(sizeof(int) * ((size_t)L + 1));
+	if (!hmark || !cmark || !cover || !m->mids->mid_of_link || !m->mids->mid_off)
 		goto out;
-	m->nmid = m->mid_len = 0;
-	m->mid_off[0] = 0;
+	m->mids->nmid = m->mids->mid_len = 0;
+	m->mids->mid_off[0] = 0;
 	for (int l = 0; l < L; l++) {
 		struct mid_list *li = &b->lists[l];
-		m->mid_of_link[l] = -1;
+		m->mids->mid_of_link[l] = -1;
 		if (li->n && cap_bound(m, b, li, hmark, cmark) > m->link_slots[l] &&
 		    keep(m, li, crossed_by_all(b, li, cover), cover, l))
 			goto out;
@@ -277,50 +303,50 @@ static int rows(struct mt *m, struct mid_build *b)
 
 	if (!row_of)
 		return -1;
-	m->dglobal = 0;
-	for (int i = 0; i < m->mid_len; i++)
-		m->dglobal |= m->mid_rng[i].h < 0;
+	m->mids->dglobal = 0;
+	for (int i = 0; i < m->mids->mid_len; i++)
+		m->mids->dglobal |= m->mids->mid_rng[i].h < 0;
 	for (int h = 0; h < b->nh; h++)	/* with dreach every first hop has a row */
-		row_of[h] = m->dglobal ? h : -1;
-	m->nreach = m->dglobal ? b->nh : 0;
-	for (int i = 0; i < m->mid_len; i++) {
-		int h = m->mid_rng[i].h;
+		row_of[h] = m->mids->dglobal ? h : -1;
+	m->mids->nreach = m->mids->dglobal ? b->nh : 0;
+	for (int i = 0; i < m->mids->mid_len; i++) {
+		int h = m->mids->mid_rng[i].h;
 		if (h >= 0 && row_of[h] < 0)
-			row_of[h] = m->nreach++;
+			row_of[h] = m->mids->nreach++;
 		if (h >= 0)
-			m->mid_rng[i].h = row_of[h];
+			m->mids->mid_rng[i].h = row_of[h];
 	}
-	m->reach = malloc(sizeof(uint64_t) * W * ((size_t)m->nreach + 1));
-	m->reach0 = malloc(sizeof(uint64_t) * W * ((size_t)m->nreach + 1));
-	m->reach_vert = malloc(sizeof(int) * ((size_t)m->nreach + 1));
-	m->dreach = malloc(sizeof(uint64_t) * W);
-	m->hop_row = malloc(sizeof(int) * P * (size_t)m->dout);
-	m->reachw = malloc(sizeof(uint64_t) * m->sw * ((size_t)m->nreach + 2));
-	m->reachw0 = calloc(m->sw * ((size_t)m->nreach + 2), sizeof(uint64_t));
-	m->adj = calloc(W * ((size_t)m->nreach + 1), sizeof(uint64_t));
-	m->adjw = calloc(m->sw * ((size_t)m->nreach + 1), sizeof(uint64_t));
-	int rc = m->reach && m->reach0 && m->reach_vert && m->dreach && m->hop_row && m->reachw && m->reachw0 &&
-			 m->adj && m->adjw ? 0 : -1;
+	m->mids->reach = malloc(sizeof(uint64_t) * W * ((size_t)m->mids->nreach + 1));
+	m->mids->reach0 = malloc(sizeof(uint64_t) * W * ((size_t)m->mids->nreach + 1));
+	m->mids->reach_vert = malloc(sizeof(int) * ((size_t)m->mids->nreach + 1));
+	m->mids->dreach = malloc(sizeof(uint64_t) * W);
+	m->mids->hop_row = malloc(sizeof(int) * P * (size_t)m->dout);
+	m->mids->reachw = malloc(sizeof(uint64_t) * m->sw * ((size_t)m->mids->nreach + 2));
+	m->mids->reachw0 = calloc(m->sw * ((size_t)m->mids->nreach + 2), sizeof(uint64_t));
+	m->mids->adj = calloc(W * ((size_t)m->mids->nreach + 1), sizeof(uint64_t));
+	m->mids->adjw = calloc(m->sw * ((size_t)m->mids->nreach + 1), sizeof(uint64_t));
+	int rc = m->mids->reach && m->mids->reach0 && m->mids->reach_vert && m->mids->dreach && m->mids->hop_row && m->mids->reachw && m->mids->reachw0 &&
+			 m->mids->adj && m->mids->adjw ? 0 : -1;
 	for (int h = 0; !rc && h < b->nh; h++)
 		if (row_of[h] >= 0) {	/* a row starts as the endpoints h leads to */
 			size_t r = (size_t)row_of[h];
-			memcpy(m->reach0 + r * W, b->seen + (size_t)h * W, sizeof(uint64_t) * W);
-			memcpy(m->adj + r * W, b->adj + (size_t)h * W, sizeof(uint64_t) * W);
+			memcpy(m->mids->reach0 + r * W, b->seen + (size_t)h * W, sizeof(uint64_t) * W);
+			memcpy(m->mids->adj + r * W, b->adj + (size_t)h * W, sizeof(uint64_t) * W);
 			for (size_t w = 0; w < W; w++)
-				if (m->adj[r * W + w])
-					m->adjw[r * m->sw + w / 64] |= (uint64_t)1 << (w % 64);
-			m->reach_vert[r] = b->hvert[h];
+				if (m->mids->adj[r * W + w])
+					m->mids->adjw[r * m->sw + w / 64] |= (uint64_t)1 << (w % 64);
+			m->mids->reach_vert[r] = b->hvert[h];
 		}
-	for (int h = 0; !rc && h <= m->nreach + 1; h++)	/* word masks: rows, dreach (full), all ones */
+	for (int h = 0; !rc && h <= m->mids->nreach + 1; h++)	/* word masks: rows, dreach (full), all ones */
 		for (size_t w = 0; w < W; w++)
-			if (h >= m->nreach || m->reach0[(size_t)h * W + w])
-				m->reachw0[(size_t)h * m->sw + w / 64] |= (uint64_t)1 << (w % 64);
+			if (h >= m->mids->nreach || m->mids->reach0[(size_t)h * W + w])
+				m->mids->reachw0[(size_t)h * m->sw + w / 64] |= (uint64_t)1 << (w % 64);
 	for (size_t p = 0; !rc && p < P; p++) {
 		int n;
 		const int *out = pm_topo_out(m->t, (int)p, &n);
 		for (int j = 0; j < m->dout; j++) {
 			int h = j < n ? b->hidx[m->links[out[j]].dst] : -1;
-			m->hop_row[p * (size_t)m->dout + (size_t)j] = h >= 0 ? row_of[h] : -1;
+			m->mids->hop_row[p * (size_t)m->dout + (size_t)j] = h >= 0 ? row_of[h] : -1;
 		}
 	}
 	free(row_of);
@@ -346,73 +372,74 @@ static void free_build(struct mid_build *b, int L)
 
 int pm_mt_mid_end(struct mt *m)
 {
-	int rc = choose(m, m->midb);
+	int rc = choose(m, m->mids->midb);
 
-	if (!rc && m->nmid == 0)
+	if (!rc && m->mids->nmid == 0)
 		m->mid = 0;	/* nothing can fill: the end links decide */
 	else if (!rc)
-		rc = rows(m, m->midb);
-	free_build(m->midb, pm_topo_nlinks(m->t));
-	m->midb = NULL;
+		rc = rows(m, m->mids->midb);
+	free_build(m->mids->midb, pm_topo_nlinks(m->t));
+	m->mids->midb = NULL;
 	return rc;
 }
 
 void pm_mt_mid_free(struct mt *m)
 {
-	free_build(m->midb, pm_topo_nlinks(m->t));
-	free(m->mid_rng);
-	free(m->mid_of_link);
-	free(m->mid_off);
-	free(m->reach);
-	free(m->reach0);
-	free(m->reach_vert);
-	free(m->dreach);
-	free(m->hop_row);
-	free(m->two_hop);
-	free(m->reachw);
-	free(m->reachw0);
-	free(m->adj);
-	free(m->adjw);
-	m->reachw = m->reachw0 = m->adj = m->adjw = NULL;
-	m->midb = NULL;
-	m->mid_rng = NULL;
-	m->mid_of_link = m->mid_off = m->hop_row = m->reach_vert = NULL;
-	m->reach = m->reach0 = m->dreach = m->two_hop = NULL;
+	struct mt_mid *d = m->mids;
+
+	if (!d)
+		return;
+	free_build(d->midb, pm_topo_nlinks(m->t));
+	free(d->mid_rng);
+	free(d->mid_of_link);
+	free(d->mid_off);
+	free(d->reach);
+	free(d->reach0);
+	free(d->reach_vert);
+	free(d->dreach);
+	free(d->hop_row);
+	free(d->two_hop);
+	free(d->reachw);
+	free(d->reachw0);
+	free(d->adj);
+	free(d->adjw);
+	free(d);
+	m->mids = NULL;
 }
 
 void pm_mt_mid_step(struct mt *m)
 {
 	size_t W = m->words;
 
-	memcpy(m->reach, m->reach0, sizeof(uint64_t) * W * (size_t)m->nreach);
-	memset(m->dreach, 0xff, sizeof(uint64_t) * W);
-	memcpy(m->reachw, m->reachw0, sizeof(uint64_t) * m->sw * ((size_t)m->nreach + 2));
+	memcpy(m->mids->reach, m->mids->reach0, sizeof(uint64_t) * W * (size_t)m->mids->nreach);
+	memset(m->mids->dreach, 0xff, sizeof(uint64_t) * W);
+	memcpy(m->mids->reachw, m->mids->reachw0, sizeof(uint64_t) * m->sw * ((size_t)m->mids->nreach + 2));
 }
 
 void pm_mt_mid_words(const struct mt *m, int p, int j, uint64_t *out)
 {
-	int h = m->mid ? m->hop_row[(size_t)p * (size_t)m->dout + (size_t)j] : -1;
+	int h = m->mid ? m->mids->hop_row[(size_t)p * (size_t)m->dout + (size_t)j] : -1;
 	size_t sw = m->sw;
 
 	for (size_t i = 0; i < sw; i++)
 		out[i] = ~(uint64_t)0;
 	if (h < 0)
 		return;
-	const uint64_t *r = m->reachw + (size_t)h * sw, *d = m->reachw + (size_t)m->nreach * sw,
-		       *a = m->adjw + (size_t)h * sw;
+	const uint64_t *r = m->mids->reachw + (size_t)h * sw, *d = m->mids->reachw + (size_t)m->mids->nreach * sw,
+		       *a = m->mids->adjw + (size_t)h * sw;
 	for (size_t i = 0; i < sw; i++)
-		out[i] = r[i] & (m->dglobal ? d[i] | a[i] : ~(uint64_t)0);
+		out[i] = r[i] & (m->mids->dglobal ? d[i] | a[i] : ~(uint64_t)0);
 }
 
 uint64_t pm_mt_mid_word(const struct mt *m, int p, int j, size_t w)
 {
-	int h = m->hop_row[(size_t)p * (size_t)m->dout + (size_t)j];
+	int h = m->mids->hop_row[(size_t)p * (size_t)m->dout + (size_t)j];
 	size_t W = m->words;
 
 	if (h < 0)
 		return ~(uint64_t)0;
-	uint64_t r = m->reach[(size_t)h * W + w];
-	return m->dglobal ? r & (m->dreach[w] | m->adj[(size_t)h * W + w]) : r;
+	uint64_t r = m->mids->reach[(size_t)h * W + w];
+	return m->mids->dglobal ? r & (m->mids->dreach[w] | m->mids->adj[(size_t)h * W + w]) : r;
 }
 
 /* Clear endpoints [lo, hi) of a row, and from its word mask the words
@@ -432,7 +459,7 @@ int pm_mt_mid_links(struct mt *m, int p, int c, int *out)
 	int n = pm_topo_route(m->t, p, c, m->pathbuf), k = 0;
 
 	for (int i = 1; i < n - 1; i++)
-		if (m->mid_of_link[m->pathbuf[i]] >= 0)
+		if (m->mids->mid_of_link[m->pathbuf[i]] >= 0)
 			out[k++] = m->pathbuf[i];
 	return k;
 }
@@ -442,8 +469,8 @@ int pm_mt_mid_links(struct mt *m, int p, int c, int *out)
 static void row_spent(struct mt *m, int h)
 {
 	size_t W = m->words;
-	const uint64_t *row = m->reach + (size_t)h * W;
-	int v = m->reach_vert[h];
+	const uint64_t *row = m->mids->reach + (size_t)h * W;
+	int v = m->mids->reach_vert[h];
 
 	for (size_t w = 0; w < W; w++)
 		if (row[w])
@@ -467,22 +494,22 @@ static void dest_spent(struct mt *m, int c)
 	size_t W = m->words;
 
 	for (int k = 0; k < m->in_off[c + 1] - m->in_off[c] && k < m->din && k < 64; k++)
-		if (!(m->two_hop[c] >> k & 1))
+		if (!(m->mids->two_hop[c] >> k & 1))
 			m->inroom[(size_t)k * W + (size_t)c / 64] &= ~((uint64_t)1 << (c % 64));
 }
 
 void pm_mt_mid_filled(struct mt *m, int l)
 {
-	int i = m->mid_of_link[l];
+	int i = m->mids->mid_of_link[l];
 	size_t W = m->words;
 
-	for (int e = m->mid_off[i]; e < m->mid_off[i + 1]; e++) {
-		const struct mt_mid_rng *r = &m->mid_rng[e];
-		int h = r->h < 0 ? m->nreach : r->h;
-		clear_range(r->h < 0 ? m->dreach : m->reach + (size_t)r->h * W, m->reachw + (size_t)h * m->sw, r->lo,
+	for (int e = m->mids->mid_off[i]; e < m->mids->mid_off[i + 1]; e++) {
+		const struct mt_mid_rng *r = &m->mids->mid_rng[e];
+		int h = r->h < 0 ? m->mids->nreach : r->h;
+		clear_range(r->h < 0 ? m->mids->dreach : m->mids->reach + (size_t)r->h * W, m->mids->reachw + (size_t)h * m->sw, r->lo,
 			    r->hi);
 		if (r->h >= 0) {
-			if (e + 1 == m->mid_off[i + 1] || m->mid_rng[e + 1].h != r->h)
+			if (e + 1 == m->mids->mid_off[i + 1] || m->mids->mid_rng[e + 1].h != r->h)
 				row_spent(m, r->h);	/* once the run of this row's entries is cleared */
 		} else
 			for (int c = r->lo; c < r->hi; c++)

@@ -30,6 +30,9 @@ struct edge {
 	int32_t via;
 };
 
+struct mt_fab;
+struct mt_mid;
+
 struct mt {
 	const struct pm_topo *t;
 	int P, V, S, switched, ports, priority;
@@ -82,73 +85,17 @@ struct mt {
 	int *missing;
 	int *pathbuf;		/* one edge's links: at most V */
 	uint64_t *recvable;	/* bit v: endpoint v can still receive this step */
-	/* fabric construction (multitree/fabric.c): the endpoints seen from
-	 * p, word w of each set in one record, ends[(p words + w) stride ..]
-	 * (a child's test reads one cache line, not one per set): word i < ncls
-	 * of those cls_hops[i] links away (class i), then of those whose route
-	 * leaves by p's j-th link out (ncls + j), then of those it enters by
-	 * their j-th link in (ncls + dout + j); inroom[j words ..] the
-	 * endpoints whose j-th link in has room this step */
-	int fabric;
-	int ncls, cls_hops[256];
+	/* The fabric construction (fabric.c, with the links between switches
+	 * counted by mid.c when mid): what both files read, and each file's
+	 * own state.  inroom[j words ..]: the endpoints whose j-th link in has
+	 * room this step; outroom[j words ..] those whose j-th link out has;
+	 * sw: the uint64_t of a word mask (bit w: word w of a set has a bit). */
+	int fabric, mid;
 	int dout, din;
-	size_t stride;
-	uint64_t *ends, *inroom;
-	uint16_t *out_lo, *out_hi;	/* [p dout + j]: the words whose set of link out j has bits */
-	/* Word masks (bit w: word w of a set has a bit), sw uint64_t each:
-	 * nearw[p ncls + k] of class k's sets; pairw[(p dout + a) din + b] of the
-	 * endpoints whose route from p leaves by a and enters by b; availw[b]
-	 * of the tree's receivers by link in b (this turn); rw: one sender's
-	 * words with a receiver */
 	size_t sw;
-	uint64_t *nearw, *pairw, *availw, *rw;
-	uint64_t *reachbuf;	/* sw words: what one link out may still reach (pm_mt_mid_words) */
-	/* outroom[j words ..]: endpoints whose j-th link out has room this
-	 * step; spent[(T dout + j) words ..]: members whose j-th link out
-	 * leads only to members of tree T (never a child that way again);
-	 * smask: one turn's senders worth trying */
-	uint64_t *outroom, *spent, *smask;
-	uint64_t *zero, *ones;	/* sets of W words with no bit, with every bit */
-	uint8_t *spent_any;	/* [T dout + j]: spent[..] has a bit */
-	/* Senders grouped, per end link pair q = a din + b, by their pairw
-	 * row: pair q's groups are grp_first[q] .. + grp_n[q] (-1: too many,
-	 * its senders count as able), group g's row at grp_row[g sw ..], its
-	 * senders at grp_set[g words ..] in words grp_lo[g] .. grp_hi[g];
-	 * able[a words ..]: the senders whose link out a reaches a
-	 * receiver's word this turn */
-	uint64_t *grp_row, *grp_set, *able;
-	int *grp_first, *grp_n;
-	uint16_t *grp_lo, *grp_hi;
-	uint8_t *grp_all;	/* group g holds every endpoint */
-	const uint64_t **able_row;	/* per link out: its able set, or ones */
-	/* The groups of one word mask bit whose senders lie in one word (a
-	 * node's endpoints over its own switch) are kept apart, by bit:
-	 * pair q's are block smp_at[q] (-1: none), whose smp_bits (sw words)
-	 * has bit i when one's row is bit i, its senders in word
-	 * smp_word[block sw 64 + i], those of smp_set[..] */
-	int *smp_at;
-	uint64_t *smp_bits, *smp_set;
-	uint16_t *smp_word;
-	/* The links between switches it counts (multitree/mid.c), when mid:
-	 * link l is tracked as mid_of_link[l] = i (-1: not), its entries
-	 * mid_rng[mid_off[i] .. mid_off[i + 1]): endpoints [lo, hi) leave
-	 * reach row h (h < 0: dreach) when it fills; hop_row[p dout + j]: the
-	 * reach row of the head of p's j-th link out (-1: none); midpath:
-	 * an edge's counted links */
-	int mid, nmid, mid_len, mid_cap, nreach;
-	struct mt_mid_rng {
-		int h, lo, hi;
-	} *mid_rng;
-	int *mid_of_link, *mid_off, *hop_row, *midpath;
-	uint64_t *reach, *dreach;
-	uint64_t *reach0;	/* the rows a step starts from: the endpoints h leads to */
-	int *reach_vert;	/* per row: h's vertex */
-	uint64_t *two_hop;	/* per endpoint, by link in (first 64): some route through one switch enters by it */
-	uint64_t *reachw;	/* word masks (sw each) of the reach rows, dreach, then all ones */
-	uint64_t *reachw0;	/* the same as a step starts */
-	int dglobal;		/* some link clears dreach: every first hop has a row, and */
-	uint64_t *adj, *adjw;	/* per row, the endpoints its vertex leads to over one link (dreach spares them), and its word mask */
-	void *midb;		/* while the tables are built */
+	uint64_t *inroom, *outroom;
+	struct mt_fab *fab;	/* fabric.c's */
+	struct mt_mid *mids;	/* mid.c's */
 };
 
 static inline int mt_in_tree(const struct mt *m, int T, int v)
