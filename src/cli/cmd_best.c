@@ -79,11 +79,6 @@ static void size_row(struct cli_table *tab, const char *kind, double size)
 	cli_table_set(tab, B_SIZE_B, "%.0f", size);
 }
 
-static double busbw(enum pm_coll c, double n, double time_s, int P)
-{
-	return pm_algbw(n, time_s) * pm_coll_busbw_factor(c, P) / 1e9;
-}
-
 static void put_rows(struct cli_table *tab, const struct pm_best *b, const struct pm_inst *in, int P)
 {
 	for (int i = 0, c = 0; i < b->npts; i++) {
@@ -93,7 +88,7 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 			size_row(tab, x->limit ? "limit" : "crossover", x->size_B);
 			cli_table_set(tab, B_BEST, "%s", in[x->to].label);
 			cli_table_set(tab, B_TIME, "%.6g", x->time_s * 1e6);
-			cli_table_set(tab, B_BUSBW, "%.6g", busbw(in[0].coll, x->size_B, x->time_s, P));
+			cli_table_set(tab, B_BUSBW, "%.6g", pm_coll_busbw(in[0].coll, x->size_B, x->time_s, P) / 1e9);
 			cli_table_set(tab, B_SECOND, "%s", in[x->from].label);
 			if (!x->limit) {
 				cli_table_set(tab, B_SECOND_T, "%.6g", x->time_s * 1e6);
@@ -107,7 +102,7 @@ static void put_rows(struct cli_table *tab, const struct pm_best *b, const struc
 		}
 		cli_table_set(tab, B_BEST, "%s", in[pt->winner].label);
 		cli_table_set(tab, B_TIME, "%.6g", pt->time_s * 1e6);
-		cli_table_set(tab, B_BUSBW, "%.6g", busbw(in[0].coll, pt->size_B, pt->time_s, P));
+		cli_table_set(tab, B_BUSBW, "%.6g", pm_coll_busbw(in[0].coll, pt->size_B, pt->time_s, P) / 1e9);
 		if (pt->second >= 0) {
 			cli_table_set(tab, B_SECOND, "%s", in[pt->second].label);
 			cli_table_set(tab, B_SECOND_T, "%.6g", pt->second_s * 1e6);
@@ -136,9 +131,9 @@ static int plot_best(const char *path, const struct pm_best *b, const struct pm_
 		const struct pm_best_point *pt = &b->pts[i];
 		double tb = pm_coll_bound(c, pt->size_B, t, inj_Bps);
 		x[i] = pt->size_B;
-		y[i] = pt->winner >= 0 ? busbw(c, pt->size_B, pt->time_s, P) : NAN;
-		y[n + i] = pt->second >= 0 ? busbw(c, pt->size_B, pt->second_s, P) : NAN;
-		y[2 * n + i] = tb > 0 ? busbw(c, pt->size_B, tb, P) : NAN;
+		y[i] = pt->winner >= 0 ? pm_coll_busbw(c, pt->size_B, pt->time_s, P) / 1e9 : NAN;
+		y[n + i] = pt->second >= 0 ? pm_coll_busbw(c, pt->size_B, pt->second_s, P) / 1e9 : NAN;
+		y[2 * n + i] = tb > 0 ? pm_coll_busbw(c, pt->size_B, tb, P) / 1e9 : NAN;
 		labels[i] = pt->winner >= 0 && (!i || pt->winner != b->pts[i - 1].winner) ? in[pt->winner].label : "";
 	}
 	snprintf(title, sizeof title, "fastest %s on %s, %d endpoints (%s evaluator)", pm_coll_info(c)->title,

@@ -181,12 +181,6 @@ static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_to
 		       jobs[0].in.label, jobs[0].note);
 }
 
-/* nccl-tests' bus bandwidth of collective c, in GB/s. */
-static double busbw(enum pm_coll c, double n, double time_s, int P)
-{
-	return pm_algbw(n, time_s) * pm_coll_busbw_factor(c, P) / 1e9;
-}
-
 static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c,
 		     double n, int P)
 {
@@ -194,7 +188,7 @@ static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_c
 
 	cli_table_set(tab, C_TIME, "%.6g", c->time_s * 1e6);
 	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, c->time_s) / 1e9);
-	cli_table_set(tab, C_BUSBW, "%.6g", busbw(coll, n, c->time_s, P));
+	cli_table_set(tab, C_BUSBW, "%.6g", pm_coll_busbw(coll, n, c->time_s, P) / 1e9);
 	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
 	pm_fmt_size(c->sent_B, buf, sizeof buf);
 	cli_table_set(tab, C_SENT, "%s", buf);
@@ -331,14 +325,14 @@ static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t, do
 			continue;
 		for (int z = 0; z < nsizes; z++) {
 			double tm = jobs[i].t[z * NMODEL + m];
-			y[ns * nsizes + z] = tm > 0 ? pm_algbw(sizes[z], tm) * pm_coll_busbw_factor(coll, P) / 1e9 : NAN;
+			y[ns * nsizes + z] = tm > 0 ? pm_coll_busbw(coll, sizes[z], tm, P) / 1e9 : NAN;
 		}
 		names[ns++] = jobs[i].in.label;
 	}
 	bound = y + (size_t)24 * nsizes;	/* the network's bound as bus bandwidth */
 	for (int z = 0; z < nsizes; z++) {
 		double tb = pm_coll_bound(coll, sizes[z], t, inj_Bps);
-		bound[z] = tb > 0 ? pm_algbw(sizes[z], tb) * pm_coll_busbw_factor(coll, P) / 1e9 : NAN;
+		bound[z] = tb > 0 ? pm_coll_busbw(coll, sizes[z], tb, P) / 1e9 : NAN;
 	}
 	snprintf(title, sizeof title, "%s on %s, %d endpoints (%s evaluator)", pm_coll_info(coll)->title, pm_topo_spec(t), P,
 		 pm_evals[m].name);
@@ -400,7 +394,7 @@ static void put_sim(struct cli_table *tab, enum pm_coll coll, const struct pm_co
 {
 	cli_table_set(tab, C_TIME, "%.6g", c->time_s * 1e6);
 	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, c->time_s) / 1e9);
-	cli_table_set(tab, C_BUSBW, "%.6g", busbw(coll, n, c->time_s, P));
+	cli_table_set(tab, C_BUSBW, "%.6g", pm_coll_busbw(coll, n, c->time_s, P) / 1e9);
 	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
 	cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
 }

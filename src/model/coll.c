@@ -108,3 +108,8 @@ double pm_coll_bound(enum pm_coll c, double n, const struct pm_topo *t,
 	}
 	return bound + (lat > 0 ? lat : 0);
 }
+
+double pm_coll_busbw(enum pm_coll c, double n, double time_s, int P)
+{
+	return (time_s > 0 ? n / time_s : 0) * pm_coll_busbw_factor(c, P);
+}

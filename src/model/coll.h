@@ -51,6 +51,9 @@ int pm_coll_find(const char *name);
 int pm_coll_pick(const char *what, const char *name, struct pm_err *err);
 /* nccl-tests: busbw = algbw x this factor. */
 double pm_coll_busbw_factor(enum pm_coll c, int P);
+/* nccl-tests' bus bandwidth of collective c on P ranks (B/s): n bytes in
+ * time_s, times the factor above; 0 when time_s <= 0. */
+double pm_coll_busbw(enum pm_coll c, double n, double time_s, int P);
 
 /* A time no algorithm can beat for an n-byte collective on t: the bytes
  * some endpoint must send or receive (Chan et al., "Collective
