@@ -2,6 +2,7 @@
 #include "sim/psim.h"
 #include "model/progress.h"
 
+#include "sim/lnet.h"
 #include "sim/rnet.h"
 
 #include <math.h>
@@ -10,12 +11,6 @@
 
 #define NONE UINT32_MAX
 
-struct ev {
-	double t;
-	uint64_t seq;		/* ties: first pushed, first served */
-	uint32_t x, hop;
-};
-
 struct sim {
 	const struct pm_topo *t;
 	const struct pm_sched *s;
@@ -23,19 +18,12 @@ struct sim {
 	double unit;		/* bytes per chunk unit */
 	int maxseg, inj;	/* inj: endpoint links present */
 	int routers;		/* the router-level network (rnet.h) */
-	int nnet, nlinks;	/* network links; all links with endpoint ones */
-	double *bw, *lat, *free_at, *busy;
+	int nnet;		/* network links */
 	size_t *roff;		/* route of transfer i: route[roff[i] .. roff[i+1]) */
 	int32_t *route;
-	uint32_t *nseg;		/* segments transfer i is cut into */
-	double *segw;		/* wire bytes of each of them */
-	uint32_t *rem;		/* segments of transfer i still travelling */
 	double *red_free;	/* per rank: when its reducer is idle */
 	int parallel_reduce;	/* pm_sim_opts: reductions do not queue */
-	struct ev *heap;
-	size_t nheap, capheap;
-	uint64_t seq;
-	double end, events, segments;
+	double end;
 	double est_events;	/* what plan() expects, for progress */
 	/* dataflow */
 	uint32_t *pending;	/* unfinished writers of transfer i's chunks */
@@ -46,12 +34,11 @@ struct sim {
 	 * sends in one step; a rank never has more in flight out of it */
 	int ports;
 	int *sending;		/* per rank: transfers still leaving it */
-	uint32_t *left0;	/* per transfer: segments not yet past hop 0 */
 	uint32_t **waitq;	/* per rank: ready transfers waiting for a port,
 				 * ascending (earlier steps first) */
 	int *nwait, *capwait;
 	int failed;
-	struct pm_rnet *net;	/* router-level network, or NULL: links only */
+	struct pm_net net;	/* links (lnet.h) or routers (rnet.h) */
 	struct pm_trace *trace;
 	double *rd_src, *rd_dst;	/* per transfer: memory its sender, its receiver reads */
 	/* NOP lockstep (Huang et al. 2021 SIV-A): each rank's time-step
@@ -69,63 +56,6 @@ struct sim {
 	double *tstep;		/* step: estimated length (serialization) */
 	size_t done;		/* transfers delivered */
 };
-
-static int before(const struct ev *a, const struct ev *b)
-{
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
-static void push(struct sim *m, double t, uint32_t x, uint32_t hop)
-{
-	if (m->nheap == m->capheap) {
-		size_t cap = m->capheap ? 2 * m->capheap : 1024;
-		struct ev *a = realloc(m->heap, sizeof *a * cap);
-		if (!a) {
-			m->failed = 1;
-			return;
-		}
-		m->heap = a;
-		m->capheap = cap;
-	}
-	struct ev e = {t, m->seq++, x, hop};
-	size_t i = m->nheap++;
-	while (i > 0 && before(&e, &m->heap[(i - 1) / 2])) {
-		m->heap[i] = m->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	m->heap[i] = e;
-}
-
-static struct ev pop(struct sim *m)
-{
-	struct ev top = m->heap[0], last = m->heap[--m->nheap];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= m->nheap)
-			break;
-		if (c + 1 < m->nheap && before(&m->heap[c + 1], &m->heap[c]))
-			c++;
-		if (!before(&m->heap[c], &last))
-			break;
-		m->heap[i] = m->heap[c];
-		i = c;
-	}
-	if (m->nheap)
-		m->heap[i] = last;
-	return top;
-}
-
-/* Segments of an m-byte message and the wire bytes of each. */
-static uint32_t segments(const struct pm_params *p, int maxseg, double m,
-			 double *seg_wire)
-{
-	double payload = p->payload_B > 0 ? p->payload_B : 256;
-	double packets = ceil(m / payload - 1e-9);
-	uint32_t n = packets < 1 ? 1 : packets > maxseg ? (uint32_t)maxseg : (uint32_t)packets;
-	*seg_wire = pm_wire_bytes(p, m) / n;
-	return n;
-}
 
 /* Packets of an m-byte message (at least one). */
 static double packets(const struct pm_params *p, double m)
@@ -159,17 +89,9 @@ static void inject(struct sim *m, uint32_t x, double t)
 {
 	if (m->trace)
 		pm_trace_start(m->trace, x, t);
-	if (m->net) {
-		if (m->rd_src)
-			pm_rnet_reads(m->net, x, m->rd_src[x], m->s->map[m->s->x[x].dst], m->rd_dst[x], t);
-		pm_rnet_send(m->net, x, t);
-		return;
-	}
-	uint32_t n = m->nseg[x];
-	m->rem[x] = n;
-	m->segments += n;
-	for (uint32_t k = 0; k < n; k++)
-		push(m, t, x, 0);
+	if (m->rd_src && m->net.ops->reads)
+		m->net.ops->reads(m->net.n, x, m->rd_src[x], m->s->map[m->s->x[x].dst], m->rd_dst[x], t);
+	m->net.ops->send(m->net.n, x, t);
 }
 
 static void ready(struct sim *m, uint32_t x, double t);
@@ -199,7 +121,6 @@ static void ready(struct sim *m, uint32_t x, double t)
 
 	if (m->sending[r] < m->ports) {
 		m->sending[r]++;
-		m->left0[x] = m->nseg[x];
 		inject(m, x, t);
 		if (m->order && --m->todo[r] == 0)
 			advance(m, r, t);	/* every transfer of the step started */
@@ -311,12 +232,6 @@ static void finish(struct sim *m, uint32_t x, double t)
 	complete(m, x, t);
 }
 
-static void deliver(struct sim *m, uint32_t x, double t)
-{
-	if (--m->rem[x] == 0)
-		finish(m, x, t);
-}
-
 static void net_delivered(void *ctx, uint32_t x, double t)
 {
 	finish(ctx, x, t);
@@ -329,41 +244,11 @@ static void net_left(void *ctx, uint32_t x, double t)
 		port_free(m, x, t);
 }
 
-/* Move every queued segment to its destination. */
+/* Run the network until no event is left. */
 static void run(struct sim *m)
 {
-	if (m->net) {
-		if (pm_rnet_run(m->net))
-			m->failed = 1;
-		return;
-	}
-	while (m->nheap && !m->failed) {
-		struct ev e = pop(m);
-		size_t first = m->roff[e.x];
-		uint32_t hops = (uint32_t)(m->roff[e.x + 1] - first);
-		if (hops == 0) {
-			if (m->left0 && --m->left0[e.x] == 0)
-				port_free(m, e.x, e.t);
-			deliver(m, e.x, e.t);
-			continue;
-		}
-		int l = m->route[first + e.hop];
-		double start = e.t > m->free_at[l] ? e.t : m->free_at[l];
-		double done = start + m->segw[e.x] / m->bw[l];
-		m->free_at[l] = done;
-		m->busy[l] += done - start;
-		if (m->trace)
-			pm_trace_busy(m->trace, l, start, done);
-		m->events += 1;
-		if (((uint64_t)m->events & 0xffff) == 0)
-			pm_progress("simulating", m->events, m->est_events);
-		if (e.hop == 0 && m->left0 && --m->left0[e.x] == 0)
-			port_free(m, e.x, done);
-		if (e.hop + 1 == hops)
-			deliver(m, e.x, done + m->lat[l]);
-		else
-			push(m, done + m->lat[l], e.x, e.hop + 1);
-	}
+	if (m->net.ops->run(m->net.n))
+		m->failed = 1;
 }
 
 /* The dependency edges found so far: writer ew[e] before reader er[e]. */
@@ -471,11 +356,10 @@ static int port_budget(struct sim *m)
 	int *cnt = calloc((size_t)s->nranks + 1, sizeof(int));
 
 	m->sending = calloc((size_t)s->nranks + 1, sizeof(int));
-	m->left0 = calloc(s->nx + 1, sizeof(uint32_t));
 	m->waitq = calloc((size_t)s->nranks + 1, sizeof *m->waitq);
 	m->nwait = calloc((size_t)s->nranks + 1, sizeof(int));
 	m->capwait = calloc((size_t)s->nranks + 1, sizeof(int));
-	if (!cnt || !m->sending || !m->left0 || !m->waitq || !m->nwait || !m->capwait) {
+	if (!cnt || !m->sending || !m->waitq || !m->nwait || !m->capwait) {
 		free(cnt);
 		return PM_EINTERNAL;
 	}
@@ -493,29 +377,21 @@ static int port_budget(struct sim *m)
 
 static void sim_free(struct sim *m)
 {
-	free(m->bw);
-	free(m->lat);
-	free(m->free_at);
-	free(m->busy);
 	free(m->roff);
 	free(m->route);
-	free(m->nseg);
-	free(m->segw);
-	free(m->rem);
 	free(m->red_free);
-	free(m->heap);
 	free(m->pending);
 	free(m->ready);
 	free(m->doff);
 	free(m->dep);
 	free(m->sending);
-	free(m->left0);
 	for (int r = 0; m->waitq && r < m->s->nranks; r++)
 		free(m->waitq[r]);
 	free(m->waitq);
 	free(m->nwait);
 	free(m->capwait);
-	pm_rnet_free(m->net);
+	if (m->net.ops)
+		m->net.ops->free(m->net.n);
 	free(m->cstep);
 	free(m->ctime);
 	free(m->todo);
@@ -556,11 +432,11 @@ static int plan(struct sim *m, double *events)
 		m->roff[i] = total;
 		for (int k = 0; k < h; k++)
 			m->route[total++] = buf[k];
-		m->nseg[i] = segments(m->p, m->maxseg, m->unit * s->x[i].cnt, &m->segw[i]);
+		double segw;
 		if (m->routers)	/* every packet, injection and ejection included */
 			*events += packets(m->p, m->unit * s->x[i].cnt) * (h + 2);
 		else
-			*events += (double)m->nseg[i] * h;
+			*events += (double)pm_lnet_segments(m->p, m->maxseg, m->unit * s->x[i].cnt, &segw) * h;
 	}
 	m->roff[s->nx] = total;
 	free(buf);
@@ -571,9 +447,6 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 		    const struct pm_sched *s, double n,
 		    const struct pm_params *p, const struct pm_sim_opts *o)
 {
-	const struct pm_link *links = pm_topo_links(t);
-	int E = pm_topo_endpoints(t);
-
 	memset(m, 0, sizeof *m);
 	m->t = t;
 	m->s = s;
@@ -584,24 +457,9 @@ static int sim_init(struct sim *m, const struct pm_topo *t,
 	m->parallel_reduce = o->parallel_reduce;
 	m->inj = p->inj_bw_Bps > 0 && !o->routers;	/* routers have their own */
 	m->nnet = pm_topo_nlinks(t);
-	m->nlinks = m->nnet + (m->inj ? 2 * E : 0);
-	m->bw = malloc(sizeof(double) * (size_t)m->nlinks);
-	m->lat = malloc(sizeof(double) * (size_t)m->nlinks);
-	m->free_at = calloc((size_t)m->nlinks, sizeof(double));
-	m->busy = calloc((size_t)m->nlinks, sizeof(double));
 	m->roff = malloc(sizeof(size_t) * (s->nx + 1));
-	m->nseg = malloc(sizeof(uint32_t) * (s->nx + 1));
-	m->segw = malloc(sizeof(double) * (s->nx + 1));
-	m->rem = calloc(s->nx + 1, sizeof(uint32_t));
 	m->red_free = calloc((size_t)s->nranks + 1, sizeof(double));
-	if (!m->bw || !m->lat || !m->free_at || !m->busy || !m->roff ||
-	    !m->nseg || !m->segw || !m->rem || !m->red_free)
-		return PM_EINTERNAL;
-	for (int l = 0; l < m->nlinks; l++) {
-		m->bw[l] = l < m->nnet ? links[l].bw_Bps : p->inj_bw_Bps;
-		m->lat[l] = l < m->nnet ? links[l].lat_s : 0;
-	}
-	return PM_OK;
+	return m->roff && m->red_free ? PM_OK : PM_EINTERNAL;
 }
 
 /* The endpoint's memory reads per transfer, by the contention
@@ -673,8 +531,33 @@ static int nop_setup(struct sim *m, const struct pm_sim_opts *o)
 	return PM_OK;
 }
 
-/* Dependencies, the port budget and the router-level network, as the
- * options ask; on failure *err is set. */
+/* The network the transfers cross: the links network, or the routers
+ * (with the endpoint's reads); on failure *err is set. */
+static int make_net(struct sim *m, const struct pm_sim_opts *o, struct pm_err *err)
+{
+	struct pm_net_hooks h = {m, net_delivered, net_left};
+	struct pm_rnet *rn = NULL;
+	int rc;
+
+	if (!o->routers) {
+		if (pm_lnet_new(m->t, m->s, m->unit, m->p, m->maxseg, m->inj, m->roff, m->route, &h, &m->net))
+			return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+	} else {
+		if (plan_reads(m) != PM_OK)
+			return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
+		rc = pm_rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports, m->roff, m->route, &h, &rn, err);
+		if (rc)
+			return rc;
+		m->net = (struct pm_net){rn, &pm_rnet_ops};
+	}
+	if (o->trace)
+		m->net.ops->trace(m->net.n, o->trace);
+	m->net.ops->expect(m->net.n, m->est_events);
+	return PM_OK;
+}
+
+/* Dependencies, the port budget and the network, as the options ask; on
+ * failure *err is set. */
 static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 		   struct pm_err *err)
 {
@@ -701,21 +584,9 @@ static int prepare(struct sim *m, const struct pm_sim_opts *o, double ev,
 	m->order = m->nop && o->lockstep == PM_LOCK_ORDER;
 	if (m->nop && nop_setup(m, o) != PM_OK)
 		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
-	if (!o->routers)
-		return PM_OK;
-	if (plan_reads(m) != PM_OK)
-		return pm_fail(err, PM_EINTERNAL, "out of memory setting up the simulation");
-	struct pm_rnet_hooks h = {m, net_delivered, net_left};
-	int rc = pm_rnet_new(m->t, m->s, m->unit, m->p, &o->router, m->ports,
-			  m->roff, m->route, &h, &m->net, err);
-	if (rc == PM_OK && o->trace)
-		pm_rnet_trace(m->net, o->trace);
-	if (rc == PM_OK)
-		pm_rnet_expect(m->net, m->est_events);
-	return rc;
+	return make_net(m, o, err);
 }
 
-/* Play the schedule: dataflow, or step by step with barriers. */
 /* The simulator as a driver (psim.h: init / step / done). */
 struct pm_sim {
 	struct sim m;
@@ -817,21 +688,13 @@ double pm_sim_now(const struct pm_sim *d)
 
 static void result_of(const struct sim *m, struct pm_sim_result *r)
 {
+	struct pm_net_stats st;
+
+	m->net.ops->stats(m->net.n, &st);
 	r->time_s = m->end;
-	if (m->net) {
-		struct pm_rnet_stats st;
-		pm_rnet_stats(m->net, &st);
-		r->segments = st.packets;
-		r->events = st.hops;
-		r->link_busy = m->end > 0 && m->nnet ? st.link_busy / (m->end * m->nnet) : 0;
-		return;
-	}
-	double busy = 0;
-	for (int l = 0; l < m->nnet; l++)
-		busy += m->busy[l];
-	r->segments = m->segments;
-	r->events = m->events;
-	r->link_busy = m->end > 0 && m->nnet ? busy / (m->end * m->nnet) : 0;
+	r->segments = st.packets;
+	r->events = st.hops;
+	r->link_busy = m->end > 0 && m->nnet ? st.link_busy / (m->end * m->nnet) : 0;
 }
 
 int pm_sim_done(struct pm_sim *d, struct pm_sim_result *r, struct pm_err *err)
@@ -842,7 +705,7 @@ int pm_sim_done(struct pm_sim *d, struct pm_sim_result *r, struct pm_err *err)
 	memset(r, 0, sizeof *r);
 	if (m->failed)
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory during the simulation");
-	else if (m->net && m->done < m->s->nx)
+	else if (m->routers && m->done < m->s->nx)
 		rc = pm_fail(err, PM_EINPUT,
 			     "the simulated network deadlocked: %zu of %zu transfers never arrived (expected routes whose buffers cannot wait on each other in a cycle: give rings and tori at least 2 --vcs, or more --vc-flits)",
 			     m->s->nx - m->done, m->s->nx);

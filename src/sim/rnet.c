@@ -72,7 +72,7 @@ struct pm_rnet {
 	const struct pm_sched *s;
 	const struct pm_params *p;
 	struct pm_router_cfg c;
-	struct pm_rnet_hooks h;
+	struct pm_net_hooks h;
 	struct pm_trace *trace;
 	const size_t *roff;
 	const int32_t *route;
@@ -885,7 +885,7 @@ int pm_rnet_run(struct pm_rnet *n)
 
 void pm_rnet_trace(struct pm_rnet *n, struct pm_trace *tr) { n->trace = tr; }
 
-void pm_rnet_stats(const struct pm_rnet *n, struct pm_rnet_stats *st)
+void pm_rnet_stats(const struct pm_rnet *n, struct pm_net_stats *st)
 {
 	st->packets = n->packets;
 	st->hops = n->hops;
@@ -1058,7 +1058,7 @@ static int alloc_state(struct pm_rnet *n)
 int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
-	     const struct pm_rnet_hooks *h, struct pm_rnet **out, struct pm_err *err)
+	     const struct pm_net_hooks *h, struct pm_rnet **out, struct pm_err *err)
 {
 	struct pm_rnet *n = calloc(1, sizeof *n);
 
@@ -1104,3 +1104,25 @@ int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	*out = n;
 	return PM_OK;
 }
+
+static void ops_reads(void *n, uint32_t x, double sender_B, int reader, double reader_B, double t)
+{
+	pm_rnet_reads(n, x, sender_B, reader, reader_B, t);
+}
+
+static void ops_send(void *n, uint32_t x, double t) { pm_rnet_send(n, x, t); }
+static int ops_run(void *n) { return pm_rnet_run(n); }
+static void ops_stats(const void *n, struct pm_net_stats *st) { pm_rnet_stats(n, st); }
+static void ops_trace(void *n, struct pm_trace *tr) { pm_rnet_trace(n, tr); }
+static void ops_expect(void *n, double events) { pm_rnet_expect(n, events); }
+static void ops_free(void *n) { pm_rnet_free(n); }
+
+const struct pm_net_ops pm_rnet_ops = {
+	.reads = ops_reads,
+	.send = ops_send,
+	.run = ops_run,
+	.stats = ops_stats,
+	.trace = ops_trace,
+	.expect = ops_expect,
+	.free = ops_free,
+};

@@ -48,6 +48,7 @@
 #include "model/params.h"
 #include "model/sched.h"
 #include "model/topo.h"
+#include "sim/net.h"
 #include "sim/trace.h"
 
 /* The MULTITREE artifact's BookSim configuration (Huang et al.,
@@ -72,22 +73,6 @@ void pm_router_cfg_default(struct pm_router_cfg *c);
 
 struct pm_rnet;
 
-/* What the network tells the schedule driver. */
-struct pm_rnet_hooks {
-	void *ctx;
-	/* the last packet of transfer x reached its destination at t */
-	void (*delivered)(void *ctx, uint32_t x, double t);
-	/* the last packet of transfer x left its injection channel at t */
-	void (*left)(void *ctx, uint32_t x, double t);
-};
-
-struct pm_rnet_stats {
-	double packets;		/* packets injected */
-	double hops;		/* packet crossings of network links */
-	double events;		/* events processed */
-	double link_busy;	/* seconds network links spent sending, summed */
-};
-
 /* PM_EINPUT when the configuration cannot run (a packet larger than a
  * virtual channel's buffer). */
 int pm_rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
@@ -98,7 +83,7 @@ int pm_rnet_check(const struct pm_params *p, const struct pm_router_cfg *c,
 int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
-	     const struct pm_rnet_hooks *h, struct pm_rnet **out, struct pm_err *err);
+	     const struct pm_net_hooks *h, struct pm_rnet **out, struct pm_err *err);
 /* The endpoint in the loop (params.h, --endpoint baseline|ace with
  * --mem-bw): transfer x's sender reads sender_B bytes from memory before
  * its packets leave, in step with them (each packet's share, one endpoint
@@ -128,7 +113,10 @@ void pm_rnet_send(struct pm_rnet *n, uint32_t x, double t);
 double pm_rnet_handover_s(const struct pm_params *p, const struct pm_router_cfg *c, double bytes);
 /* Run until no event is left; PM_EINTERNAL when memory ran out. */
 int pm_rnet_run(struct pm_rnet *n);
-void pm_rnet_stats(const struct pm_rnet *n, struct pm_rnet_stats *st);
+void pm_rnet_stats(const struct pm_rnet *n, struct pm_net_stats *st);
 void pm_rnet_free(struct pm_rnet *n);
+
+/* The same as the simulator's network interface (net.h). */
+extern const struct pm_net_ops pm_rnet_ops;
 
 #endif
