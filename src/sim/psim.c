@@ -1,4 +1,6 @@
-/* psim.c: the packet simulator (see psim.h). */
+/* psim.c: the packet simulator's schedule driver (see psim.h): when each
+ * transfer starts (lockstep, per-rank step counters, dataflow, ports), its
+ * reduction, and the network it crosses (net.h: lnet.c or rnet.c). */
 #include "sim/psim.h"
 #include "model/progress.h"
 
