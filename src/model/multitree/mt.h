@@ -37,20 +37,18 @@ struct mt {
 	const struct pm_topo *t;
 	int P, V, S, switched, ports, priority;
 	/* The trees' edges in construction order, step by step: step t's are
-	 * edge[estart[t] .. estart[t+1]), sorted by k.  Appended as they are
-	 * made (a row per tree indexed by child missed the cache on every
-	 * edge: 25% of the construction at 4096 endpoints), and read in this
-	 * order by the schedule. */
+	 * edge[estart[t] .. estart[t+1]), sorted by k, appended as they are
+	 * made and read in this order by the schedule (why: docs/model.md,
+	 * MULTITREE, how the construction's data are laid out). */
 	struct edge *edge;
 	size_t nedge;
 	size_t *estart;		/* 1 .. S+1 */
 	struct edge *sortbuf;	/* one step's edges, while sorting */
 	int *tcount;		/* per tree, while sorting */
 	uint16_t *rank;		/* [T][v]: v's rank of addition to tree T */
-	uint64_t *member;	/* [T][v / 64] bit v % 64: v is in tree T.  The
-				 * searches test only this: a bit per node keeps
-				 * every tree's membership in cache (measured:
-				 * 70% of the construction waited on step[]) */
+	uint64_t *member;	/* [T][v / 64] bit v % 64: v is in tree T, the
+				 * only thing the searches test (a bit per node
+				 * keeps every tree's membership in cache) */
 	size_t words;		/* uint64_t per tree */
 	int32_t *path;		/* switched: [len, links...] per edge */
 	size_t npath, cappath;
@@ -62,9 +60,8 @@ struct mt {
 	int *nbr_dst;		/* nbr_dst[j] = links[nbr[j]].dst, read in line */
 	int *in_src;		/* in_src[j] = links[in[j]].src, likewise */
 	int *in_pos, *in_full;	/* switched: link l is in[in_pos[l]]; in_full[j]: the
-				 * step in[j] filled in (the searches read fullness in
-				 * line; measured: a third of the search from the
-				 * targets' side waited on link_stamp[in[j]]) */
+				 * step in[j] filled in (the searches read fullness
+				 * in line with the adjacency they walk) */
 	int *nbr_pos, *nbr_full;	/* the same for nbr[] (-1: not a neighbour link) */
 	int *in, *in_off;	/* links into every vertex */
 	int *link_stamp, *sent, *sent_stamp, *recv, *recv_stamp;
@@ -144,10 +141,9 @@ int pm_mt_attach(struct mt *m, int T, int p, int c, int t, const int *path, int 
  * step and has a port left (mask, when not NULL: its bit in mask set,
  * and mask holds only endpoints with a port left):
  * a walk of MT_WALK nodes in order, then the lowest rank among the tree's
- * members AND the endpoints with a port left (AND mask).  MT_WALK:
- * measured on machine:dgx-h100:256 with the fabric construction, 8
- * against 32 took 5.1 s against 7.0 s (the walk reads a node list the
- * cache does not hold; the bit sets it does). */
+ * members AND the endpoints with a port left (AND mask).  MT_WALK is
+ * short: the walk reads a node list the cache does not hold, the bit
+ * sets it does (docs/model.md, MULTITREE's data layout). */
 #define MT_WALK 8
 int pm_mt_next_sender(struct mt *m, int T, const uint64_t *mask);
 

@@ -333,9 +333,8 @@ static int add_one(struct mt *m, int T, int t)
  * runs: its member row and, in the fabric construction, its spent sets
  * and the sets of the node at its scan position.  At 4,096 endpoints the
  * trees' rows and lists are past the last-level cache (the lists alone
- * are 64 MB), and a turn waited on them (perf on machine:dgx-h100:512:
- * 16% of the run on the list at the scan position); docs/validation.md
- * section 6 has the measurements. */
+ * are 64 MB), and a turn waited on them (docs/model.md, MULTITREE's data
+ * layout). */
 static void prefetch_tree(const struct mt *m, int T)
 {
 	const struct front *f = &m->fr[T];
@@ -367,7 +366,7 @@ static void prefetch_next(const struct mt *m, const int *next, int n, const int 
 }
 
 /* Drop the spent entries (a walk of the whole tree: only when there are
- * some; measured, it was 75% of the fabric construction on fattree:16,3). */
+ * some). */
 static void compact(struct front *f)
 {
 	int n = 0;

@@ -151,8 +151,7 @@ int pm_mt_index_of_rank(const struct front *f, int r)
  * (position at the step's new nodes) if there is none.  Nodes without a
  * port are skipped as the scan skips them.  A short walk first; then the
  * tree's members AND the endpoints with a port left, lowest rank (a
- * tree of P nodes late in a step would be walked end to end: measured on
- * fattree:9,3, 27% of the turns found no node with a port). */
+ * tree of P nodes late in a step would be walked end to end). */
 int pm_mt_next_sender(struct mt *m, int T, const uint64_t *mask)
 {
 	struct front *f = &m->fr[T];
