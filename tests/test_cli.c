@@ -188,6 +188,7 @@ Test(cli, bad_input_exits_2)
 		{"fit tests/data/nccl_bad_row.log", "line 6: expected an nccl-tests result row"},
 		{"fit data/measurements/osu_allreduce_2nodes.log --range 1M", "invalid range '1M'"},
 		{"fit data/measurements/osu_allreduce_2nodes.log --range 1G:2G", "too few points"},
+		{"fit data/measurements/osu_allreduce_2nodes.log --range 1M:2M --fit-range 1M:4M", "both given"},
 		{"fit data/measurements/osu_allreduce_2nodes.log extra", "unexpected argument 'extra'"},
 		{"train --workers 8 --a 1us --b 1ns", "missing --profile"},
 		{"train --model resnet50 --workers 8", "missing all-reduce cost"},
@@ -1232,6 +1233,20 @@ Test(cli, list_and_validate_name_every_algorithm)
 	cr_assert_gt(nm, 10, "%d algorithms in the matrix", nm);
 	run_free(&l);
 	run_free(&v);
+}
+
+/* One spelling per idea: fit takes train's --fit-range as its --range,
+ * the same fit to the byte. */
+Test(cli, fit_range_is_range)
+{
+	struct run a = run_perfmodel("fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M");
+	struct run b = run_perfmodel("fit data/measurements/osu_allreduce_8nodes.log --procs 8 --fit-range 256K:1M");
+
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert_eq(b.status, 0, "%s", b.err);
+	cr_assert_str_eq(a.out, b.out);
+	run_free(&a);
+	run_free(&b);
 }
 
 /* Every command with its output on a full disk fails with a message. */

@@ -242,7 +242,7 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 
 /* What fit was asked. */
 struct fit_args {
-	const char *input, *range, *format, *algo, *procs, *op, *machine, *write_to, *run;
+	const char *input, *range, *fit_range, *format, *algo, *procs, *op, *machine, *write_to, *run;
 	int help;
 };
 
@@ -252,6 +252,7 @@ static int option_rows(struct fit_args *a, struct cli_opt *opts)
 
 	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &a->input, NULL};
 	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &a->range, NULL};
+	opts[n++] = (struct cli_opt){"fit-range", "MIN:MAX", "the same as --range (train's spelling of it)", &a->fit_range, NULL};
 	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &a->op, NULL};
 	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: what NCCL runs: ring for all-reduce, reduce-scatter and all-gather; for broadcast and reduce its pipelined ring, chain with 64 chunks a rank)", &a->algo, NULL};
 	opts[n++] = (struct cli_opt){"run", "N", "the run to fit when the file holds several (a second column header after result rows begins one); default: refuse such a file", &a->run, NULL};
@@ -345,6 +346,11 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	}
 	if (npos < 1)
 		return pm_fail(err, PM_EINPUT, "missing measurement file (expected perfmodel fit FILE, see perfmodel fit --help)");
+	if (q.range && q.fit_range)
+		return pm_fail(err, PM_EINPUT, "--range %s and --fit-range %s both given (expected one: they are the same option)",
+			       q.range, q.fit_range);
+	if (!q.range)
+		q.range = q.fit_range;
 	if (q.write_to && !q.machine)
 		return pm_fail(err, PM_EINPUT, "--write-machine needs --machine NAME (expected the description whose rates the log calibrates)");
 	if (parse_input(q.input, &pf, err) || cli_parse_format(q.format, &fmt, err) ||
