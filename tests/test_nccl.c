@@ -423,3 +423,36 @@ Test(nccl, node_tree_by_hand)
 	cr_assert_eq(c.steps, 271);	/* nodetree:8 at 64 MiB: K = 64 MiB / (8 x 32 KiB) = 256, S = 255 + 2 x 8 */
 	pm_topo_free(t);
 }
+
+/* On one node NCCL's ring broadcast is one pipelined chain (docs/model.md,
+ * NCCL, Evaluators): at 2 GiB on 8 GPUs of a DGX H100 with Simple, the
+ * chain takes K = 256 chunks (2 GiB / 32 KiB capped at max(P, 256)) and
+ * S = K + P - 2 = 262 steps, every GPU but the last sends the whole 2 GiB
+ * once (the busiest link carries 2^31 bytes), and the alpha column is
+ * NCCL's launch plus latency, the closed form's two terms.  Across nodes
+ * it has no schedule and says so. */
+Test(nccl, ring_broadcast_is_a_chain_on_one_node)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:1");
+	struct pm_params p;
+	struct pm_inst in;
+	struct pm_cost c, k;
+	struct pm_err err;
+
+	pm_params_default(&p);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "nccl:ring/simple", t, 0, &in, &err), PM_OK, "%s", err.msg);
+	c = contention_of(&in, 2147483648.0, &p);
+	pm_algo_closed(&in, 2147483648.0, &p, &k);
+	cr_assert_eq(c.steps, 262);
+	assert_rel(c.max_link_B, 2147483648.0, 1e-12);
+	assert_rel(c.alpha_s, k.alpha_s + k.lat_s, 1e-9);
+	pm_topo_free(t);
+	t = topo_or_die("machine:dgx-h100:2");
+	struct pm_inst at;
+	struct pm_sched s;
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "nccl:ring/simple", t, 0, &in, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 20, &at, &err), PM_OK, "%s", err.msg);
+	cr_assert_neq(pm_algo_schedule(&at, &s, &err), PM_OK);
+	cr_assert(strstr(err.msg, "across nodes"), "%s", err.msg);
+	pm_topo_free(t);
+}
