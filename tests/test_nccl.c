@@ -424,7 +424,7 @@ Test(nccl, node_tree_by_hand)
 	pm_topo_free(t);
 }
 
-/* On one node NCCL's ring broadcast is one pipelined chain (docs/model.md,
+/* On one node NCCL's ring broadcast (and its tree) is one pipelined chain (docs/model.md,
  * NCCL, Evaluators): at 2 GiB on 8 GPUs of a DGX H100 with Simple, the
  * chain takes K = 256 chunks (2 GiB / 32 KiB capped at max(P, 256)) and
  * S = K + P - 2 = 262 steps, every GPU but the last sends the whole 2 GiB
@@ -446,6 +446,11 @@ Test(nccl, ring_broadcast_is_a_chain_on_one_node)
 	cr_assert_eq(c.steps, 262);
 	assert_rel(c.max_link_B, 2147483648.0, 1e-12);
 	assert_rel(c.alpha_s, k.alpha_s + k.lat_s, 1e-9);
+	/* its tree on one node is the same chain, reduced up and broadcast
+	 * down: an all-reduce of 2 x 262 steps */
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLREDUCE, "nccl:tree/simple", t, 0, &in, &err), PM_OK, "%s", err.msg);
+	c = contention_of(&in, 2147483648.0, &p);
+	cr_assert_eq(c.steps, 524);
 	pm_topo_free(t);
 	t = topo_or_die("machine:dgx-h100:2");
 	struct pm_inst at;

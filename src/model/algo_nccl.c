@@ -193,13 +193,15 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
-	if (a == PM_NCCL_RING && !ring && st->sys.nodes == 1) {	/* one node: its ring broadcast and reduce are one chain */
+	/* one node: its ring broadcast and reduce, and its tree (a chain of
+	 * the node's GPUs, reduced up and broadcast down), are one chain */
+	if (((a == PM_NCCL_RING && !ring) || a == PM_NCCL_TREE) && st->sys.nodes == 1) {
 		int rc = pm_algo_resolve_coll(in->coll, "chain", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce on one node, its tree across nodes and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its tree's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
