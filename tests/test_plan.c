@@ -46,9 +46,10 @@ Test(plan, parameter_counts_match_the_released_models)
 	near(pm_llm_params(&m), 174.6e9, 0.002, "gpt-3");
 }
 
-/* The H100 row's GEMM and attention figures are the weighted least
- * squares fit t = t0 + F / r (weights 1/t^2: relative error) of the
- * measured kernels they cite, refitted here with GSL. */
+/* The H100 and H200 rows' GEMM and attention figures are the weighted
+ * least squares fit t = t0 + F / r (weights 1/t^2: relative error) of
+ * the kernels measured on each device that they cite, refitted here with
+ * GSL. */
 static void refit(const char *csv, int (*row)(char *line, double *F, double *t), double *t0, double *eff)
 {
 	FILE *f = fopen(src_path(csv), "r");
@@ -86,53 +87,124 @@ static int attn_row(char *line, double *F, double *t)
 	return 0;
 }
 
-Test(plan, device_rows_are_the_fits_of_their_measurements)
+static void device_is_its_fit(const char *device, const char *dir)
 {
 	struct pm_device d;
 	struct pm_err err;
+	char path[128];
 	double t0, eff;
 
-	cr_assert_eq(pm_device_load("h100", &d, &err), PM_OK, "%s", err.msg);
-	refit("data/h200-measured/gemm.csv", gemm_row, &t0, &eff);
+	cr_assert_eq(pm_device_load(device, &d, &err), PM_OK, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/gemm.csv", dir);
+	refit(path, gemm_row, &t0, &eff);
 	near(d.gemm_eff, eff, 0.002, "gemm_eff");
 	near(d.gemm_t0_s, t0, 0.01, "gemm_t0");
-	refit("data/h200-measured/attention.csv", attn_row, &t0, &eff);
+	snprintf(path, sizeof path, "%s/attention.csv", dir);
+	refit(path, attn_row, &t0, &eff);
 	near(d.attn_fwd_eff, eff, 0.002, "attn_fwd_eff");
 	near(d.attn_fwd_t0_s, t0, 0.01, "attn_fwd_t0");
 }
 
+Test(plan, device_rows_are_the_fits_of_their_measurements)
+{
+	device_is_its_fit("h100", "data/h100-measured");
+	device_is_its_fit("h200", "data/h200-measured");
+}
+
 /* Fitted on single GEMMs and attention kernels, the device model predicts
- * whole Llama 3 8B and 70B layer shards at TP 1-8 and sequence 2K-8K
- * (data/h200-measured/layer.csv, measured on the H200 the fits came
- * from): forward + backward within 15% on every row. */
-Test(plan, device_model_predicts_measured_layers)
+ * whole Llama 3 layer shards at TP 1-8 and sequence 2K-8K measured on the
+ * device the fits came from (data/h200-measured/layer.csv: 8B and 70B;
+ * data/h100-measured/layer.csv: the same and 405B at TP 4 and 8):
+ * forward + backward within 15% on every row; the worst of each device
+ * is printed. */
+static int layers_within(const char *device, const char *csv, double tol)
 {
 	struct pm_device d;
-	struct pm_llm m8, m70;
+	struct pm_llm m[3];
+	const char *names[3] = {"llama3-8b", "llama3-70b", "llama3-405b"};
 	struct pm_err err;
-	FILE *f = fopen(src_path("data/h200-measured/layer.csv"), "r");
+	FILE *f = fopen(src_path(csv), "r");
 	char line[512], name[32];
 	int rows = 0;
+	double worst = 1;
 
-	cr_assert_eq(pm_device_load("h200", &d, &err), PM_OK, "%s", err.msg);
-	cr_assert_eq(pm_llm_load("llama3-8b", &m8, &err), PM_OK);
-	cr_assert_eq(pm_llm_load("llama3-70b", &m70, &err), PM_OK);
-	cr_assert(f);
+	cr_assert_eq(pm_device_load(device, &d, &err), PM_OK, "%s", err.msg);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(pm_llm_load(names[i], &m[i], &err), PM_OK);
+	cr_assert(f, "%s", csv);
 	while (fgets(line, sizeof line, f)) {
-		int tp, seq, h;
+		int tp, seq, h, i = 0;
 		double params, fwd, bwd, both;
 		if (sscanf(line, "%31[^,],%d,%d,%d,%lf,%lf,%lf,%lf", name, &tp, &seq, &h, &params, &fwd, &bwd, &both) != 8)
 			continue;
+		while (i < 2 && strcmp(name, names[i]))
+			i++;
+		cr_assert_str_eq(name, names[i]);
+		/* the shard: the weights cut tp ways, the two norms' 2h whole */
+		cr_assert_eq((pm_llm_layer_params(&m[i], 0) - 2 * h) / tp + 2 * h, params, "%s tp %d: the shard's parameters",
+			     name, tp);
 		struct pm_llm_shard sh = {tp, 1, 1, 1, seq};
 		struct pm_layer_time lt;
-		pm_llm_layer_time(strcmp(name, "llama3-8b") ? &m70 : &m8, &d, 0, &sh, &lt);
+		pm_llm_layer_time(&m[i], &d, 0, &sh, &lt);
 		double r = (lt.fwd_s + lt.bwd_s) / (both * 1e-3);
-		cr_assert(r > 0.85 && r < 1.15, "%s tp %d seq %d: predicted %.3f ms, measured %.3f ms", name, tp, seq,
-			  (lt.fwd_s + lt.bwd_s) * 1e3, both);
+		cr_assert(r > 1 - tol && r < 1 + tol, "%s on %s tp %d seq %d: predicted %.3f ms, measured %.3f ms", name,
+			  device, tp, seq, (lt.fwd_s + lt.bwd_s) * 1e3, both);
+		if (fabs(r - 1) > fabs(worst - 1))
+			worst = r;
 		rows++;
 	}
 	fclose(f);
-	cr_assert_eq(rows, 24);
+	cr_log_info("%s: %d layer shards, worst predicted/measured %.3f", device, rows, worst);
+	return rows;
+}
+
+Test(plan, device_model_predicts_measured_layers)
+{
+	cr_assert_eq(layers_within("h200", "data/h200-measured/layer.csv", 0.15), 24);
+	cr_assert_eq(layers_within("h100", "data/h100-measured/layer.csv", 0.15), 30);
+}
+
+/* The roofline of a multiply, by hand on the test device (1 TFLOP/s at
+ * full efficiency, 1 TB/s, no fixed cost): (1 x 1000) @ (1000 x 1000) is
+ * 2e6 FLOP = 2 us of arithmetic but moves 2 B x (1,000 + 1,000,000 +
+ * 1,000) = 2.004 MB = 2.004 us: memory-bound.  (1000 x 1000) @ (1000 x
+ * 1000): 2e9 FLOP = 2 ms against 6 MB = 6 us: arithmetic-bound. */
+Test(plan, gemm_is_the_slower_of_arithmetic_and_memory)
+{
+	struct pm_device d;
+	struct pm_err err;
+
+	cr_assert_eq(pm_device_load(src_path("tests/data/plan_device.csv"), &d, &err), PM_OK, "%s", err.msg);
+	near(pm_device_gemm_s(&d, 1, 1000, 1000), 2.004e-6, 1e-12, "one row");
+	near(pm_device_gemm_s(&d, 1000, 1000, 1000), 2e-3, 1e-12, "square");
+}
+
+/* An MoE expert's SwiGLU multiplies at 128-8192 routed tokens (Mixtral
+ * 8x7B: h 4096, f 14336; DeepSeek-V3: h 7168, f 2048), measured on the
+ * H100 and used by no fit (data/h100-measured/moe.csv): every row within
+ * 25%.  Without the roofline's memory term the 128-token rows come out
+ * 1.7x too fast (Mixtral's down multiply: 128 x 4096 x 14336 is 15 us of
+ * arithmetic, but its 117 MB of weights take 41 us to read). */
+Test(plan, device_model_predicts_expert_multiplies)
+{
+	struct pm_device d;
+	struct pm_err err;
+	FILE *f = fopen(src_path("data/h100-measured/moe.csv"), "r");
+	char line[256], expert[32], op[8];
+	int rows = 0;
+
+	cr_assert_eq(pm_device_load("h100", &d, &err), PM_OK, "%s", err.msg);
+	cr_assert(f);
+	while (fgets(line, sizeof line, f)) {
+		double M, N, K, ms;
+		if (sscanf(line, "%31[^,],%7[^,],%lf,%lf,%lf,%lf", expert, op, &M, &N, &K, &ms) != 6)
+			continue;
+		double r = pm_device_gemm_s(&d, M, N, K) / (ms * 1e-3);
+		cr_assert(r > 0.75 && r < 1.25, "%s %s at %g tokens: predicted/measured %.3f", expert, op, M, r);
+		rows++;
+	}
+	fclose(f);
+	cr_assert_eq(rows, 28);
 }
 
 /* A job on the test device (1 TFLOP/s, 1 TB/s, no fixed costs) and the

@@ -212,8 +212,9 @@ static void explain(struct cli_table *t, const struct pm_lsearch_req *r, const s
 	cli_table_meta(t, "explain: memory %.4g GB = weights %.4g (bf16) + gradients %.4g + Adam %.4g (ZeRO %d) + activations %.4g (%s recomputation) of %.4g M parameters held",
 		       s->mem.total_B / 1e9, s->mem.weights_B / 1e9, s->mem.grads_B / 1e9, s->mem.optim_B / 1e9, l->zero,
 		       s->mem.act_B / 1e9, l->recompute ? "full" : "no", s->mem.params / 1e6);
-	cli_table_meta(t, "explain: device %s: GEMM t = %.4g us + 2MNK / (%.4g TFLOP/s x %.4g) (%s)", d->name, d->gemm_t0_s * 1e6,
-		       d->peak_flops / 1e12, d->gemm_eff, pm_kv_source(&d->src, "gemm_eff"));
+	cli_table_meta(t, "explain: device %s: GEMM t = %.4g us + max(2MNK / (%.4g TFLOP/s x %.4g), 2(MK+KN+MN) B / (%.4g TB/s x %.4g)) (%s)",
+		       d->name, d->gemm_t0_s * 1e6, d->peak_flops / 1e12, d->gemm_eff, d->hbm_Bps / 1e12, d->mem_eff,
+		       pm_kv_source(&d->src, "gemm_eff"));
 }
 
 int cmd_plan(int argc, char **argv, struct pm_err *err)

@@ -43,9 +43,15 @@ int pm_device_load(const char *spec, struct pm_device *d, struct pm_err *err)
 	return PM_OK;
 }
 
+/* A multiply takes its fixed time plus the slower of its arithmetic and
+ * moving its operands and result once, 2 B an element (the roofline:
+ * Williams, Waterman and Patterson, "Roofline: an insightful visual
+ * performance model for multicore architectures", CACM 52(4), 2009).
+ * Few rows (an MoE expert's 128-256 tokens) make it memory-bound. */
 double pm_device_gemm_s(const struct pm_device *d, double M, double N, double K)
 {
-	return d->gemm_t0_s + 2 * M * N * K / (d->peak_flops * d->gemm_eff);
+	double arith = 2 * M * N * K / (d->peak_flops * d->gemm_eff);
+	return d->gemm_t0_s + fmax(arith, pm_device_mem_s(d, 2 * (M * K + K * N + M * N)));
 }
 
 double pm_device_attn_s(const struct pm_device *d, double flops, double hd, int backward)

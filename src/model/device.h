@@ -21,7 +21,7 @@ struct pm_device {
 	double peak_flops;	/* dense bf16 tensor-core FLOP/s (datasheet) */
 	double hbm_Bps;		/* memory bandwidth (datasheet) */
 	double mem_B;		/* memory capacity (datasheet) */
-	double gemm_eff, gemm_t0_s;		/* GEMM: t = t0 + 2MNK / (peak eff) */
+	double gemm_eff, gemm_t0_s;		/* GEMM: t = t0 + max(2MNK / (peak eff), bytes / (hbm mem_eff)) */
 	double attn_fwd_eff, attn_fwd_t0_s;	/* causal attention forward, head size 128 */
 	double attn_bwd_eff, attn_bwd_t0_s;	/* its backward (2.5 x the forward's FLOPs) */
 	double attn_hd_exp;	/* below head size 128 the efficiency scales as (d/128)^exp */
