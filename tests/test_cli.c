@@ -3,6 +3,8 @@
  * every error path with its exit status and message, and --help. */
 #include "helpers.h"
 
+#include <ctype.h>
+
 #include <libxml/parser.h>
 #include "cli/out.h"
 
@@ -1324,6 +1326,73 @@ Test(cli, a_plot_has_distinct_series_styles)
 		cr_assert(strstr(text, colour[s]), "no line in %s", colour[s]);
 	free(text);
 	remove(path);
+}
+
+/* The text of docs/cli.md a command's options may be documented in: the
+ * preamble, the shared sections (network and cost options, formats) and
+ * every section whose heading names the command (the five collectives
+ * beside all-reduce also read all-reduce's). */
+static char *cli_doc_for(const char *doc, const char *cmd)
+{
+	char *out = calloc(1, strlen(doc) + 1), key[64];
+	const char *p = doc;
+	int keep = 1, coll = strstr("reducescatter allgather reduce broadcast alltoall", cmd) != NULL;
+
+	snprintf(key, sizeof key, "perfmodel %s", cmd);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		if (!strncmp(p, "## ", 3)) {
+			char head[256];
+			snprintf(head, sizeof head, "%.*s", (int)(len < 255 ? len : 255), p);
+			keep = strstr(head, key) || strstr(head, "Network and cost options") ||
+			       strstr(head, "Formats in and out") || (coll && strstr(head, "perfmodel allreduce"));
+		}
+		if (keep)
+			strncat(out, p, len);
+		p += len;
+	}
+	return out;
+}
+
+/* docs/cli.md documents every option each command's --help prints, where
+ * a reader of that command looks (cli_doc_for): `--name` followed by a
+ * character that cannot continue an option name. */
+Test(cli, docs_document_every_option)
+{
+	static const char *const cmds[] = {"allreduce", "reducescatter", "allgather", "reduce", "broadcast", "alltoall",
+					   "best", "schedule", "hier", "fit", "train", "sweep", "plan", "models", "topo",
+					   "list", "validate"};
+	char path[512], args[64];
+	snprintf(path, sizeof path, "%s/docs/cli.md", getenv("PM_SRCDIR"));
+	char *doc = slurp(path);
+	int checked = 0;
+	cr_assert(doc);
+	for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+		snprintf(args, sizeof args, "%s --help", cmds[c]);
+		struct run r = run_perfmodel(args);
+		char *text = cli_doc_for(doc, cmds[c]);
+		cr_assert_eq(r.status, 0, "%s", args);
+		for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+			char name[48], *at;
+			if (sscanf(line, " --%46[a-z0-9-]", name) != 1 || strncmp(line, "  --", 4))
+				continue;
+			char want[52];
+			snprintf(want, sizeof want, "--%s", name);
+			int found = 0;
+			for (at = strstr(text, want); at && !found; at = strstr(at + 1, want)) {
+				char next = at[strlen(want)];
+				found = !(isalnum((unsigned char)next) || next == '-');
+			}
+			cr_assert(found, "docs/cli.md does not document %s %s", cmds[c], want);
+			checked++;
+		}
+		free(text);
+		run_free(&r);
+	}
+	cr_log_info("%d command options documented", checked);
+	cr_assert(checked > 200, "only %d options seen", checked);
+	free(doc);
 }
 
 /* The docs list every command and the help lists every preset: the
