@@ -1265,7 +1265,7 @@ Test(multitree, fabric_static_routes_three_rails)
  * identity between the halves).  The routes back are not the routes forward reversed here
  * (c -> p crosses rail (p - [p > c]) mod 3), so taking the network's own
  * routes back made the reduce-scatter 171.2 us against the all-gather's
- * 87.4 at 1 MiB (docs/validation.md section 6). */
+ * 87.4 at 1 MiB (docs/validation/06-scale.md). */
 Test(multitree, fabric_halves_price_alike_three_rails)
 {
 	char rails[4096];
@@ -1298,7 +1298,7 @@ Test(multitree, fabric_halves_price_alike_three_rails)
  * must price the schedule exactly as the closed form, which assumes no
  * contention (an identity between the two evaluators).  With the
  * network's own D-mod-K routes fattree:6,3 took 2.7x its closed form
- * (26,306 against 9,718 us at 64 MiB, docs/validation.md section 6);
+ * (26,306 against 9,718 us at 64 MiB, docs/validation/06-scale.md);
  * fattree:3,4 (four levels) and fattree:5,2 cover odd K and other depths. */
 static void fabric_closed_is_contention(const char *spec)
 {
@@ -1324,7 +1324,7 @@ Test(multitree, fabric_fat_trees_do_not_contend)
  * schedule alone, routing every transfer with the network's routes: on
  * BiGraph (one link between a pair of switches of the two layers: the
  * end links alone put up to 8.5x the searched trees' time on it,
- * docs/validation.md section 6) and on ABCI (Ueno & Yokota, CCGrid 2019:
+ * docs/validation/06-scale.md) and on ABCI (Ueno & Yokota, CCGrid 2019:
  * two GPUs share an HCA's link, racks at a third of full bisection).
  * With all links equal (BiGraph, tests/data/leaf_spine.csv) no step
  * shares a link, so the contention evaluator must price the schedule

@@ -278,7 +278,7 @@ Test(cli, no_arguments_is_usage_error)
 /* The router-level simulator in the MULTITREE artifact's discipline
  * against the artifact's own BookSim2 runs (Huang et al., ISCA 2021, its
  * simulator rerun with one-cycle reductions: data/validation/
- * booksim_1cycle.csv, cycles at 1 GHz; docs/validation.md section 8):
+ * booksim_1cycle.csv, cycles at 1 GHz; docs/validation/08-booksim.md):
  * within 10%, the issue's tolerance, at six points of its 4x4 torus. */
 Test(cli, booksim_artifact_points)
 {

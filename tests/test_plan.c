@@ -414,7 +414,7 @@ Test(plan, command_refusals_and_output)
 	run_free(&r);
 }
 
-/* Published runs (docs/validation.md §11.3) priced with their layouts.
+/* Published runs (docs/validation/11-training-layouts.md §11.3) priced with their layouts.
  * Narayanan et al., SC 2021, Table 1: the 145B GPT (96 heads, h 12288, 80
  * layers) on 1,536 A100s with TP 8, PP 8, batch 2,304, sequence 2,048,
  * activation recomputation, 148 TFLOP/s a GPU counted by their eq. (3):

@@ -296,7 +296,7 @@ Test(rnet, barrier_nop_and_dataflow_by_hand)
  * 1), and y takes the lowest-numbered one, port 0, behind x0's packets:
  * it leaves at 272 and arrives at 272 + 173 = 445 ns, the run's end.
  * This is how the MULTITREE artifact's interfaces stack messages on a
- * low-numbered port (docs/validation.md section 8). */
+ * low-numbered port (docs/validation/08-booksim.md). */
 Test(rnet, interface_buffer_stacks_on_the_lowest_port)
 {
 	struct pm_topo *t = topo_with("ring:8", BW, LAT);

@@ -29,7 +29,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "  bound  otherwise sim >= sum over steps of (busiest link's bytes / bandwidth +\n"
 	       "         one link latency), and dataflow >= busiest link's bytes in the run /\n"
 	       "         bandwidth.\n"
-	       "docs/validation.md section 9 derives both.  Exit status 1 when a check fails\n"
+	       "docs/validation/09-validate.md derives both.  Exit status 1 when a check fails\n"
 	       "(the evaluators disagree where they must not: a bug).\n"
 	       "--quick: 2 networks x 4 algorithms x 2 sizes (seconds; the test suite runs it);\n"
 	       "the full matrix is 6 networks x every all-reduce algorithm of perfmodel list\n"

@@ -19,7 +19,7 @@
  * (plus the multi-class entries and the used links once), not the
  * transfers times their routes: on 65,536 GPUs a size costs about a
  * millisecond an algorithm instead of the tenths of a second a routing
- * takes (docs/validation.md, section 6).  The sums are the same as
+ * takes (docs/validation/06-scale.md).  The sums are the same as
  * pm_eval_contention's to rounding (a test holds them to 1e-12 on every
  * algorithm of its suite).
  */

@@ -3,8 +3,8 @@
  * MULTITREE's construction on switch networks) are base values times one
  * run-time scale.  perfmodel runs at scale 1; the fuzzing harnesses'
  * volume mode (scripts/fuzz --volume) lowers it so every input is cheap
- * and a campaign reaches millions of inputs (docs/validation.md, section
- * 7).  Nothing else changes the scale. */
+ * and a campaign reaches millions of inputs (docs/validation/07-fuzzing.md).
+ * Nothing else changes the scale. */
 #ifndef PM_LIMITS_H
 #define PM_LIMITS_H
 

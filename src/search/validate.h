@@ -2,7 +2,7 @@
  * validate).  A matrix of networks x algorithms x sizes, each priced by
  * the closed form, the contention evaluator and the router-level packet
  * simulator (barrier lockstep and dataflow), with two checks whose
- * tolerances docs/validation.md section 9 derives:
+ * tolerances docs/validation/09-validate.md derives:
  *
  *  exact   where every step's transfers cross one link each, no link
  *          carries two in a step and no rank receives more than its ports
@@ -40,7 +40,7 @@ struct pm_validate {
 };
 
 /* quick: the small matrix the test suite runs (2 networks x 4 algorithms
- * x 2 sizes); otherwise the full one (docs/validation.md section 9). */
+ * x 2 sizes); otherwise the full one (docs/validation/09-validate.md). */
 int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
 		    struct pm_err *err);
 void pm_validate_release(struct pm_validate *v);

@@ -24,7 +24,7 @@
  * of a tree a pass over its row of members in words of 64; senders are
  * grouped by the words their routes reach, so a turn tries only senders
  * that reach a word holding a receiver, and reads only such words.
- * docs/model.md describes it; docs/validation.md (section 6) compares it
+ * docs/model.md describes it; docs/validation/06-scale.md compares it
  * with the searching construction where both run, and says where it
  * loses (edges that collide on BiGraph's single links between layers). */
 #include "model/multitree/mt.h"
@@ -387,7 +387,7 @@ static void degrees(const struct pm_topo *t, int *dout, int *din)
  * out, and tests each pair of end links once; turns are about P^2
  * (P - 1 edges a tree, and one turn a tree and step that ends it):
  * P^2 x (P/64 x (links out + links in) + links out x links in).
- * Measured, docs/validation.md section 6: fattree:16,3, 2.2e9, 12 s;
+ * Measured, docs/validation/06-scale.md: fattree:16,3, 2.2e9, 12 s;
  * machine:dgx-h100:256, 5.5e8, 5.5 s; machine:dgx-h100:512, 4.4e9. */
 double pm_mt_fabric_work(const struct pm_topo *t)
 {

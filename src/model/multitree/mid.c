@@ -23,7 +23,7 @@
  * reach; a link crossed by every route into its endpoints that crosses
  * any link between switches (an HCA's down link, shared by its GPUs)
  * clears them once, from dreach, instead of from every h.
- * docs/model.md ("The fabric construction"); docs/validation.md section 6
+ * docs/model.md ("The fabric construction"); docs/validation/06-scale.md
  * measures what it changes. */
 #include "model/multitree/mt.h"
 

@@ -65,7 +65,7 @@
 #define MT_MAX_WORK pm_limit(68719476736.0)
 /* Switch networks: the construction searches the network for every tree,
  * stage and step, about P^2 L searched links a stage.  Measured
- * (docs/validation.md, section 6): up to 512 endpoints anything answers
+ * (docs/validation/06-scale.md): up to 512 endpoints anything answers
  * in seconds; beyond, 1 to 3.2 ns per unit of P^2 L (machine:dgx-h100:128
  * 4.4e9 in 4.9 s, fattree:10,3 6e9 in 13 s, switch:1500 6.75e9 in 21 s),
  * so up to P^2 L = 6e9 (about 20 s at worst). */
