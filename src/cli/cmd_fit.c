@@ -323,6 +323,26 @@ static void options_row(struct cli_table *t, const struct pm_points *pts, const 
 			     pts->collective);
 }
 
+/* The options that are not the file: one spelling of the range, the
+ * machine a written description needs, and each value parsed. */
+static int check_args(struct fit_args *q, enum pm_points_format *pf, enum cli_format *fmt, double *lo, double *hi,
+		      long *P, long *runs, struct pm_err *err)
+{
+	if (q->range && q->fit_range)
+		return pm_fail(err, PM_EINPUT, "--range %s and --fit-range %s both given (expected one: they are the same option)",
+			       q->range, q->fit_range);
+	if (!q->range)
+		q->range = q->fit_range;
+	if (q->write_to && !q->machine)
+		return pm_fail(err, PM_EINPUT, "--write-machine needs --machine NAME (expected the description whose rates the log calibrates)");
+	if (parse_input(q->input, pf, err) || cli_parse_format(q->format, fmt, err) ||
+	    (q->range && parse_range(q->range, lo, hi, err)) ||
+	    (q->procs && pm_parse_int(q->procs, 2, 1L << 30, "process count", P, err)) ||
+	    (q->run && pm_parse_int(q->run, 1, 1000, "run", runs, err)))
+		return PM_EINPUT;
+	return PM_OK;
+}
+
 int cmd_fit(int argc, char **argv, struct pm_err *err)
 {
 	struct fit_args q = {.input = "auto", .format = "table"};
@@ -346,17 +366,7 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	}
 	if (npos < 1)
 		return pm_fail(err, PM_EINPUT, "missing measurement file (expected perfmodel fit FILE, see perfmodel fit --help)");
-	if (q.range && q.fit_range)
-		return pm_fail(err, PM_EINPUT, "--range %s and --fit-range %s both given (expected one: they are the same option)",
-			       q.range, q.fit_range);
-	if (!q.range)
-		q.range = q.fit_range;
-	if (q.write_to && !q.machine)
-		return pm_fail(err, PM_EINPUT, "--write-machine needs --machine NAME (expected the description whose rates the log calibrates)");
-	if (parse_input(q.input, &pf, err) || cli_parse_format(q.format, &fmt, err) ||
-	    (q.range && parse_range(q.range, &lo, &hi, err)) ||
-	    (q.procs && pm_parse_int(q.procs, 2, 1L << 30, "process count", &P, err)) ||
-	    (q.run && pm_parse_int(q.run, 1, 1000, "run", &runs, err)))
+	if (check_args(&q, &pf, &fmt, &lo, &hi, &P, &runs, err))
 		return PM_EINPUT;
 	if ((rc = pm_points_read_run(pos[0], pf, (int)runs, &pts, err)))
 		return rc;
