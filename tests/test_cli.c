@@ -1251,6 +1251,40 @@ Test(cli, fit_range_is_range)
 	run_free(&b);
 }
 
+/* Pricing the algorithms on threads changes nothing but the time: every
+ * algorithm (multitree handing its schedule to multitree-msg included) at
+ * a size range, one thread against three and sixteen, the same bytes on
+ * stdout and stderr; --jobs 0 is refused. */
+Test(cli, jobs_give_the_same_output)
+{
+	static const char *const cmds[] = {
+		"allreduce --topo torus:8x8 --size 32K:16M:x8 --format csv",
+		"allreduce --topo fattree:4,2 --size 1M --model contention --explain",
+		"reducescatter --topo bigraph:4x8 --size 64K:4M:x4 --model contention --format json",
+		"allreduce --topo machine:dgx-h100:4 --size 8:1G:x32 --format csv",
+	};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		char a[512], b[512], c[512];
+		snprintf(a, sizeof a, "%s --jobs 1", cmds[i]);
+		snprintf(b, sizeof b, "%s --jobs 3", cmds[i]);
+		snprintf(c, sizeof c, "%s --jobs 16", cmds[i]);
+		struct run x = run_perfmodel(a), y = run_perfmodel(b), z = run_perfmodel(c);
+		cr_assert_eq(x.status, 0, "%s: %s", a, x.err);
+		cr_assert(strlen(x.out) > 500, "%s", a);
+		cr_assert_str_eq(x.out, y.out, "%s", b);
+		cr_assert_str_eq(x.out, z.out, "%s", c);
+		cr_assert_str_eq(x.err, y.err, "%s", b);
+		cr_assert_str_eq(x.err, z.err, "%s", c);
+		run_free(&x);
+		run_free(&y);
+		run_free(&z);
+	}
+	struct run r = run_perfmodel("allreduce --topo ring:8 --size 1M --jobs 0");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "--jobs"), "%s", r.err);
+	run_free(&r);
+}
+
 /* Every command with its output on a full disk fails with a message. */
 Test(cli, output_to_a_full_disk_fails)
 {

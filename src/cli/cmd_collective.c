@@ -5,6 +5,7 @@
 #include "cli/common.h"
 #include "cli/file.h"
 #include "cli/plot.h"
+#include "cli/pool.h"
 #include "model/algo.h"
 #include "model/text.h"
 #include "model/units.h"
@@ -22,7 +23,10 @@ struct job {
 	int status;		/* PM_OK or PM_ENOTAPPLICABLE */
 	char note[512];
 	struct pm_pricer q;	/* open while its sizes are priced (status PM_OK) */
-	int warned;		/* the missing schedule was said (once, not per size) */
+	int warned;		/* the missing schedule was noted (once, not per size) */
+	char warning[700];	/* ... said on stderr once every job is priced */
+	int rc;			/* how pricing it ended, and why (err) */
+	struct pm_err err;
 	struct cli_table rows;	/* this algorithm's rows, size by size ... */
 	int *first;		/* ... size s in rows [first[s], first[s + 1]) */
 	double *t;		/* time of size s, evaluator m: t[s * NMODEL + m] (NaN: none) */
@@ -468,11 +472,12 @@ static int add_rows(struct cli_table *tab, struct job *j, double n, int fit,
 	return PM_OK;
 }
 
-/* A schedule the algorithm refuses is said once on stderr, not per size. */
+/* A schedule the algorithm refuses is said once, not per size (kept
+ * until every job is priced, so that threads keep the jobs' order). */
 static void warn_no_schedule(struct job *j)
 {
 	if (j->q.no_sched[0] && !j->warned++)
-		fprintf(stderr, "perfmodel: warning: %s: %s\n", j->q.at.label, j->q.no_sched);
+		snprintf(j->warning, sizeof j->warning, "%s: %s", j->q.at.label, j->q.no_sched);
 }
 
 /* One algorithm at every size, priced through its pricer (one schedule in
@@ -562,28 +567,86 @@ static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm
 		explain(tab, jobs, njobs);
 }
 
+/* What the tasks of price_all share: a chain is a run of jobs where each
+ * takes over the schedule of the one before (multitree then
+ * multitree-msg), priced in order by one thread. */
+struct pricing {
+	struct job *jobs;
+	int *chain;		/* chain c is jobs [chain[c], chain[c + 1]) */
+	int nchains, njobs, nsizes;
+	const double *sizes;
+	const struct pm_pricer_cfg *cfg;
+	const int *on;
+	const unsigned *flags;
+	struct cli_progress *pr;	/* the calling thread's (worker 0) */
+};
+
+static void price_chain(void *ctx, int c, int worker)
+{
+	struct pricing *w = ctx;
+	int first = w->chain[c], end = w->chain[c + 1];
+
+	if (worker == 0)
+		cli_progress_step(w->pr, w->jobs[first].in.label, first, w->njobs);
+	for (int i = first; i < end; i++) {
+		struct job *j = &w->jobs[i];
+		j->rc = price_job(j, i > first ? &w->jobs[i - 1] : NULL, w->sizes, w->nsizes, w->cfg, w->on, w->flags,
+				  &j->err);
+		if (j->rc)
+			break;
+	}
+	pm_pricer_close(&w->jobs[end - 1].q);
+}
+
+/* The chains of jobs (struct pricing); returns their count. */
+static int chains(const struct job *jobs, int njobs, int *chain)
+{
+	int n = 0;
+
+	for (int i = 0; i < njobs; i++)
+		if (i == 0 || jobs[i].status != PM_OK || jobs[i - 1].status != PM_OK ||
+		    !pm_algo_same_schedule(&jobs[i - 1].in, &jobs[i].in))
+			chain[n++] = i;
+	chain[n] = njobs;
+	return n;
+}
+
+/* Threads for pricing: --jobs, else every core where the contention
+ * evaluator prices a large network; one with sim or dataflow, whose runs
+ * share one budget of simulated events (and the trace). */
+static int pricing_threads(int asked, const int on[NMODEL], const struct pm_topo *t)
+{
+	if (on[M_SIM] || on[M_DATAFLOW])
+		return 1;
+	if (asked > 0)
+		return asked;
+	return on[M_CONTENTION] && pm_topo_endpoints(t) >= 1024 ? cli_pool_threads() : 1;
+}
+
 /* Every algorithm at every size, then the rows size by size, as a sweep
- * reads. */
+ * reads; warnings and the first failure in the jobs' order. */
 static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const double *sizes,
 		     int nsizes, const struct pm_topo *t, const struct pm_params *p,
 		     const int on[NMODEL], const struct pm_sim_opts *so, const unsigned *flags,
-		     struct pm_err *err)
+		     int threads, struct pm_err *err)
 {
 	double spent = 0;	/* one command simulates at most one run's limit */
 	struct pm_pricer_cfg cfg = {t, p, so, 0, nsizes, 0, &spent};
 	struct cli_progress pr;
-	int rc = PM_OK;
+	int chain[MAX_ALGOS + 1], rc = PM_OK;
+	struct pricing w = {jobs, chain, chains(jobs, njobs, chain), njobs, nsizes, sizes, &cfg, on, flags, &pr};
 
 	for (int m = 0; m < NMODEL; m++)
 		cfg.evals |= (unsigned)(on[m] != 0) << m;
 	cli_progress_start(&pr);
-	for (int i = 0; i < njobs && !rc; i++) {
-		cli_progress_step(&pr, jobs[i].in.label, i, njobs);
-		rc = price_job(&jobs[i], i > 0 ? &jobs[i - 1] : NULL, sizes, nsizes, &cfg, on, flags, err);
-	}
-	if (njobs > 0)
-		pm_pricer_close(&jobs[njobs - 1].q);
+	cli_pool_run(w.nchains, pricing_threads(threads, on, t), price_chain, &w);
 	cli_progress_end(&pr);
+	for (int i = 0; i < njobs && !rc; i++) {
+		if (jobs[i].warning[0])
+			fprintf(stderr, "perfmodel: warning: %s\n", jobs[i].warning);
+		if ((rc = jobs[i].rc))
+			*err = jobs[i].err;
+	}
 	for (int s = 0; s < nsizes && !rc; s++)
 		for (int i = 0; i < njobs && !rc; i++)
 			rc = cli_table_move_rows(tab, &jobs[i].rows, jobs[i].first[s],
@@ -595,9 +658,10 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 struct request {
 	enum pm_coll coll;
 	struct cli_net_opts net;
-	const char *size, *algo, *model, *format, *plot;
+	const char *size, *algo, *model, *format, *plot, *jobs;
 	struct sim_args sa;
 	int help, explain;
+	int threads;			/* from jobs; 0: chosen by the work */
 	struct pm_sim_opts so;		/* from sa */
 	enum cli_format fmt;
 	int on[NMODEL];
@@ -616,6 +680,7 @@ static int option_rows(struct request *q, struct cli_opt *opts)
 	opts[n++] = cli_format_opt(&q->format);
 	opts[n++] = (struct cli_opt){"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &q->plot, NULL};
 	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &q->explain};
+	opts[n++] = (struct cli_opt){"jobs", "N", "price the algorithms on N threads, 1-16 (default: the cores online where the contention evaluator prices 1,024 endpoints or more, else 1; always 1 with sim or dataflow, whose runs share one budget); the output is the same", &q->jobs, NULL};
 	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &q->help};
 	return n;
 }
@@ -624,6 +689,7 @@ static int option_rows(struct request *q, struct cli_opt *opts)
  * success q->sizes is allocated. */
 static int check_request(struct request *q, struct pm_err *err)
 {
+	long jobs = 0;
 	int rc;
 
 	if (!q->net.topo)
@@ -633,6 +699,9 @@ static int check_request(struct request *q, struct pm_err *err)
 	if (cli_parse_format(q->format, &q->fmt, err) || parse_models(q->model, q->on, err) ||
 	    parse_sim_opts(&q->sa, &q->so, err))
 		return PM_EINPUT;
+	if (q->jobs && pm_parse_int(q->jobs, 1, 16, "--jobs", &jobs, err))
+		return PM_EINPUT;
+	q->threads = (int)jobs;
 	if ((rc = pm_parse_size_range(q->size, &q->sizes, &q->nsizes, err)))
 		return rc;
 	if (q->plot && q->nsizes < 2)
@@ -684,7 +753,7 @@ static int price_and_print(struct request *q, struct pm_err *err)
 	column_flags(flags, q->explain, &p);
 	cli_table_init(&tab, NCOL, col_names, flags);
 	table_meta(&tab, q->coll, t, &p, q->on, &q->so, q->explain, jobs, njobs);
-	rc = price_all(&tab, jobs, njobs, q->sizes, q->nsizes, t, &p, q->on, &q->so, flags, err);
+	rc = price_all(&tab, jobs, njobs, q->sizes, q->nsizes, t, &p, q->on, &q->so, flags, q->threads, err);
 	if (!rc)
 		rc = cli_table_write(cli_out(), &tab, q->fmt, err);
 	if (!rc && q->plot)

@@ -4,6 +4,7 @@
 #include "model/text.h"
 
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 int pm_topo_alloc(struct pm_topo *t, long long n_vert, int n_end,
@@ -81,12 +82,22 @@ int pm_topo_finish(struct pm_topo *t, struct pm_err *err)
 	return PM_OK;
 }
 
+/* The memo is the one part of a network that changes while it is priced,
+ * and a command may price several algorithms at once on threads: one lock
+ * for every network's memo (two threads that both miss a key both build
+ * it, and both are kept until the network is freed). */
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void *pm_topo_memo(const struct pm_topo *t, const char *key)
 {
-	for (const struct pm_memo *m = t->memo; m; m = m->next)
+	void *data = NULL;
+
+	pthread_mutex_lock(&memo_lock);
+	for (const struct pm_memo *m = t->memo; m && !data; m = m->next)
 		if (strcmp(m->key, key) == 0)
-			return m->data;
-	return NULL;
+			data = m->data;
+	pthread_mutex_unlock(&memo_lock);
+	return data;
 }
 
 int pm_topo_memo_keep(const struct pm_topo *t, const char *key, void *data,
@@ -100,8 +111,10 @@ int pm_topo_memo_keep(const struct pm_topo *t, const char *key, void *data,
 	pm_strlcpy(m->key, key, sizeof m->key);
 	m->data = data;
 	m->free_fn = free_fn;
+	pthread_mutex_lock(&memo_lock);
 	m->next = w->memo;
 	w->memo = m;
+	pthread_mutex_unlock(&memo_lock);
 	return 0;
 }
 
