@@ -90,6 +90,12 @@ void cli_print_opts(FILE *f, const struct cli_opt *opts, int n)
 	}
 }
 
+int cli_opt_add(struct cli_opt *opts, int n, const struct cli_opt *rows, int nrows)
+{
+	memcpy(opts + n, rows, sizeof *rows * (size_t)nrows);
+	return n + nrows;
+}
+
 struct cli_opt cli_format_opt(const char **value)
 {
 	return (struct cli_opt){"format", "F", "table, csv or json (default table)", value, NULL};

@@ -15,6 +15,12 @@ struct cli_opt {
 	int *flag;		/* where a flag goes */
 };
 
+/* Append a command's rows to its option table (which holds n and has
+ * room for nrows more); returns the new count.  Commands write their
+ * rows as tables and add the shared ones (network, simulator, --format)
+ * by the functions that own them. */
+int cli_opt_add(struct cli_opt *opts, int n, const struct cli_opt *rows, int nrows);
+
 /* The --format option row the commands share (the value into *value). */
 struct cli_opt cli_format_opt(const char **value);
 

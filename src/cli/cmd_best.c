@@ -156,13 +156,16 @@ static int option_rows(struct best_args *q, struct cli_opt *opts)
 {
 	int n = cli_net_opt_rows(&q->net, opts);
 
-	opts[n++] = (struct cli_opt){"size", "RANGE", "sizes per rank to compare, e.g. 1K:1G:x2 (the default)", &q->size, NULL};
-	opts[n++] = (struct cli_opt){"algo", "LIST", "all applicable (default) or names from perfmodel list, comma separated, with arguments as in allreduce --algo", &q->algo, NULL};
-	opts[n++] = (struct cli_opt){"op", "COLL", "the collective: allreduce (default), reducescatter, allgather, reduce, broadcast or alltoall", &q->op, NULL};
-	opts[n++] = (struct cli_opt){"model", "M", "contention (default) or closed", &q->model, NULL};
-	opts[n++] = cli_format_opt(&q->format);
-	opts[n++] = (struct cli_opt){"plot", "FILE", "draw the fastest algorithm's bus bandwidth against the size, named where the winner changes, with the runner-up and the network's bound, to FILE.svg (.png, .pdf with plplot-driver-cairo)", &q->plot, NULL};
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &q->help};
+	const struct cli_opt rows[] = {
+		{"size", "RANGE", "sizes per rank to compare, e.g. 1K:1G:x2 (the default)", &q->size, NULL},
+		{"algo", "LIST", "all applicable (default) or names from perfmodel list, comma separated, with arguments as in allreduce --algo", &q->algo, NULL},
+		{"op", "COLL", "the collective: allreduce (default), reducescatter, allgather, reduce, broadcast or alltoall", &q->op, NULL},
+		{"model", "M", "contention (default) or closed", &q->model, NULL},
+		cli_format_opt(&q->format),
+		{"plot", "FILE", "draw the fastest algorithm's bus bandwidth against the size, named where the winner changes, with the runner-up and the network's bound, to FILE.svg (.png, .pdf with plplot-driver-cairo)", &q->plot, NULL},
+		{"help", NULL, "show this help", NULL, &q->help},
+	};
+	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	return n;
 }
 

@@ -220,17 +220,20 @@ struct sim_args {
 static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 {
 	int n = 0;
-	o[n++] = (struct cli_opt){"sim-net", "NET", "packet simulator network: routers (default; input-queued routers, virtual cut-through, credits, VCs) or links (packet trains over FCFS links, unbounded buffers, faster)", &a->net, NULL};
-	o[n++] = (struct cli_opt){"sim-segments", "N", "links network: most segments one message is cut into (default 64; more = finer pipelining, slower)", &a->segs, NULL};
-	o[n++] = (struct cli_opt){"vcs", "N", "routers network: virtual channels per input port (default 4; on rings and tori half of them after the dateline)", &a->vcs, NULL};
-	o[n++] = (struct cli_opt){"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318, or more where a link's bandwidth x credit round trip needs more)", &a->vc_flits, NULL};
-	o[n++] = (struct cli_opt){"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL};
-	o[n++] = (struct cli_opt){"ni-buffer", "N", "routers network: packets an endpoint's network interface holds per port ahead of the wire (default 0: a port takes its next message when the last packet of the one before has left); with N, a port counts as free once at most N of its packets wait, and the next message takes the port free first (the lowest-numbered among those free) and queues behind them, as in the MULTITREE artifact (52: its 32-message buffer, BookSim's 16-message input buffer and the 4 packets of its 80-flit injection queue; docs/simulator.md)", &a->nib, NULL};
-	o[n++] = (struct cli_opt){"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL};
-	o[n++] = (struct cli_opt){"allocator", "S", "routers network: priority (default: the --arbitration rule picks among every input asking for an output) or islip (round robin over the input channels, as BookSim2's iSLIP allocators, which ignore priorities between inputs; the --arbitration rule picks only among one input's packets: the MULTITREE artifact's runs, docs/simulator.md)", &a->alloc, NULL};
-	o[n++] = (struct cli_opt){"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL};
-	o[n++] = (struct cli_opt){"reduce-at", "R", "--model sim|dataflow with --gamma: serial (default: a rank reduces one arrived message at a time) or parallel (messages from several senders reduced at once, each at gamma per byte)", &a->reduce, NULL};
-	o[n++] = (struct cli_opt){"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere), nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE artifact's --estimate-lockstep) or order (each rank's own step counter without NOP time: a rank starts its transfers in step order, each as its data arrive and a port is free: the artifact's endpoints without lockstep)", &a->lockstep, NULL};
+	const struct cli_opt rows[] = {
+		{"sim-net", "NET", "packet simulator network: routers (default; input-queued routers, virtual cut-through, credits, VCs) or links (packet trains over FCFS links, unbounded buffers, faster)", &a->net, NULL},
+		{"sim-segments", "N", "links network: most segments one message is cut into (default 64; more = finer pipelining, slower)", &a->segs, NULL},
+		{"vcs", "N", "routers network: virtual channels per input port (default 4; on rings and tori half of them after the dateline)", &a->vcs, NULL},
+		{"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318, or more where a link's bandwidth x credit round trip needs more)", &a->vc_flits, NULL},
+		{"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL},
+		{"ni-buffer", "N", "routers network: packets an endpoint's network interface holds per port ahead of the wire (default 0: a port takes its next message when the last packet of the one before has left); with N, a port counts as free once at most N of its packets wait, and the next message takes the port free first (the lowest-numbered among those free) and queues behind them, as in the MULTITREE artifact (52: its 32-message buffer, BookSim's 16-message input buffer and the 4 packets of its 80-flit injection queue; docs/simulator.md)", &a->nib, NULL},
+		{"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL},
+		{"allocator", "S", "routers network: priority (default: the --arbitration rule picks among every input asking for an output) or islip (round robin over the input channels, as BookSim2's iSLIP allocators, which ignore priorities between inputs; the --arbitration rule picks only among one input's packets: the MULTITREE artifact's runs, docs/simulator.md)", &a->alloc, NULL},
+		{"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL},
+		{"reduce-at", "R", "--model sim|dataflow with --gamma: serial (default: a rank reduces one arrived message at a time) or parallel (messages from several senders reduced at once, each at gamma per byte)", &a->reduce, NULL},
+		{"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere), nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE artifact's --estimate-lockstep) or order (each rank's own step counter without NOP time: a rank starts its transfers in step order, each as its data arrive and a port is free: the artifact's endpoints without lockstep)", &a->lockstep, NULL},
+	};
+	n = cli_opt_add(o, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	return n;
 }
 
@@ -673,15 +676,21 @@ static int option_rows(struct request *q, struct cli_opt *opts)
 {
 	int n = cli_net_opt_rows(&q->net, opts);
 
-	opts[n++] = (struct cli_opt){"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &q->size, NULL};
-	opts[n++] = (struct cli_opt){"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument, whose own options are comma separated too (ring,multitree:ports=1,priority,dbtree:4: a piece that names no algorithm continues the argument before it)", &q->algo, NULL};
-	opts[n++] = (struct cli_opt){"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &q->model, NULL};
+	const struct cli_opt rows[] = {
+		{"size", "SIZE", "message size per rank, or a range such as 32K:64M:x2 (required)", &q->size, NULL},
+		{"algo", "LIST", "all (default) or names from perfmodel list, comma separated; NAME:ARG passes an argument, whose own options are comma separated too (ring,multitree:ports=1,priority,dbtree:4: a piece that names no algorithm continues the argument before it)", &q->algo, NULL},
+		{"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &q->model, NULL},
+	};
+	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	n += sim_opt_rows(&q->sa, opts + n);
-	opts[n++] = cli_format_opt(&q->format);
-	opts[n++] = (struct cli_opt){"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &q->plot, NULL};
-	opts[n++] = (struct cli_opt){"explain", NULL, "print each closed form and the per-term columns", NULL, &q->explain};
-	opts[n++] = (struct cli_opt){"jobs", "N", "price the algorithms on N threads, 1-16 (default: the cores online where the contention evaluator prices 1,024 endpoints or more, else 1; always 1 with sim or dataflow, whose runs share one budget); the output is the same", &q->jobs, NULL};
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &q->help};
+	const struct cli_opt tail[] = {
+		cli_format_opt(&q->format),
+		{"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &q->plot, NULL},
+		{"explain", NULL, "print each closed form and the per-term columns", NULL, &q->explain},
+		{"jobs", "N", "price the algorithms on N threads, 1-16 (default: the cores online where the contention evaluator prices 1,024 endpoints or more, else 1; always 1 with sim or dataflow, whose runs share one budget); the output is the same", &q->jobs, NULL},
+		{"help", NULL, "show this help", NULL, &q->help},
+	};
+	n = cli_opt_add(opts, n, tail, (int)(sizeof tail / sizeof tail[0]));
 	return n;
 }
 

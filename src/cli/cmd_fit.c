@@ -250,17 +250,20 @@ static int option_rows(struct fit_args *a, struct cli_opt *opts)
 {
 	int n = 0;
 
-	opts[n++] = (struct cli_opt){"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &a->input, NULL};
-	opts[n++] = (struct cli_opt){"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &a->range, NULL};
-	opts[n++] = (struct cli_opt){"fit-range", "MIN:MAX", "the same as --range (train's spelling of it)", &a->fit_range, NULL};
-	opts[n++] = (struct cli_opt){"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &a->op, NULL};
-	opts[n++] = (struct cli_opt){"algo", "NAME", "algorithm the as_options are for (default: what NCCL runs: ring for all-reduce, reduce-scatter and all-gather; for broadcast and reduce its pipelined ring, chain with 64 chunks a rank)", &a->algo, NULL};
-	opts[n++] = (struct cli_opt){"run", "N", "the run to fit when the file holds several (a second column header after result rows begins one); default: refuse such a file", &a->run, NULL};
-	opts[n++] = (struct cli_opt){"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &a->procs, NULL};
-	opts[n++] = (struct cli_opt){"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &a->machine, NULL};
-	opts[n++] = (struct cli_opt){"write-machine", "OUT", "write the fitted description to OUT (needs --machine)", &a->write_to, NULL};
-	opts[n++] = cli_format_opt(&a->format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &a->help};
+	const struct cli_opt rows[] = {
+		{"input-format", "F", "auto (default), osu, nccl-tests, nccl-tests-json (its -J file) or csv", &a->input, NULL},
+		{"range", "MIN:MAX", "fit only sizes in [MIN, MAX], e.g. 64K:1M", &a->range, NULL},
+		{"fit-range", "MIN:MAX", "the same as --range (train's spelling of it)", &a->fit_range, NULL},
+		{"op", "NAME", "the collective measured: allreduce, reducescatter, allgather, reduce, broadcast or alltoall (default: the nccl-tests header's, else allreduce)", &a->op, NULL},
+		{"algo", "NAME", "algorithm the as_options are for (default: what NCCL runs: ring for all-reduce, reduce-scatter and all-gather; for broadcast and reduce its pipelined ring, chain with 64 chunks a rank)", &a->algo, NULL},
+		{"run", "N", "the run to fit when the file holds several (a second column header after result rows begins one); default: refuse such a file", &a->run, NULL},
+		{"procs", "P", "ranks that ran the measurement (default: the nccl-tests header's)", &a->procs, NULL},
+		{"machine", "NAME", "fit this machine description's NCCL rates to the log (a preset such as dgx-h100, or a file)", &a->machine, NULL},
+		{"write-machine", "OUT", "write the fitted description to OUT (needs --machine)", &a->write_to, NULL},
+		cli_format_opt(&a->format),
+		{"help", NULL, "show this help", NULL, &a->help},
+	};
+	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	return n;
 }
 

@@ -350,19 +350,22 @@ static int option_rows(struct hier_args *h, struct cli_opt *opts)
 {
 	int n = 0;
 
-	opts[n++] = (struct cli_opt){"machine", "M", "a preset (listed below) or a machine file, .csv or .json (required)", &h->machine, NULL};
-	opts[n++] = (struct cli_opt){"topo", "machine:M[:NODES]", "the same machine spelled as the other commands spell it; NODES gives --procs as NODES x the accelerators of a node", &h->topo, NULL};
-	opts[n++] = (struct cli_opt){"procs", "P", "number of processes, one per accelerator (required unless --topo gives NODES)", &h->procs, NULL};
-	opts[n++] = (struct cli_opt){"size", "SIZE", "all-reduce size per process, e.g. 128M, or a range such as 1M:1G:x4 (one set of rows per size) (required)", &h->size, NULL};
-	opts[n++] = (struct cli_opt){"top", "K", "how many of the best to print (default 5)", &h->top, NULL};
-	opts[n++] = (struct cli_opt){"layers", "LIST", "also price these hierarchies, e.g. 4x8x4,4x32 (each must multiply to P)", &h->given, NULL};
-	opts[n++] = (struct cli_opt){"aligned", NULL, "only hierarchies with a layer boundary at every machine level", NULL, &h->aligned};
-	opts[n++] = (struct cli_opt){"method", "M", "auto (default), enum (list every factorization) or dp", &h->method, NULL};
-	opts[n++] = (struct cli_opt){"alpha", "T", "per-message startup (default: the machine's)", &h->alpha, NULL};
-	opts[n++] = (struct cli_opt){"pipeline", "S", "pipelining factor s (default: the machine's)", &h->pipeline, NULL};
-	opts[n++] = (struct cli_opt){"plot", "FILE", "with a --size range: draw each hierarchy's bus bandwidth (the best at each size, the flat ring, Rabenseifner, --layers) against the size to FILE.svg (.png, .pdf with plplot-driver-cairo)", &h->plot, NULL};
-	opts[n++] = cli_format_opt(&h->format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &h->help};
+	const struct cli_opt rows[] = {
+		{"machine", "M", "a preset (listed below) or a machine file, .csv or .json (required)", &h->machine, NULL},
+		{"topo", "machine:M[:NODES]", "the same machine spelled as the other commands spell it; NODES gives --procs as NODES x the accelerators of a node", &h->topo, NULL},
+		{"procs", "P", "number of processes, one per accelerator (required unless --topo gives NODES)", &h->procs, NULL},
+		{"size", "SIZE", "all-reduce size per process, e.g. 128M, or a range such as 1M:1G:x4 (one set of rows per size) (required)", &h->size, NULL},
+		{"top", "K", "how many of the best to print (default 5)", &h->top, NULL},
+		{"layers", "LIST", "also price these hierarchies, e.g. 4x8x4,4x32 (each must multiply to P)", &h->given, NULL},
+		{"aligned", NULL, "only hierarchies with a layer boundary at every machine level", NULL, &h->aligned},
+		{"method", "M", "auto (default), enum (list every factorization) or dp", &h->method, NULL},
+		{"alpha", "T", "per-message startup (default: the machine's)", &h->alpha, NULL},
+		{"pipeline", "S", "pipelining factor s (default: the machine's)", &h->pipeline, NULL},
+		{"plot", "FILE", "with a --size range: draw each hierarchy's bus bandwidth (the best at each size, the flat ring, Rabenseifner, --layers) against the size to FILE.svg (.png, .pdf with plplot-driver-cairo)", &h->plot, NULL},
+		cli_format_opt(&h->format),
+		{"help", NULL, "show this help", NULL, &h->help},
+	};
+	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	return n;
 }
 

@@ -11,12 +11,14 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 {
 	const char *format = "table", *pos[1];
 	int help = 0, npos, n = 0, np;
-	struct cli_opt opts[4];
 	enum cli_format fmt;
 	char **names;
 
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	const struct cli_opt opts[] = {
+		cli_format_opt(&format),
+		{"help", NULL, "show this help", NULL, &help},
+	};
+	n = (int)(sizeof opts / sizeof opts[0]);
 	if (cli_parse("models", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {

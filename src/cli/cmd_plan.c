@@ -223,7 +223,6 @@ int cmd_plan(int argc, char **argv, struct pm_err *err)
 	const char *format = "table";
 	int help = 0, expl = 0, n = 0, npos, rc;
 	const char *pos[1];
-	struct cli_opt opts[24];
 	enum cli_format fmt;
 	struct pm_machine mach;
 	struct pm_llm model;
@@ -233,24 +232,27 @@ int cmd_plan(int argc, char **argv, struct pm_err *err)
 	struct cli_table tab = {0};
 	struct cli_progress pr;
 
-	opts[n++] = (struct cli_opt){"model", "M", "the transformer: a preset (listed below) or a key,value,source file", &a.model, NULL};
-	opts[n++] = (struct cli_opt){"topo", "machine:NAME:NODES", "the cluster, such as machine:dgx-h100:128", &a.topo, NULL};
-	opts[n++] = (struct cli_opt){"device", "D", "the accelerator (default: the machine's device row)", &a.device, NULL};
-	opts[n++] = (struct cli_opt){"global-batch", "B", "sequences per step (required)", &a.batch, NULL};
-	opts[n++] = (struct cli_opt){"seq", "S", "sequence length (default: the model's)", &a.seq, NULL};
-	opts[n++] = (struct cli_opt){"tp", "T", "fix tensor parallelism (default: every divisor of a node's GPUs)", &a.tp, NULL};
-	opts[n++] = (struct cli_opt){"pp", "P", "fix pipeline stages (default: every count dividing the GPUs)", &a.pp, NULL};
-	opts[n++] = (struct cli_opt){"cp", "C", "fix context parallelism (default: 1-32, powers of two)", &a.cp, NULL};
-	opts[n++] = (struct cli_opt){"ep", "E", "fix expert parallelism (default: divisors of the experts that divide dp)", &a.ep, NULL};
-	opts[n++] = (struct cli_opt){"vpp", "V", "fix model chunks per stage, 1 for 1F1B (default: 1, 2, 4)", &a.vpp, NULL};
-	opts[n++] = (struct cli_opt){"micro-batch", "b", "fix sequences per micro-batch (default: 1, 2, 4, 8)", &a.mb, NULL};
-	opts[n++] = (struct cli_opt){"recompute", "R", "fix activation recomputation: none or full (default: both)", &a.recompute, NULL};
-	opts[n++] = (struct cli_opt){"zero", "Z", "fix the ZeRO stage 0-3 (default: 0-2, and 3 without pipelining)", &a.zero, NULL};
-	opts[n++] = (struct cli_opt){"grad-bytes", "N", "bytes a gradient is reduced in: 4 fp32 (default) or 2 bf16", &a.grad_bytes, NULL};
-	opts[n++] = (struct cli_opt){"top", "K", "layouts to print (default 10)", &a.top, NULL};
-	opts[n++] = (struct cli_opt){"explain", NULL, "derive the fastest layout's step time and memory term by term", NULL, &expl};
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	const struct cli_opt opts[] = {
+		{"model", "M", "the transformer: a preset (listed below) or a key,value,source file", &a.model, NULL},
+		{"topo", "machine:NAME:NODES", "the cluster, such as machine:dgx-h100:128", &a.topo, NULL},
+		{"device", "D", "the accelerator (default: the machine's device row)", &a.device, NULL},
+		{"global-batch", "B", "sequences per step (required)", &a.batch, NULL},
+		{"seq", "S", "sequence length (default: the model's)", &a.seq, NULL},
+		{"tp", "T", "fix tensor parallelism (default: every divisor of a node's GPUs)", &a.tp, NULL},
+		{"pp", "P", "fix pipeline stages (default: every count dividing the GPUs)", &a.pp, NULL},
+		{"cp", "C", "fix context parallelism (default: 1-32, powers of two)", &a.cp, NULL},
+		{"ep", "E", "fix expert parallelism (default: divisors of the experts that divide dp)", &a.ep, NULL},
+		{"vpp", "V", "fix model chunks per stage, 1 for 1F1B (default: 1, 2, 4)", &a.vpp, NULL},
+		{"micro-batch", "b", "fix sequences per micro-batch (default: 1, 2, 4, 8)", &a.mb, NULL},
+		{"recompute", "R", "fix activation recomputation: none or full (default: both)", &a.recompute, NULL},
+		{"zero", "Z", "fix the ZeRO stage 0-3 (default: 0-2, and 3 without pipelining)", &a.zero, NULL},
+		{"grad-bytes", "N", "bytes a gradient is reduced in: 4 fp32 (default) or 2 bf16", &a.grad_bytes, NULL},
+		{"top", "K", "layouts to print (default 10)", &a.top, NULL},
+		{"explain", NULL, "derive the fastest layout's step time and memory term by term", NULL, &expl},
+		cli_format_opt(&format),
+		{"help", NULL, "show this help", NULL, &help},
+	};
+	n = (int)(sizeof opts / sizeof opts[0]);
 	if (cli_parse("plan", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {

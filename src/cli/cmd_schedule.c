@@ -471,6 +471,30 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_opts(cli_out(), opts, n);
 }
 
+/* The algorithm's schedule as made for bytes, every step played out, in
+ * the view asked for. */
+static int show(const char *algo, double bytes, const struct pm_topo *t, const struct pm_params *p,
+		const struct output *out, struct pm_err *err)
+{
+	struct pm_inst in;
+	struct pm_sched s = {0};
+	int rc = pm_algo_resolve(algo, t, 0, &in, err);
+
+	if (!rc)	/* the schedule as made for --size */
+		rc = pm_algo_at_size(&in, bytes, &in, err);
+	if (rc == PM_ENOTAPPLICABLE)
+		rc = PM_EINPUT;	/* asked for this one algorithm: an input error */
+	if (!rc)
+		rc = pm_algo_schedule(&in, &s, err);
+	if (!rc)
+		rc = play_out(&s, err);	/* the views show every step */
+	if (!rc)
+		rc = write_view(out, &in, &s, t, bytes, p, err);
+	if (s.map)
+		pm_sched_release(&s);
+	return rc;
+}
+
 int cmd_schedule(int argc, char **argv, struct pm_err *err)
 {
 	struct cli_net_opts net = {0};
@@ -481,20 +505,21 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	struct output out;
 	struct pm_params p;
 	struct pm_topo *t = NULL;
-	struct pm_inst in;
-	struct pm_sched s = {0};
 	double bytes;
 
 	n = cli_net_opt_rows(&net, opts);
-	opts[n++] = (struct cli_opt){"algo", "NAME", "the algorithm (required; see perfmodel list)", &algo, NULL};
-	opts[n++] = (struct cli_opt){"size", "SIZE", "message size the steps are priced at (default 1M)", &size, NULL};
-	opts[n++] = (struct cli_opt){"view", "V", "steps (default), transfers or nodes (Huang et al. 2021 Fig. 5 tables)", &view, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "table, csv, json, dot (Graphviz trees) or msccl (MSCCL algorithm XML for MSCCL-enabled NCCL)", &format, NULL};
-	opts[n++] = (struct cli_opt){"msccl-proto", "P", "--format msccl: the protocol the executor runs it with, Simple (default), LL128 or LL", &ma.proto, NULL};
-	opts[n++] = (struct cli_opt){"msccl-min-bytes", "SIZE", "--format msccl: the smallest size MSCCL runs it for (default 0)", &ma.min, NULL};
-	opts[n++] = (struct cli_opt){"msccl-max-bytes", "SIZE", "--format msccl: sizes below this (default 1T)", &ma.max, NULL};
-	opts[n++] = (struct cli_opt){"msccl-max-steps", "N", "--format msccl: steps a thread block holds, the executor's MSCCL_MAX_NUM_STEPS (default 64, its default build)", &ma.steps, NULL};
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	const struct cli_opt rows[] = {
+		{"algo", "NAME", "the algorithm (required; see perfmodel list)", &algo, NULL},
+		{"size", "SIZE", "message size the steps are priced at (default 1M)", &size, NULL},
+		{"view", "V", "steps (default), transfers or nodes (Huang et al. 2021 Fig. 5 tables)", &view, NULL},
+		{"format", "F", "table, csv, json, dot (Graphviz trees) or msccl (MSCCL algorithm XML for MSCCL-enabled NCCL)", &format, NULL},
+		{"msccl-proto", "P", "--format msccl: the protocol the executor runs it with, Simple (default), LL128 or LL", &ma.proto, NULL},
+		{"msccl-min-bytes", "SIZE", "--format msccl: the smallest size MSCCL runs it for (default 0)", &ma.min, NULL},
+		{"msccl-max-bytes", "SIZE", "--format msccl: sizes below this (default 1T)", &ma.max, NULL},
+		{"msccl-max-steps", "N", "--format msccl: steps a thread block holds, the executor's MSCCL_MAX_NUM_STEPS (default 64, its default build)", &ma.steps, NULL},
+		{"help", NULL, "show this help", NULL, &help},
+	};
+	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	if (cli_parse("schedule", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
@@ -514,19 +539,7 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 		pm_topo_free(t);
 		return rc;
 	}
-	rc = pm_algo_resolve(algo, t, 0, &in, err);
-	if (!rc)	/* the schedule as made for --size */
-		rc = pm_algo_at_size(&in, bytes, &in, err);
-	if (rc == PM_ENOTAPPLICABLE)
-		rc = PM_EINPUT;	/* asked for this one algorithm: an input error */
-	if (!rc)
-		rc = pm_algo_schedule(&in, &s, err);
-	if (!rc)
-		rc = play_out(&s, err);	/* the views show every step */
-	if (!rc)
-		rc = write_view(&out, &in, &s, t, bytes, &p, err);
-	if (s.map)
-		pm_sched_release(&s);
+	rc = show(algo, bytes, t, &p, &out, err);
 	pm_topo_free(t);
 	return rc;
 }

@@ -166,24 +166,26 @@ int cmd_sweep(int argc, char **argv, struct pm_err *err)
 	const char *out = NULL, *jobs = NULL, *shard = NULL, *merge = NULL, *summary = NULL, *format = "csv";
 	const char *pos[256];
 	int help = 0, n = 0, npos;
-	struct cli_opt opts[16];
 	struct plot_args pa = {0};
 	struct sweep_opts o = {0};
 	enum cli_format fmt;
 	long nj;
 
-	opts[n++] = (struct cli_opt){"out", "FILE", "write the table to FILE (CSV), resuming what it holds", &out, NULL};
-	opts[n++] = (struct cli_opt){"jobs", "N", "threads (default: the cores online)", &jobs, NULL};
-	opts[n++] = (struct cli_opt){"shard", "I/N", "run only points I, I+N, I+2N, ... (0 <= I < N)", &shard, NULL};
-	opts[n++] = (struct cli_opt){"merge", "OUT", "join the shard files given after it into OUT, in point order", &merge, NULL};
-	opts[n++] = (struct cli_opt){"summary", "FILE", "write the study's summaries (best:, pareto:) to FILE", &summary, NULL};
-	opts[n++] = (struct cli_opt){"format", "F", "csv (default) or json for the table on stdout (--out files are CSV)", &format, NULL};
-	opts[n++] = (struct cli_opt){"plot", "FILE", "draw --plot-y against --plot-x to FILE.svg (.png, .pdf), a curve per --plot-series value, each point the least over the other axes", &pa.path, NULL};
-	opts[n++] = (struct cli_opt){"plot-x", "AXIS", "the axis along x (sizes and counts on a log scale)", &pa.x, NULL};
-	opts[n++] = (struct cli_opt){"plot-y", "COLUMN", "the column along y, such as time_us", &pa.y, NULL};
-	opts[n++] = (struct cli_opt){"plot-series", "AXIS", "one curve per value of this axis (at most 12)", &pa.series, NULL};
-	opts[n++] = (struct cli_opt){"plot-best", "least|most", "which value over the other axes a point shows (default least: times; most for bandwidths)", &pa.best, NULL};
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	const struct cli_opt opts[] = {
+		{"out", "FILE", "write the table to FILE (CSV), resuming what it holds", &out, NULL},
+		{"jobs", "N", "threads (default: the cores online)", &jobs, NULL},
+		{"shard", "I/N", "run only points I, I+N, I+2N, ... (0 <= I < N)", &shard, NULL},
+		{"merge", "OUT", "join the shard files given after it into OUT, in point order", &merge, NULL},
+		{"summary", "FILE", "write the study's summaries (best:, pareto:) to FILE", &summary, NULL},
+		{"format", "F", "csv (default) or json for the table on stdout (--out files are CSV)", &format, NULL},
+		{"plot", "FILE", "draw --plot-y against --plot-x to FILE.svg (.png, .pdf), a curve per --plot-series value, each point the least over the other axes", &pa.path, NULL},
+		{"plot-x", "AXIS", "the axis along x (sizes and counts on a log scale)", &pa.x, NULL},
+		{"plot-y", "COLUMN", "the column along y, such as time_us", &pa.y, NULL},
+		{"plot-series", "AXIS", "one curve per value of this axis (at most 12)", &pa.series, NULL},
+		{"plot-best", "least|most", "which value over the other axes a point shows (default least: times; most for bandwidths)", &pa.best, NULL},
+		{"help", NULL, "show this help", NULL, &help},
+	};
+	n = (int)(sizeof opts / sizeof opts[0]);
 	if (cli_parse("sweep", argc, argv, opts, n, pos, &npos, 256, err))
 		return PM_EINPUT;
 	if (help) {

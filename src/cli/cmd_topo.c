@@ -46,8 +46,11 @@ int cmd_topo(int argc, char **argv, struct pm_err *err)
 
 	cli_net_opt_rows(&net, opts);
 	n = 5;	/* of the shared rows: topo, link-bw, link-lat, dim-bw, dim-lat */
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	const struct cli_opt rows[] = {
+		cli_format_opt(&format),
+		{"help", NULL, "show this help", NULL, &help},
+	};
+	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	if (cli_parse("topo", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {

@@ -452,33 +452,36 @@ static int train_opt_rows(struct targs *g, struct cli_opt *opts)
 {
 	int n = 0;
 
-	opts[n++] = (struct cli_opt){"profile", "NAME", "DNN profile: a name from perfmodel models or a profile .csv (required)", &g->model, NULL};
-	opts[n++] = (struct cli_opt){"model", "NAME", "the old spelling of --profile, kept until the next release (--model means the evaluator in allreduce)", &g->model_old, NULL};
-	opts[n++] = (struct cli_opt){"procs", "N", "data-parallel workers, one process each (with --topo: its endpoints); as hier --procs and fit --procs", &g->procs, NULL};
-	opts[n++] = (struct cli_opt){"workers", "N", "the same as --procs (the MG-WFBP paper's word)", &g->workers, NULL};
-	opts[n++] = (struct cli_opt){"workers-sweep", "RANGE", "one table per worker count, e.g. 4:2048:x2", &g->sweep, NULL};
-	opts[n++] = (struct cli_opt){"a", "T", "all-reduce startup a", &g->a, NULL};
-	opts[n++] = (struct cli_opt){"b", "T|BW", "all-reduce time per byte b (or a rate)", &g->b, NULL};
-	opts[n++] = (struct cli_opt){"fit", "FILE", "fit a and b to these measurements", &g->fit, NULL};
-	opts[n++] = (struct cli_opt){"fit-range", "MIN:MAX", "sizes the fit uses", &g->fit_range, NULL};
-	opts[n++] = (struct cli_opt){"algo", "NAME", "fit a and b to this algorithm's cost", &g->algo, NULL};
-	opts[n++] = (struct cli_opt){"cost-model", "M", "closed (default) or contention, for --algo with --topo", &g->cmodel, NULL};
-	opts[n++] = (struct cli_opt){"table2", "NAME", "Shi et al. (MG-WFBP) Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &g->table2, NULL};
-	opts[n++] = (struct cli_opt){"policy", "LIST", "all (default) or a comma-separated list", &g->policy, NULL};
-	opts[n++] = (struct cli_opt){"parallel", "LIST", "sharded data parallelism: ddp, zero1, zero2, zero3 (fsdp is zero3), all, or a comma list: the collectives each issues on the timeline, exposed communication and model-state memory per rank (ddp, zero1 and zero2 merge gradients by --policy, default ddp)", &g->parallel, NULL};
-	opts[n++] = (struct cli_opt){"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &g->bpp, NULL};
-	opts[n++] = (struct cli_opt){"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &g->scale, NULL};
-	opts[n++] = (struct cli_opt){"npu-sms", "N", "SMs of the NPU that collectives share with compute (default 80, Rashidi et al. 2021 SV)", &g->npu_sms, NULL};
-	opts[n++] = (struct cli_opt){"npu-mem-bw", "BW", "memory bandwidth of the NPU (default 900GB/s, assumed: a V100's; the paper does not state it)", &g->npu_mem, NULL};
-	opts[n++] = (struct cli_opt){"mem-bound", "F", "share of compute time that scales with the memory bandwidth left to it, the rest with the SMs (default 1)", &g->mem_bound, NULL};
-	opts[n++] = (struct cli_opt){"in-flight", "N", "all-reduces outstanding at once (default 1, Shi et al.'s timeline): their startups a overlap, their bandwidth terms b M queue; merge plans are still chosen for one at a time", &g->inflight, NULL};
-	opts[n++] = (struct cli_opt){"order", "O", "fifo (default, Shi et al.) or lifo: of the all-reduces waiting, the last ready goes first (Rashidi et al. 2021 SV), favouring the first layers", &g->order, NULL};
-	opts[n++] = (struct cli_opt){"overlap", "O", "backward (default, Shi et al.: the iteration ends with the last all-reduce) or next-forward: all-reduces run on into the next forward, whose layer l waits for its own (Rashidi et al. 2021 SV, exposed communication); per-layer forward time in proportion to backward", &g->overlap, NULL};
-	opts[n++] = (struct cli_opt){"a2a-algo", "NAME", "hybrid profiles (dlrm): the all-to-all algorithm whose cost on the network prices the embeddings' exchange (default direct; bruck)", &g->a2a_algo, NULL};
-	opts[n++] = (struct cli_opt){"groups", NULL, "print the merge plan of each policy", NULL, &g->groups};
-	opts[n++] = (struct cli_opt){"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &g->plot, NULL};
-	opts[n++] = cli_format_opt(&g->format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &g->help};
+	const struct cli_opt rows[] = {
+		{"profile", "NAME", "DNN profile: a name from perfmodel models or a profile .csv (required)", &g->model, NULL},
+		{"model", "NAME", "the old spelling of --profile, kept until the next release (--model means the evaluator in allreduce)", &g->model_old, NULL},
+		{"procs", "N", "data-parallel workers, one process each (with --topo: its endpoints); as hier --procs and fit --procs", &g->procs, NULL},
+		{"workers", "N", "the same as --procs (the MG-WFBP paper's word)", &g->workers, NULL},
+		{"workers-sweep", "RANGE", "one table per worker count, e.g. 4:2048:x2", &g->sweep, NULL},
+		{"a", "T", "all-reduce startup a", &g->a, NULL},
+		{"b", "T|BW", "all-reduce time per byte b (or a rate)", &g->b, NULL},
+		{"fit", "FILE", "fit a and b to these measurements", &g->fit, NULL},
+		{"fit-range", "MIN:MAX", "sizes the fit uses", &g->fit_range, NULL},
+		{"algo", "NAME", "fit a and b to this algorithm's cost", &g->algo, NULL},
+		{"cost-model", "M", "closed (default) or contention, for --algo with --topo", &g->cmodel, NULL},
+		{"table2", "NAME", "Shi et al. (MG-WFBP) Table 2 cost: ring, dbtree, halving-doubling, recursive-doubling, binary-tree", &g->table2, NULL},
+		{"policy", "LIST", "all (default) or a comma-separated list", &g->policy, NULL},
+		{"parallel", "LIST", "sharded data parallelism: ddp, zero1, zero2, zero3 (fsdp is zero3), all, or a comma list: the collectives each issues on the timeline, exposed communication and model-state memory per rank (ddp, zero1 and zero2 merge gradients by --policy, default ddp)", &g->parallel, NULL},
+		{"bytes-per-param", "N", "gradient bytes per parameter (default 4, FP32; 2 for FP16)", &g->bpp, NULL},
+		{"compute-scale", "F", "multiply every compute time by F (0.5: a twice faster device)", &g->scale, NULL},
+		{"npu-sms", "N", "SMs of the NPU that collectives share with compute (default 80, Rashidi et al. 2021 SV)", &g->npu_sms, NULL},
+		{"npu-mem-bw", "BW", "memory bandwidth of the NPU (default 900GB/s, assumed: a V100's; the paper does not state it)", &g->npu_mem, NULL},
+		{"mem-bound", "F", "share of compute time that scales with the memory bandwidth left to it, the rest with the SMs (default 1)", &g->mem_bound, NULL},
+		{"in-flight", "N", "all-reduces outstanding at once (default 1, Shi et al.'s timeline): their startups a overlap, their bandwidth terms b M queue; merge plans are still chosen for one at a time", &g->inflight, NULL},
+		{"order", "O", "fifo (default, Shi et al.) or lifo: of the all-reduces waiting, the last ready goes first (Rashidi et al. 2021 SV), favouring the first layers", &g->order, NULL},
+		{"overlap", "O", "backward (default, Shi et al.: the iteration ends with the last all-reduce) or next-forward: all-reduces run on into the next forward, whose layer l waits for its own (Rashidi et al. 2021 SV, exposed communication); per-layer forward time in proportion to backward", &g->overlap, NULL},
+		{"a2a-algo", "NAME", "hybrid profiles (dlrm): the all-to-all algorithm whose cost on the network prices the embeddings' exchange (default direct; bruck)", &g->a2a_algo, NULL},
+		{"groups", NULL, "print the merge plan of each policy", NULL, &g->groups},
+		{"plot", "FILE", "with --workers-sweep: draw the speedup of each policy against the worker count to FILE.svg (.png, .pdf with plplot-driver-cairo)", &g->plot, NULL},
+		cli_format_opt(&g->format),
+		{"help", NULL, "show this help", NULL, &g->help},
+	};
+	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
 	return n;
 }
 

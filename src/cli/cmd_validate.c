@@ -95,16 +95,18 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 	const char *format = "table";
 	const char *pos[1];
 	int help = 0, quick = 0, list = 0, npos, n = 0, rc;
-	struct cli_opt opts[5];
 	enum cli_format fmt;
 	struct pm_params p;
 	struct pm_validate v = {0};
 	struct cli_table tab = {0};
 
-	opts[n++] = (struct cli_opt){"quick", NULL, "the small matrix (2 networks x 4 algorithms x 2 sizes)", NULL, &quick};
-	opts[n++] = (struct cli_opt){"list", NULL, "name the matrix's networks, algorithms and sizes without running it", NULL, &list};
-	opts[n++] = cli_format_opt(&format);
-	opts[n++] = (struct cli_opt){"help", NULL, "show this help", NULL, &help};
+	const struct cli_opt opts[] = {
+		{"quick", NULL, "the small matrix (2 networks x 4 algorithms x 2 sizes)", NULL, &quick},
+		{"list", NULL, "name the matrix's networks, algorithms and sizes without running it", NULL, &list},
+		cli_format_opt(&format),
+		{"help", NULL, "show this help", NULL, &help},
+	};
+	n = (int)(sizeof opts / sizeof opts[0]);
 	if (cli_parse("validate", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
