@@ -87,6 +87,42 @@ static int attn_row(char *line, double *F, double *t)
 	return 0;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median over (heads, sequence) of head size 64's forward+backward
+ * rate over head size 128's (the mean of the middle two of an even
+ * count). */
+static double head64_ratio(const char *csv)
+{
+	FILE *f = fopen(src_path(csv), "r");
+	char line[256];
+	double rate[2][64], key[2][64][2], r[64];
+	int n[2] = {0, 0}, m = 0;
+
+	cr_assert(f, "%s", csv);
+	while (fgets(line, sizeof line, f)) {
+		double b, h, s, hd, fwd, fb, x, y;
+		if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &b, &h, &s, &hd, &fwd, &fb, &x, &y) != 8 ||
+		    (hd != 64 && hd != 128))
+			continue;
+		int i = hd == 128, k = n[i]++;
+		cr_assert(k < 64);
+		rate[i][k] = y, key[i][k][0] = h, key[i][k][1] = s;
+	}
+	fclose(f);
+	for (int a = 0; a < n[0]; a++)
+		for (int b = 0; b < n[1]; b++)
+			if (key[0][a][0] == key[1][b][0] && key[0][a][1] == key[1][b][1])
+				r[m++] = rate[0][a] / rate[1][b];
+	cr_assert_eq(m, 16);
+	qsort(r, (size_t)m, sizeof *r, by_value);
+	return (r[m / 2 - 1] + r[m / 2]) / 2;
+}
+
 static void device_is_its_fit(const char *device, const char *dir)
 {
 	struct pm_device d;
@@ -103,6 +139,7 @@ static void device_is_its_fit(const char *device, const char *dir)
 	refit(path, attn_row, &t0, &eff);
 	near(d.attn_fwd_eff, eff, 0.002, "attn_fwd_eff");
 	near(d.attn_fwd_t0_s, t0, 0.01, "attn_fwd_t0");
+	near(pow(0.5, d.attn_hd_exp), head64_ratio(path), 0.002, "attn_hd_exp");
 }
 
 Test(plan, device_rows_are_the_fits_of_their_measurements)
