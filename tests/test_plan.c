@@ -87,6 +87,17 @@ static int attn_row(char *line, double *F, double *t)
 	return 0;
 }
 
+/* The backward: forward+backward less forward, 2.5 x the forward's FLOPs. */
+static int attn_bwd_row(char *line, double *F, double *t)
+{
+	if (attn_row(line, F, t))
+		return -1;
+	double b, heads, s, d, fwd, fb;
+	sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &b, &heads, &s, &d, &fwd, &fb);
+	*F *= 2.5, *t = (fb - fwd) * 1e-3;
+	return 0;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -139,6 +150,9 @@ static void device_is_its_fit(const char *device, const char *dir)
 	refit(path, attn_row, &t0, &eff);
 	near(d.attn_fwd_eff, eff, 0.002, "attn_fwd_eff");
 	near(d.attn_fwd_t0_s, t0, 0.01, "attn_fwd_t0");
+	refit(path, attn_bwd_row, &t0, &eff);
+	near(d.attn_bwd_eff, eff, 0.002, "attn_bwd_eff");
+	near(d.attn_bwd_t0_s, t0, 0.01, "attn_bwd_t0");
 	near(pow(0.5, d.attn_hd_exp), head64_ratio(path), 0.002, "attn_hd_exp");
 }
 
