@@ -11,7 +11,7 @@
 #include "search/hier.h"
 #include "search/layout_search.h"
 #include "cli/cli.h"
-#include "cli/pool.h"
+#include "search/pool.h"
 #include "search/train.h"
 #include "sim/psim.h"
 
@@ -515,7 +515,7 @@ static void bench_every_algo(const char *topo, double target_s)
 	char cores[16];
 	if (!devnull)
 		return;
-	snprintf(cores, sizeof cores, "%d", cli_pool_threads_online());
+	snprintf(cores, sizeof cores, "%d", pm_pool_threads_online());
 	gsl_set_error_handler_off();
 	for (int rep = 0; rep < 2; rep++)
 		for (int k = 0; k < 2; k++) {

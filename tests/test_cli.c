@@ -1253,8 +1253,9 @@ Test(cli, fit_range_is_range)
 
 /* Pricing the algorithms on threads changes nothing but the time: every
  * algorithm (multitree handing its schedule to multitree-msg included) at
- * a size range, one thread against three and sixteen, the same bytes on
- * stdout and stderr; --jobs 0 is refused. */
+ * a size range, and best's schedules built side by side, one thread
+ * against three and sixteen, the same bytes on stdout and stderr; --jobs 0
+ * is refused. */
 Test(cli, jobs_give_the_same_output)
 {
 	static const char *const cmds[] = {
@@ -1262,6 +1263,8 @@ Test(cli, jobs_give_the_same_output)
 		"allreduce --topo fattree:4,2 --size 1M --model contention --explain",
 		"reducescatter --topo bigraph:4x8 --size 64K:4M:x4 --model contention --format json",
 		"allreduce --topo machine:dgx-h100:4 --size 8:1G:x32 --format csv",
+		"best --topo torus:8x8 --size 1K:64M:x4 --format csv",
+		"best --topo fattree:4,2 --op reducescatter --size 32K:16M:x8",
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
 		char a[512], b[512], c[512];

@@ -5,6 +5,7 @@
 #include "cli/file.h"
 #include "cli/plot.h"
 #include "search/best.h"
+#include "search/pool.h"
 #include "model/text.h"
 #include "model/units.h"
 
@@ -148,8 +149,9 @@ static int plot_best(const char *path, const struct pm_best *b, const struct pm_
 /* What best was asked. */
 struct best_args {
 	struct cli_net_opts net;
-	const char *size, *algo, *model, *format, *op, *plot;
+	const char *size, *algo, *model, *format, *op, *plot, *jobs;
 	int help;
+	int threads;		/* from jobs; 0: chosen by the work */
 };
 
 static int option_rows(struct best_args *q, struct cli_opt *opts)
@@ -163,6 +165,7 @@ static int option_rows(struct best_args *q, struct cli_opt *opts)
 		{"model", "M", "contention (default) or closed", &q->model, NULL},
 		cli_format_opt(&q->format),
 		{"plot", "FILE", "draw the fastest algorithm's bus bandwidth against the size, named where the winner changes, with the runner-up and the network's bound, to FILE.svg (.png, .pdf with plplot-driver-cairo)", &q->plot, NULL},
+		{"jobs", "N", "build the algorithms' schedules on N threads, 1-16 (default: the cores online where the contention evaluator prices 1,024 endpoints or more, else 1); the output is the same", &q->jobs, NULL},
 		{"help", NULL, "show this help", NULL, &q->help},
 	};
 	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
@@ -218,7 +221,9 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 		goto out;
 	cli_progress_start(&pr);
 	cli_progress_step(&pr, "best", 0, 1);
-	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, strcmp(q->model, "contention") == 0, &b, err);
+	int contention = strcmp(q->model, "contention") == 0;
+	int threads = q->threads ? q->threads : contention && pm_topo_endpoints(t) >= 1024 ? pm_pool_threads() : 1;
+	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, contention, threads, &b, err);
 	cli_progress_end(&pr);
 	if (rc)
 		goto out;
@@ -241,7 +246,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	struct best_args q = {.size = "1K:1G:x2", .algo = "all", .model = "contention", .format = "table",
 			      .op = "allreduce"};
 	const char *pos[1];
-	struct cli_opt opts[21];
+	struct cli_opt opts[24];
 	enum cli_format fmt;
 	double *sizes = NULL;
 	int npos, rc, nsizes = 0, n = option_rows(&q, opts);
@@ -257,8 +262,11 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	static const char *const models[] = {"closed", "contention", NULL};
 	if (pm_pick_word("model", q.model, models, err) < 0)
 		return PM_EINPUT;
-	if (cli_parse_format(q.format, &fmt, err) || pm_parse_size_range(q.size, &sizes, &nsizes, err))
+	long jobs = 0;
+	if (cli_parse_format(q.format, &fmt, err) || (q.jobs && pm_parse_int(q.jobs, 1, 16, "--jobs", &jobs, err)) ||
+	    pm_parse_size_range(q.size, &sizes, &nsizes, err))
 		return PM_EINPUT;
+	q.threads = (int)jobs;
 	if (q.plot && nsizes < 2)
 		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1K:1G:x2 (got '%s')", q.size);
 	else if (q.plot)

@@ -5,7 +5,7 @@
 #include "cli/common.h"
 #include "cli/file.h"
 #include "cli/plot.h"
-#include "cli/pool.h"
+#include "search/pool.h"
 #include "model/algo.h"
 #include "model/text.h"
 #include "model/units.h"
@@ -652,7 +652,7 @@ static int pricing_threads(int asked, const int on[NMODEL], const struct pm_topo
 		return 1;
 	if (asked > 0)
 		return asked;
-	return on[M_CONTENTION] && pm_topo_endpoints(t) >= 1024 ? cli_pool_threads() : 1;
+	return on[M_CONTENTION] && pm_topo_endpoints(t) >= 1024 ? pm_pool_threads() : 1;
 }
 
 /* Every algorithm at every size, then the rows size by size, as a sweep
@@ -672,7 +672,7 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 	for (int m = 0; m < NMODEL; m++)
 		cfg.evals |= (unsigned)(on[m] != 0) << m;
 	cli_progress_start(&pr);
-	cli_pool_run(w.nchains, pricing_threads(threads, on, t), price_chain, &w);
+	pm_pool_run(w.nchains, pricing_threads(threads, on, t), price_chain, &w);
 	cli_progress_end(&pr);
 	for (int i = 0; i < njobs && !rc; i++) {
 		if (jobs[i].warning[0])

@@ -2,7 +2,7 @@
  * help, and the one place errors become exit codes.  main.c calls it; the
  * fuzz harnesses (fuzz/) call it in-process. */
 #include "cli/cli.h"
-#include "cli/pool.h"
+#include "search/pool.h"
 #include "cli/common.h"
 #include "model/text.h"
 
@@ -97,9 +97,9 @@ int cli_run_cmd(int argc, char **argv, FILE *out, struct pm_err *err)
 			continue;
 		FILE *was = out_stream;
 		out_stream = out;
-		cli_pool_nested(1);	/* the caller (a sweep) spreads its runs over the cores */
+		pm_pool_nested(1);	/* the caller (a sweep) spreads its runs over the cores */
 		int rc = run(&commands[i], argc - 1, argv + 1, err);
-		cli_pool_nested(0);
+		pm_pool_nested(0);
 		out_stream = was;
 		return rc;
 	}

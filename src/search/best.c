@@ -1,5 +1,6 @@
 /* best.c: the fastest algorithm per size and the crossovers (best.h). */
 #include "search/best.h"
+#include "search/pool.h"
 #include "search/pricer.h"
 #include "model/progress.h"
 
@@ -78,33 +79,62 @@ static void rank_size(const struct pricer *q, const struct pm_best *b, int n,
 	}
 }
 
-/* Every algorithm's pricer: an unsized one builds its schedule (and its
- * profile when more than one size is priced: several sizes, and the
- * bisection between them) and holds it for the bisection. */
-static int open_pricers(struct pricer *q, int n, int nsizes, const struct pm_params *p,
+/* Opening the pricers, one task an algorithm (search/pool.h): each writes
+ * its own pricer, usability and error. */
+struct opening {
+	struct pricer *q;
+	int nsizes;
+	const struct pm_params *p;
+	struct pm_best *b;
+	int *rc;
+	struct pm_err *err;
+};
+
+static void open_one(void *ctx, int a, int worker)
+{
+	struct opening *o = ctx;
+	struct pricer *q = o->q;
+	struct pm_pricer_cfg cfg = {NULL, o->p, NULL, 1u << PM_EVAL_CLOSED, o->nsizes, 0, NULL};
+
+	(void)worker;
+	/* NCCL's model is priced by its closed form (price_why): no schedule */
+	if (q->contention && !(q->in[a].algo->flags & PM_ALGO_EVERY_COLL))
+		cfg.evals = 1u << PM_EVAL_CONTENTION;
+	o->rc[a] = pm_pricer_open(&q->q[a], &q->in[a], &cfg, NULL, &o->err[a]);
+	if (!o->rc[a] && q->q[a].no_sched[0]) {
+		o->b->usable[a] = 0;
+		snprintf(o->b->why[a], sizeof o->b->why[a], "%s", q->q[a].no_sched);
+	}
+}
+
+/* Every algorithm's pricer, on threads: an unsized one builds its
+ * schedule (and its profile when more than one size is priced: several
+ * sizes, and the bisection between them) and holds it for the bisection.
+ * The first failure in the algorithms' order is the one returned. */
+static int open_pricers(struct pricer *q, int n, int nsizes, const struct pm_params *p, int threads,
 			struct pm_best *b, struct pm_err *err)
 {
-	struct pm_pricer_cfg cfg = {NULL, p, NULL, 1u << PM_EVAL_CLOSED, nsizes, 0, NULL};
+	int *rc = calloc((size_t)n + 1, sizeof *rc);
+	struct pm_err *errs = calloc((size_t)n + 1, sizeof *errs);
+	struct opening o = {q, nsizes, p, b, rc, errs};
+	int ret = PM_OK;
 
-	if (!(q->q = calloc((size_t)n, sizeof *q->q)))
+	if (!(q->q = calloc((size_t)n, sizeof *q->q)) || !rc || !errs) {
+		free(rc);
+		free(errs);
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	for (int a = 0; a < n; a++) {
-		/* NCCL's model is priced by its closed form (price_why): no schedule */
-		cfg.evals = 1u << (q->contention && !(q->in[a].algo->flags & PM_ALGO_EVERY_COLL) ? PM_EVAL_CONTENTION
-												    : PM_EVAL_CLOSED);
-		int rc = pm_pricer_open(&q->q[a], &q->in[a], &cfg, NULL, err);
-		if (rc)
-			return rc;
-		if (q->q[a].no_sched[0]) {
-			b->usable[a] = 0;
-			snprintf(b->why[a], sizeof b->why[a], "%s", q->q[a].no_sched);
-		}
 	}
-	return PM_OK;
+	pm_pool_run(n, threads, open_one, &o);
+	for (int a = 0; a < n && !ret; a++)
+		if ((ret = rc[a]))
+			*err = errs[a];
+	free(rc);
+	free(errs);
+	return ret;
 }
 
 int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes,
-		const struct pm_params *p, int contention, struct pm_best *b,
+		const struct pm_params *p, int contention, int threads, struct pm_best *b,
 		struct pm_err *err)
 {
 	struct pricer q = {in, NULL, contention};
@@ -120,7 +150,7 @@ int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes
 	for (int a = 0; a < n; a++)
 		b->usable[a] = 1;
 	pm_progress("building the schedules", 0, 0);
-	if ((rc = open_pricers(&q, n, nsizes, p, b, err)))
+	if ((rc = open_pricers(&q, n, nsizes, p, threads, b, err)))
 		goto out;
 	for (int a = 0; a < n; a++)
 		any |= b->usable[a];

@@ -39,11 +39,11 @@ struct pm_best {
 
 /* Price the n instances at every size with the closed form (contention
  * 0) or the contention evaluator (1; schedules built here, one per
- * algorithm, held for the bisection).  An algorithm whose schedule is
- * refused is left out with the reason in why[]; PM_EINPUT when none is
- * left. */
+ * algorithm on `threads` threads, held for the bisection).  An algorithm
+ * whose schedule is refused is left out with the reason in why[];
+ * PM_EINPUT when none is left.  The result does not depend on threads. */
 int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes,
-		const struct pm_params *p, int contention, struct pm_best *b,
+		const struct pm_params *p, int contention, int threads, struct pm_best *b,
 		struct pm_err *err);
 void pm_best_release(struct pm_best *b);
 

@@ -1,5 +1,5 @@
-/* pool.c: a command's independent tasks on several threads (pool.h). */
-#include "cli/pool.h"
+/* pool.c: independent tasks on several threads (pool.h). */
+#include "search/pool.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 struct pool {
 	pthread_mutex_t mu;
 	int next, n;
-	cli_task_fn fn;
+	pm_task_fn fn;
 	void *ctx;
 };
 
@@ -31,7 +31,7 @@ static void *work(void *arg)
 	}
 }
 
-void cli_pool_run(int n, int k, cli_task_fn fn, void *ctx)
+void pm_pool_run(int n, int k, pm_task_fn fn, void *ctx)
 {
 	struct pool p = {.next = 0, .n = n, .fn = fn, .ctx = ctx};
 	pthread_t th[16];
@@ -57,18 +57,18 @@ void cli_pool_run(int n, int k, cli_task_fn fn, void *ctx)
 
 static _Thread_local int nested;
 
-void cli_pool_nested(int on)
+void pm_pool_nested(int on)
 {
 	nested = on;
 }
 
-int cli_pool_threads_online(void)
+int pm_pool_threads_online(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : (int)(n > 16 ? 16 : n);
 }
 
-int cli_pool_threads(void)
+int pm_pool_threads(void)
 {
-	return nested ? 1 : cli_pool_threads_online();
+	return nested ? 1 : pm_pool_threads_online();
 }
