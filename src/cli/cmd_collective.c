@@ -484,8 +484,9 @@ static void warn_no_schedule(struct job *j)
 }
 
 /* One algorithm at every size, priced through its pricer (one schedule in
- * memory at a time: prev, the job before, hands its schedule over when it
- * is the same, multitree then multitree-msg, and frees it otherwise). */
+ * memory at a time on each thread: prev, the job before in its chain,
+ * hands its schedule over, multitree then multitree-msg; a chain's last
+ * pricer is closed when the chain ends). */
 static int price_job(struct job *j, struct job *prev, const double *sizes, int nsizes,
 		     const struct pm_pricer_cfg *cfg, const int on[NMODEL], const unsigned *flags,
 		     struct pm_err *err)
