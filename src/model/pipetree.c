@@ -223,20 +223,33 @@ static int dbt_reduce(const struct dbt *d,
 	int nch[2] = {d->ntrees == 2 ? (d->K + 1) / 2 : d->K, d->ntrees == 2 ? d->K / 2 : 0};
 	int *sent = calloc((size_t)n, sizeof(int));
 	int *prev = malloc(sizeof(int) * (size_t)n);
+	int *on[2] = {malloc(sizeof(int) * (size_t)n), malloc(sizeof(int) * (size_t)n)}, non[2] = {0, 0};
 
-	if (!sent || !prev) {
+	if (!sent || !prev || !on[0] || !on[1]) {
 		free(sent);
 		free(prev);
+		free(on[0]);
+		free(on[1]);
 		return -1;
 	}
-	for (int e = 0; e < n; e++)	/* edges with chunks still to send */
-		left += d->parent[e] >= 0 && nch[e / P] > 0;
+	/* the edges with chunks to send that may fire on odd (on[1]) and on
+	 * even (on[0]) steps, each list in edge order, so a step visits only
+	 * its own and emits in the order a scan of every edge would */
+	for (int e = 0; e < n; e++) {
+		if (d->parent[e] < 0 || nch[e / P] <= 0)
+			continue;
+		left++;
+		for (int q = 0; q < 2; q++)
+			if (fires(d, e, q))
+				on[q][non[q]++] = e;
+	}
 	while (left > 0) {
 		step++;
 		memcpy(prev, sent, sizeof(int) * (size_t)n);
-		for (int e = 0; e < n; e++) {
-			int t = e / P, c = e % P, j = prev[e];
-			if (d->parent[e] < 0 || !fires(d, e, step) || j >= nch[t])
+		const int *L = on[step % 2];
+		for (int i = 0, m = non[step % 2]; i < m; i++) {
+			int e = L[i], t = e / P, c = e % P, j = prev[e];
+			if (j >= nch[t])
 				continue;
 			int ready = 1;
 			for (int i = 0; i < 2; i++) {
@@ -253,6 +266,8 @@ static int dbt_reduce(const struct dbt *d,
 	}
 	free(sent);
 	free(prev);
+	free(on[0]);
+	free(on[1]);
 	return step;
 }
 
