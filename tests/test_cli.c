@@ -1253,7 +1253,8 @@ Test(cli, fit_range_is_range)
 
 /* Pricing the algorithms on threads changes nothing but the time: every
  * algorithm (multitree handing its schedule to multitree-msg included) at
- * a size range, and best's schedules built side by side, one thread
+ * a size range, best's schedules built side by side and validate's
+ * matrix priced pair by pair, one thread
  * against three and sixteen, the same bytes on stdout and stderr; --jobs 0
  * is refused. */
 Test(cli, jobs_give_the_same_output)
@@ -1265,6 +1266,7 @@ Test(cli, jobs_give_the_same_output)
 		"allreduce --topo machine:dgx-h100:4 --size 8:1G:x32 --format csv",
 		"best --topo torus:8x8 --size 1K:64M:x4 --format csv",
 		"best --topo fattree:4,2 --op reducescatter --size 32K:16M:x8",
+		"validate --quick --format csv",
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
 		char a[512], b[512], c[512];

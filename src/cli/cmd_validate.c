@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "model/units.h"
+#include "search/pool.h"
 #include "search/validate.h"
 
 #include <stdio.h>
@@ -92,8 +93,9 @@ static void put_row(struct cli_table *tab, const struct pm_validate_row *r)
 
 int cmd_validate(int argc, char **argv, struct pm_err *err)
 {
-	const char *format = "table";
+	const char *format = "table", *jobs = NULL;
 	const char *pos[1];
+	long nj = 0;
 	int help = 0, quick = 0, list = 0, npos, n = 0, rc;
 	enum cli_format fmt;
 	struct pm_params p;
@@ -104,6 +106,7 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 		{"quick", NULL, "the small matrix (2 networks x 4 algorithms x 2 sizes)", NULL, &quick},
 		{"list", NULL, "name the matrix's networks, algorithms and sizes without running it", NULL, &list},
 		cli_format_opt(&format),
+		{"jobs", "N", "price the matrix's (network, algorithm) pairs on N threads, 1-16 (default: the cores online); the output is the same", &jobs, NULL},
 		{"help", NULL, "show this help", NULL, &help},
 	};
 	n = (int)(sizeof opts / sizeof opts[0]);
@@ -117,14 +120,14 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 		print_matrix(quick);
 		return 0;
 	}
-	if (cli_parse_format(format, &fmt, err))
+	if (cli_parse_format(format, &fmt, err) || (jobs && pm_parse_int(jobs, 1, 16, "--jobs", &nj, err)))
 		return PM_EINPUT;
 	pm_params_default(&p);
 	p.flow = PM_FLOW_PACKET;
 	struct cli_progress pr;
 	cli_progress_start(&pr);
 	cli_progress_step(&pr, "validate", 0, 1);
-	rc = pm_validate_run(quick, &p, &v, err);
+	rc = pm_validate_run(quick, &p, nj ? (int)nj : pm_pool_threads(), &v, err);
 	cli_progress_end(&pr);
 	if (rc)
 		goto out;

@@ -1,5 +1,6 @@
 /* validate.c: the evaluators checked against each other (see validate.h). */
 #include "search/validate.h"
+#include "search/pool.h"
 #include "model/progress.h"
 
 #include "model/algo.h"
@@ -138,9 +139,10 @@ static int price_size(struct pm_pricer *q, struct pm_validate_row *r, struct pm_
 	return code;
 }
 
-/* Price one algorithm on one network at every size into rows. */
+/* Price one algorithm on one network at every size into rows (one a
+ * size, in order). */
 static int price(const struct pm_topo *t, const char *spec, const char *algo,
-		 const double *sizes, const struct pm_params *p, struct pm_validate *v,
+		 const double *sizes, const struct pm_params *p, struct pm_validate_row *rows,
 		 struct pm_err *err)
 {
 	struct pm_sim_opts so = {.routers = 1};
@@ -155,7 +157,7 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 	if (st == PM_OK && (code = pm_pricer_open(&q, &in, &cfg, NULL, err)))
 		return code;
 	for (int z = 0; sizes[z] > 0 && code == PM_OK; z++) {
-		struct pm_validate_row *r = &v->rows[v->nrows++];
+		struct pm_validate_row *r = &rows[z];
 
 		memset(r, 0, sizeof *r);
 		snprintf(r->topo, sizeof r->topo, "%s", spec);
@@ -167,7 +169,6 @@ static int price(const struct pm_topo *t, const char *spec, const char *algo,
 			continue;
 		}
 		code = price_size(&q, r, err);
-		v->failed += !r->ok;
 	}
 	pm_pricer_close(&q);
 	return code;
@@ -188,33 +189,81 @@ int pm_validate_matrix(int quick, const char *const **topos, const char **algos,
 	return n;
 }
 
-int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
+/* The matrix as tasks (search/pool.h): task i na + a prices algorithm a
+ * on network i into its own rows and code. */
+struct matrix {
+	const char *const *topos;
+	const char **algos;
+	const double *sizes;
+	int nt, na, ns;
+	struct pm_topo **t;
+	const struct pm_params *p;
+	struct pm_validate *v;
+	int *rc;
+	struct pm_err *err;
+};
+
+static void price_task(void *ctx, int k, int worker)
+{
+	struct matrix *m = ctx;
+	int i = k / m->na, a = k % m->na;
+
+	if (worker == 0)
+		pm_progress("validating, algorithm and network", k, m->nt * m->na);
+	m->rc[k] = price(m->t[i], m->topos[i], m->algos[a], m->sizes, m->p, &m->v->rows[(size_t)k * m->ns],
+			 &m->err[k]);
+}
+
+/* The networks of the matrix, built before any pricing (the threads
+ * share them). */
+static int build_topos(const char *const *topos, int nt, const struct pm_params *p, struct pm_topo **t,
+		       struct pm_err *err)
+{
+	struct pm_link_defaults ld = {.bw_Bps = p->link_bw_Bps, .lat_s = p->link_lat_s};
+
+	for (int i = 0; i < nt; i++) {
+		int rc = pm_topo_parse(topos[i], &ld, &t[i], err);
+		if (rc)
+			return rc;
+	}
+	return PM_OK;
+}
+
+int pm_validate_run(int quick, const struct pm_params *p, int threads, struct pm_validate *v,
 		    struct pm_err *err)
 {
-	const char *const *topos;
 	const char *algos[PM_VALIDATE_MAX_ALGOS + 1];
-	const double *sizes;
-	int nt = 0, na = pm_validate_matrix(quick, &topos, algos, &sizes), ns = 0, rc = PM_OK;
+	struct matrix m = {.algos = algos, .p = p, .v = v};
+	int nt = 0, rc;
 
-	while (topos[nt])
+	m.na = pm_validate_matrix(quick, &m.topos, algos, &m.sizes);
+	while (m.topos[nt])
 		nt++;
-	while (sizes[ns] > 0)
-		ns++;
+	m.nt = nt;
+	while (m.sizes[m.ns] > 0)
+		m.ns++;
 	memset(v, 0, sizeof *v);
-	v->rows = calloc((size_t)(nt * na * ns), sizeof *v->rows);
-	if (!v->rows)
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	for (int i = 0; i < nt && !rc; i++) {
-		struct pm_link_defaults ld = {.bw_Bps = p->link_bw_Bps, .lat_s = p->link_lat_s};
-		struct pm_topo *t;
-		if ((rc = pm_topo_parse(topos[i], &ld, &t, err)))
-			break;
-		for (int a = 0; a < na && !rc; a++) {
-			pm_progress("validating, algorithm and network", i * na + a, nt * na);
-			rc = price(t, topos[i], algos[a], sizes, p, v, err);
-		}
-		pm_topo_free(t);
-	}
+	v->rows = calloc((size_t)(nt * m.na * m.ns), sizeof *v->rows);
+	m.t = calloc((size_t)nt, sizeof *m.t);
+	m.rc = calloc((size_t)(nt * m.na), sizeof *m.rc);
+	m.err = calloc((size_t)(nt * m.na), sizeof *m.err);
+	if (!v->rows || !m.t || !m.rc || !m.err)
+		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
+	else
+		rc = build_topos(m.topos, nt, p, m.t, err);
+	if (!rc)
+		pm_pool_run(nt * m.na, threads, price_task, &m);
+	for (int k = 0; !rc && k < nt * m.na; k++)
+		if ((rc = m.rc[k]))
+			*err = m.err[k];
+	v->nrows = rc ? 0 : nt * m.na * m.ns;
+	for (int r = 0; r < v->nrows; r++)
+		v->failed += !v->rows[r].ok;
+	for (int i = 0; m.t && i < nt; i++)
+		pm_topo_free(m.t[i]);
+	free(m.t);
+	free(m.rc);
+	free(m.err);
 	return rc;
 }
 

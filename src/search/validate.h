@@ -40,8 +40,10 @@ struct pm_validate {
 };
 
 /* quick: the small matrix the test suite runs (2 networks x 4 algorithms
- * x 2 sizes); otherwise the full one (docs/validation/09-validate.md). */
-int pm_validate_run(int quick, const struct pm_params *p, struct pm_validate *v,
+ * x 2 sizes); otherwise the full one (docs/validation/09-validate.md).
+ * The (network, algorithm) pairs are priced on `threads` threads; the
+ * rows come out in the matrix's order whatever their number. */
+int pm_validate_run(int quick, const struct pm_params *p, int threads, struct pm_validate *v,
 		    struct pm_err *err);
 void pm_validate_release(struct pm_validate *v);
 
