@@ -222,8 +222,8 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 	cli_progress_start(&pr);
 	cli_progress_step(&pr, "best", 0, 1);
 	int contention = strcmp(q->model, "contention") == 0;
-	int threads = q->threads ? q->threads : contention && pm_topo_endpoints(t) >= 1024 ? pm_pool_threads() : 1;
-	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, contention, threads, &b, err);
+	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, contention,
+			 pm_pool_pricing_threads(q->threads, contention, pm_topo_endpoints(t)), &b, err);
 	cli_progress_end(&pr);
 	if (rc)
 		goto out;

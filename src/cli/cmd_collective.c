@@ -25,8 +25,7 @@ struct job {
 	struct pm_pricer q;	/* open while its sizes are priced (status PM_OK) */
 	int warned;		/* the missing schedule was noted (once, not per size) */
 	char warning[700];	/* ... said on stderr once every job is priced */
-	int rc;			/* how pricing it ended, and why (err) */
-	struct pm_err err;
+	int rc;			/* how pricing it ended */
 	struct cli_table rows;	/* this algorithm's rows, size by size ... */
 	int *first;		/* ... size s in rows [first[s], first[s + 1]) */
 	double *t;		/* time of size s, evaluator m: t[s * NMODEL + m] (NaN: none) */
@@ -577,7 +576,6 @@ static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm
 struct pricing {
 	struct job *jobs;
 	int *chain;		/* chain c is jobs [chain[c], chain[c + 1]) */
-	int *order;		/* the chains, the most transfers first */
 	int nchains, njobs, nsizes;
 	const double *sizes;
 	const struct pm_pricer_cfg *cfg;
@@ -586,21 +584,21 @@ struct pricing {
 	struct cli_progress *pr;	/* the calling thread's (worker 0) */
 };
 
-static void price_chain(void *ctx, int task, int worker)
+/* Chain c, its jobs in order up to the first that fails. */
+static int price_chain(void *ctx, int c, int worker, struct pm_err *err)
 {
 	struct pricing *w = ctx;
-	int c = w->order[task], first = w->chain[c], end = w->chain[c + 1];
+	int first = w->chain[c], end = w->chain[c + 1], rc = PM_OK;
 
 	if (worker == 0)
 		cli_progress_step(w->pr, w->jobs[first].in.label, first, w->njobs);
-	for (int i = first; i < end; i++) {
+	for (int i = first; i < end && !rc; i++) {
 		struct job *j = &w->jobs[i];
-		j->rc = price_job(j, i > first ? &w->jobs[i - 1] : NULL, w->sizes, w->nsizes, w->cfg, w->on, w->flags,
-				  &j->err);
-		if (j->rc)
-			break;
+		rc = j->rc = price_job(j, i > first ? &w->jobs[i - 1] : NULL, w->sizes, w->nsizes, w->cfg, w->on,
+				       w->flags, err);
 	}
 	pm_pricer_close(&w->jobs[end - 1].q);
+	return rc;
 }
 
 /* The chains of jobs (struct pricing); returns their count. */
@@ -644,16 +642,14 @@ static void order_chains(const struct job *jobs, const int *chain, int nchains, 
 	}
 }
 
-/* Threads for pricing: --jobs, else every core where the contention
- * evaluator prices a large network; one with sim or dataflow, whose runs
- * share one budget of simulated events (and the trace). */
+/* Threads for pricing (pm_pool_pricing_threads); one with sim or
+ * dataflow, whose runs share one budget of simulated events (and the
+ * trace). */
 static int pricing_threads(int asked, const int on[NMODEL], const struct pm_topo *t)
 {
 	if (on[M_SIM] || on[M_DATAFLOW])
 		return 1;
-	if (asked > 0)
-		return asked;
-	return on[M_CONTENTION] && pm_topo_endpoints(t) >= 1024 ? pm_pool_threads() : 1;
+	return pm_pool_pricing_threads(asked, on[M_CONTENTION], pm_topo_endpoints(t));
 }
 
 /* Every algorithm at every size, then the rows size by size, as a sweep
@@ -666,20 +662,20 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 	double spent = 0;	/* one command simulates at most one run's limit */
 	struct pm_pricer_cfg cfg = {t, p, so, 0, nsizes, 0, &spent};
 	struct cli_progress pr;
-	int chain[MAX_ALGOS + 1], order[MAX_ALGOS], rc = PM_OK;
-	struct pricing w = {jobs, chain, order, chains(jobs, njobs, chain), njobs, nsizes, sizes, &cfg, on, flags, &pr};
+	int chain[MAX_ALGOS + 1], order[MAX_ALGOS];
+	struct pricing w = {jobs, chain, chains(jobs, njobs, chain), njobs, nsizes, sizes, &cfg, on, flags, &pr};
 
 	order_chains(jobs, chain, w.nchains, order);
 	for (int m = 0; m < NMODEL; m++)
 		cfg.evals |= (unsigned)(on[m] != 0) << m;
 	cli_progress_start(&pr);
-	pm_pool_run(w.nchains, pricing_threads(threads, on, t), price_chain, &w);
+	int rc = pm_pool_run(w.nchains, pricing_threads(threads, on, t), order, price_chain, &w, err);
 	cli_progress_end(&pr);
-	for (int i = 0; i < njobs && !rc; i++) {
+	for (int i = 0; i < njobs; i++) {	/* said up to the job that failed */
 		if (jobs[i].warning[0])
 			fprintf(stderr, "perfmodel: warning: %s\n", jobs[i].warning);
-		if ((rc = jobs[i].rc))
-			*err = jobs[i].err;
+		if (jobs[i].rc)
+			break;
 	}
 	for (int s = 0; s < nsizes && !rc; s++)
 		for (int i = 0; i < njobs && !rc; i++)

@@ -247,8 +247,8 @@ static int dbt_reduce(const struct dbt *d,
 		step++;
 		memcpy(prev, sent, sizeof(int) * (size_t)n);
 		const int *L = on[step % 2];
-		for (int i = 0, m = non[step % 2]; i < m; i++) {
-			int e = L[i], t = e / P, c = e % P, j = prev[e];
+		for (int x = 0, m = non[step % 2]; x < m; x++) {
+			int e = L[x], t = e / P, c = e % P, j = prev[e];
 			if (j >= nch[t])
 				continue;
 			int ready = 1;

@@ -80,17 +80,15 @@ static void rank_size(const struct pricer *q, const struct pm_best *b, int n,
 }
 
 /* Opening the pricers, one task an algorithm (search/pool.h): each writes
- * its own pricer, usability and error. */
+ * its own pricer and usability. */
 struct opening {
 	struct pricer *q;
 	int nsizes;
 	const struct pm_params *p;
 	struct pm_best *b;
-	int *rc;
-	struct pm_err *err;
 };
 
-static void open_one(void *ctx, int a, int worker)
+static int open_one(void *ctx, int a, int worker, struct pm_err *err)
 {
 	struct opening *o = ctx;
 	struct pricer *q = o->q;
@@ -100,11 +98,12 @@ static void open_one(void *ctx, int a, int worker)
 	/* NCCL's model is priced by its closed form (price_why): no schedule */
 	if (q->contention && !(q->in[a].algo->flags & PM_ALGO_EVERY_COLL))
 		cfg.evals = 1u << PM_EVAL_CONTENTION;
-	o->rc[a] = pm_pricer_open(&q->q[a], &q->in[a], &cfg, NULL, &o->err[a]);
-	if (!o->rc[a] && q->q[a].no_sched[0]) {
+	int rc = pm_pricer_open(&q->q[a], &q->in[a], &cfg, NULL, err);
+	if (!rc && q->q[a].no_sched[0]) {
 		o->b->usable[a] = 0;
 		snprintf(o->b->why[a], sizeof o->b->why[a], "%s", q->q[a].no_sched);
 	}
+	return rc;
 }
 
 /* Every algorithm's pricer, on threads: an unsized one builds its
@@ -114,23 +113,11 @@ static void open_one(void *ctx, int a, int worker)
 static int open_pricers(struct pricer *q, int n, int nsizes, const struct pm_params *p, int threads,
 			struct pm_best *b, struct pm_err *err)
 {
-	int *rc = calloc((size_t)n + 1, sizeof *rc);
-	struct pm_err *errs = calloc((size_t)n + 1, sizeof *errs);
-	struct opening o = {q, nsizes, p, b, rc, errs};
-	int ret = PM_OK;
+	struct opening o = {q, nsizes, p, b};
 
-	if (!(q->q = calloc((size_t)n, sizeof *q->q)) || !rc || !errs) {
-		free(rc);
-		free(errs);
+	if (!(q->q = calloc((size_t)n, sizeof *q->q)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	pm_pool_run(n, threads, open_one, &o);
-	for (int a = 0; a < n && !ret; a++)
-		if ((ret = rc[a]))
-			*err = errs[a];
-	free(rc);
-	free(errs);
-	return ret;
+	return pm_pool_run(n, threads, NULL, open_one, &o, err);
 }
 
 int pm_best_run(const struct pm_inst *in, int n, const double *sizes, int nsizes,

@@ -2,13 +2,17 @@
 #include "search/pool.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 struct pool {
 	pthread_mutex_t mu;
 	int next, n;
+	const int *order;
 	pm_task_fn fn;
 	void *ctx;
+	int *rc;		/* per task */
+	struct pm_err *err;
 };
 
 struct worker {
@@ -23,21 +27,29 @@ static void *work(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
-		int task = p->next < p->n ? p->next++ : -1;
+		int k = p->next < p->n ? p->next++ : -1;
 		pthread_mutex_unlock(&p->mu);
-		if (task < 0)
+		if (k < 0)
 			return NULL;
-		p->fn(p->ctx, task, w->id);
+		int task = p->order ? p->order[k] : k;
+		p->rc[task] = p->fn(p->ctx, task, w->id, &p->err[task]);
 	}
 }
 
-void pm_pool_run(int n, int k, pm_task_fn fn, void *ctx)
+int pm_pool_run(int n, int k, const int *order, pm_task_fn fn, void *ctx, struct pm_err *err)
 {
-	struct pool p = {.next = 0, .n = n, .fn = fn, .ctx = ctx};
+	struct pool p = {.n = n, .order = order, .fn = fn, .ctx = ctx};
 	pthread_t th[16];
 	struct worker w[16];
-	int started = 0;
+	int started = 0, rc = PM_OK;
 
+	p.rc = calloc((size_t)n + 1, sizeof *p.rc);
+	p.err = calloc((size_t)n + 1, sizeof *p.err);
+	if (!p.rc || !p.err) {
+		free(p.rc);
+		free(p.err);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
 	if (k > n)
 		k = n;
 	if (k > 16)
@@ -53,6 +65,12 @@ void pm_pool_run(int n, int k, pm_task_fn fn, void *ctx)
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&p.mu);
+	for (int t = 0; t < n && !rc; t++)
+		if ((rc = p.rc[t]))
+			*err = p.err[t];
+	free(p.rc);
+	free(p.err);
+	return rc;
 }
 
 static _Thread_local int nested;
@@ -71,4 +89,11 @@ int pm_pool_threads_online(void)
 int pm_pool_threads(void)
 {
 	return nested ? 1 : pm_pool_threads_online();
+}
+
+int pm_pool_pricing_threads(int asked, int contention, int endpoints)
+{
+	if (asked > 0)
+		return asked;
+	return contention && endpoints >= 1024 ? pm_pool_threads() : 1;
 }

@@ -199,19 +199,16 @@ struct matrix {
 	struct pm_topo **t;
 	const struct pm_params *p;
 	struct pm_validate *v;
-	int *rc;
-	struct pm_err *err;
 };
 
-static void price_task(void *ctx, int k, int worker)
+static int price_task(void *ctx, int k, int worker, struct pm_err *err)
 {
 	struct matrix *m = ctx;
 	int i = k / m->na, a = k % m->na;
 
 	if (worker == 0)
 		pm_progress("validating, algorithm and network", k, m->nt * m->na);
-	m->rc[k] = price(m->t[i], m->topos[i], m->algos[a], m->sizes, m->p, &m->v->rows[(size_t)k * m->ns],
-			 &m->err[k]);
+	return price(m->t[i], m->topos[i], m->algos[a], m->sizes, m->p, &m->v->rows[(size_t)k * m->ns], err);
 }
 
 /* The networks of the matrix, built before any pricing (the threads
@@ -245,25 +242,18 @@ int pm_validate_run(int quick, const struct pm_params *p, int threads, struct pm
 	memset(v, 0, sizeof *v);
 	v->rows = calloc((size_t)(nt * m.na * m.ns), sizeof *v->rows);
 	m.t = calloc((size_t)nt, sizeof *m.t);
-	m.rc = calloc((size_t)(nt * m.na), sizeof *m.rc);
-	m.err = calloc((size_t)(nt * m.na), sizeof *m.err);
-	if (!v->rows || !m.t || !m.rc || !m.err)
+	if (!v->rows || !m.t)
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	else
 		rc = build_topos(m.topos, nt, p, m.t, err);
 	if (!rc)
-		pm_pool_run(nt * m.na, threads, price_task, &m);
-	for (int k = 0; !rc && k < nt * m.na; k++)
-		if ((rc = m.rc[k]))
-			*err = m.err[k];
+		rc = pm_pool_run(nt * m.na, threads, NULL, price_task, &m, err);
 	v->nrows = rc ? 0 : nt * m.na * m.ns;
 	for (int r = 0; r < v->nrows; r++)
 		v->failed += !v->rows[r].ok;
 	for (int i = 0; m.t && i < nt; i++)
 		pm_topo_free(m.t[i]);
 	free(m.t);
-	free(m.rc);
-	free(m.err);
 	return rc;
 }
 
