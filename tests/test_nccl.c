@@ -89,6 +89,70 @@ Test(nccl, channels_follow_the_size)
 	cr_assert(rel_close(wide.bw_s, 2 * small.bw_s, 1e-9), "half the share of a wider machine");
 }
 
+/* The pipeline's fill, by hand (docs/model.md, NCCL, fill).  NVLS on one
+ * node at 8 MiB: 16 channels x 8 heads = 128 concurrent chunks; the chunk
+ * starts at the 128 KiB NVLS chunk and enqueue.cc cuts it to 64 KiB (8 MiB
+ * < 64 x 128 x 128 KiB) and to 32 KiB (< 8 x 128 x 64 KiB), not to 16 KiB
+ * (8 MiB is not < 2 x 128 x 32 KiB).  Two hops (the switch's reduction
+ * and its multicast) of 7/8 x 128 x 32 KiB / 480 GB/s = 7.6459 us each;
+ * the fill is every hop but the slowest: 7.6459 us.  A ring has none. */
+Test(nccl, nvls_fill_by_hand)
+{
+	struct pm_nccl_sys s = one_node();
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS, PM_NCCL_SIMPLE, 8388608);
+
+	cr_assert(rel_close(k.fill_s, 7.0 / 8 * 128 * 32768 / 480e9, 1e-9), "fill %g", k.fill_s);
+	cr_assert(rel_close(k.time_s, k.launch_s + k.lat_s + k.bw_s + k.fill_s, 1e-12));
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_SIMPLE, 8388608);
+	cr_assert_eq(k.fill_s, 0);
+}
+
+/* Tree/LL128 across two 8-GPU nodes (16 channels, 370 GB/s NVLink ring,
+ * 8 x 48 GB/s NICs) at 16 MiB.  The chunk (enqueue.cc, 2.19 on): the
+ * LL128 step is 614,400 B of lines, 576,000 B of data; nstepsLL128 = 1 +
+ * log2 2 + 0.1 x 8 = 2.8; halved while 16 MiB / (16 x chunk) (integer) <
+ * 2.8 x 64 / 8 = 22.4 and chunk > 131,072: 288,000 (1), 144,000 (3),
+ * 72,000 (7); then 14 is not < 2.8 x 16 / 8.  Hops: 2 network ones (up
+ * and down the node tree), each 72,000 x 2 x 16 / (2 x 384 GB/s x
+ * 120/128) = 3.2 us, and, LL128 forwarding its lines as they arrive
+ * inside a node, one NVLink stage before each network send, 72,000 x 2 x
+ * 16 / (370 GB/s x 120/128) = 6.6422 us.  Fill = 2 x 6.6422 + 2 x 3.2 -
+ * 6.6422 = 13.0422 us.  With 2.18's rules (no LL128 loop) the chunk is
+ * 576,000 B: 53.1373 + 2 x 25.6 = 104.337 us. */
+Test(nccl, tree_fill_by_hand)
+{
+	struct pm_nccl_sys s = one_node();
+	s.ranks = 16;
+	s.nodes = 2;
+	s.net_Bps = 384e9;
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 16777216);
+
+	cr_assert_eq(k.channels, 16);
+	cr_assert(rel_close(k.fill_s, 2304000 / 346.875e9 + 2 * 3.2e-6, 1e-9), "fill %g", k.fill_s);
+	s.version = pm_nccl_version_find("2.18.5");
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 16777216);
+	cr_assert(rel_close(k.fill_s, 18432000 / 346.875e9 + 2 * 25.6e-6, 1e-9), "fill %g", k.fill_s);
+	/* one node: no network hop, and LL128 streams its chain */
+	s = one_node();
+	cr_assert_eq(price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 16777216).fill_s, 0);
+}
+
+/* NVLSTree on four nodes at 128 MiB: the chunk is NVLS's 128 KiB capped
+ * at 64 KiB from four nodes on (2.20 on), and no cut applies (128 MiB is
+ * not < 4 x 128 x 64 KiB).  Hops: NVLS's two, 7/8 x 128 x 64 KiB / 480
+ * GB/s = 15.2917 us each, and 2 log2 4 = 4 network ones, 128 x 64 KiB /
+ * 384 GB/s = 21.8453 us each.  Fill = 2 x 15.2917 + 3 x 21.8453 = 96.1195 us. */
+Test(nccl, nvlstree_fill_by_hand)
+{
+	struct pm_nccl_sys s = one_node();
+	s.ranks = 32;
+	s.nodes = 4;
+	s.net_Bps = 384e9;
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS_TREE, PM_NCCL_SIMPLE, 134217728);
+
+	cr_assert(rel_close(k.fill_s, 2 * 7340032 / 480e9 + 3 * 8388608 / 384e9, 1e-9), "fill %g", k.fill_s);
+}
+
 /* NCCL's choice on 8 H200s (stas00/ml-engineering, NCCL 2.27: Ring/LL up
  * to 1 MiB, NVLS from 2 MiB), by its own estimate lat + n / algbw:
  * 1 MiB: ring/LL 15 + 1048576 / 80.571e3 = 28.01 us < NVLS 25 + 1048576 /
@@ -418,8 +482,16 @@ Test(nccl, node_tree_by_hand)
 	resolve_or_die("nccl:tree", t, 0, &in);
 	c = contention_of(&in, 64 << 20, &p);
 	pm_algo_closed(&in, 64 << 20, &p, &k);
-	cr_assert(rel_close(c.alpha_s, k.alpha_s + k.lat_s, 1e-9), "alpha %g, NCCL %g + %g", c.alpha_s, k.alpha_s,
-		  k.lat_s);
+	/* the schedule plays the pipeline itself: its alpha is NCCL's launch
+	 * and latency, the closed form's latency less its pipeline fill */
+	struct pm_nccl_sys sys;
+	struct pm_nccl_cost nk;
+	cr_assert_eq(pm_nccl_sys_of(pm_topo_machine_desc(t), 16, &sys, &err), PM_OK);
+	cr_assert_eq(pm_nccl_select(&sys, PM_COLL_ALLREDUCE, 1u << PM_NCCL_TREE, ~0u, 64 << 20, &nk, &err), PM_OK);
+	cr_assert_gt(nk.fill_s, 0);
+	cr_assert(rel_close(k.lat_s, nk.lat_s + nk.fill_s, 1e-9));
+	cr_assert(rel_close(c.alpha_s, k.alpha_s + k.lat_s - nk.fill_s, 1e-9), "alpha %g, NCCL %g + %g - %g",
+		  c.alpha_s, k.alpha_s, k.lat_s, nk.fill_s);
 	cr_assert_eq(c.steps, 271);	/* nodetree:8 at 64 MiB: K = 64 MiB / (8 x 32 KiB) = 256, S = 255 + 2 x 8 */
 	pm_topo_free(t);
 }

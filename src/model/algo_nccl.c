@@ -157,7 +157,7 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	if (pm_nccl_price(&st->sys, in->coll, st->pick.algo, st->pick.proto, n, &k, &e))
 		return;
 	c->alpha_s = k.launch_s;
-	c->lat_s = k.lat_s;
+	c->lat_s = k.lat_s + k.fill_s;	/* the pipeline's fill is paid once, as latency */
 	c->bw_s = k.bw_s;
 	c->steps = k.steps;
 	c->sent_B = n * pm_coll_busbw_factor(in->coll, in->P);
@@ -235,7 +235,7 @@ const struct pm_algo pm_algo_nccl = {
 	.arg_help = "restrict NCCL's choice as NCCL_ALGO and NCCL_PROTO do: ALGO ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat or p2p; PROTO ll, ll128 or simple (nccl:ring/ll128, nccl:nvls, nccl:simple); RELEASE prices with that NCCL release's constants, 2.18 on (nccl:2.18.5, nccl:ring,2.24.3; default: the machine's nccl_version, else the newest)",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_EVERY_COLL,
 	.phases = PM_PHASES_NONE,
-	.formula = "launch + NCCL latency(algo, proto, P, nodes) + n / (busbw(algo, proto) x algbw ratio x channel share)",
+	.formula = "launch + NCCL latency(algo, proto, P, nodes) + pipeline fill(chunk, hops; in latency_us) + n / (busbw(algo, proto) x algbw ratio x channel share)",
 	.reference = "NCCL 2.30.7 src/graph/tuning.cc (model, constants) and src/enqueue.cc (channels); docs/model.md, NCCL",
 	.prepare = prepare,
 	.build = build,

@@ -48,33 +48,35 @@ struct consts {
 	int pat;			/* PAT exists */
 	int nvls_base;			/* 2.18: NVLS latency is baseLat (+ the network's
 					 * across nodes), NVLSTree's baseLat + 2(N-1) of it */
+	int chunks;			/* enqueue.cc's chunk rules: 18 (2.18), 20 (2.19-2.20,
+					 * as 2.20), 21 (2.21 on) */
 };
 static const struct consts epochs[] = {
 	{28, 30, {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
 	  [HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
 	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},
-	 {141.0, 45.0, 35.0}, 0, 0, 1, 0},
+	 {141.0, 45.0, 35.0}, 0, 0, 1, 0, 21},
 	{23, 27, {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
 	  [HW_PCI] = {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
 	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 14}}},
-	 {141.0, 45.0, 35.0}, 0, 0, 1, 0},
+	 {141.0, 45.0, 35.0}, 0, 0, 1, 0, 21},
 	{21, 22, {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}},
 	  [HW_PCI] = {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_NET] = {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
-	 {141.0, 45.0, 35.0}, 0, 1, 0, 0},
+	 {141.0, 45.0, 35.0}, 0, 1, 0, 0, 21},
 	{19, 20, {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 23}, {0, 0, 23}, {0, 0, 0}},
 	  [HW_PCI] = {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_NET] = {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}},
-	 {87.7, 22.5, 19.0}, 1, 1, 0, 0},
+	 {87.7, 22.5, 19.0}, 1, 1, 0, 0, 20},
 	{18, 18, {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0}, {6.8, 14.0, 0}, {0, 0, 23.0}, {0, 0, 23.0}, {0, 0, 0}},
 	 {[HW_NVLINK] = {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 8.0}, {0, 0, 4.75}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_PCI] = {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 8.0}, {0, 0, 8.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
 	  [HW_NET] = {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 10.7}, {0, 0, 14}, {0, 0, 18}, {0, 0, 19}, {0, 0, 0}}},
-	 {87.7, 22.5, 19.0}, 1, 1, 0, 1},
+	 {87.7, 22.5, 19.0}, 1, 1, 0, 1, 18},
 };
 #define NEPOCHS ((int)(sizeof epochs / sizeof epochs[0]))
 
@@ -305,6 +307,125 @@ static double channel_share(const struct pm_nccl_sys *s, enum pm_nccl_algo a,
 	return (double)nc / s->channels;
 }
 
+/* enqueue.cc's buffers: NCCL_STEPS = 8 slots of LL 512 KiB (8 lines x 512
+ * threads x 8 x 16 B), LL128 4,915,200 B (120 x 640 threads x 8 x 8 B)
+ * and Simple 4 MiB (init.cc); a step is one slot. */
+static const double step_B[PM_NCCL_NPROTO] = {65536, 614400, 524288};
+
+/* NVLS's channels and heads (transport/nvls.cc, graph/connect.cc): 16
+ * channels on Hopper, 24 on Blackwell in one node and 32 across two
+ * (24 beyond, its 48 GB/s NICs); one head per GPU. */
+static int nvls_channels(const struct pm_nccl_sys *s)
+{
+	if (s->arch < PM_NCCL_BLACKWELL)
+		return 16;
+	return s->nodes == 2 ? 32 : 24;
+}
+
+/* NVLSTree's largest chunk: 64 KiB from four nodes on (2.20 on), else
+ * the NVLS chunk (128 KiB from 2.21; 2.18-2.20 the Simple step); Blackwell's
+ * tuning gives 64 KiB where GPU and NIC share a PCIe switch (DGX B200). */
+static double nvlstree_chunk(const struct pm_nccl_sys *s)
+{
+	double c = K(s)->chunks >= 21 ? 131072 : step_B[PM_NCCL_SIMPLE];
+
+	if ((K(s)->chunks >= 20 && s->nodes >= 4) || s->arch >= PM_NCCL_BLACKWELL)
+		c = 65536;
+	return c;
+}
+
+/* calcCollChunking (enqueue.cc): the data bytes one channel, or one head
+ * of an NVLS channel, moves per pipeline step of tree, NVLS and NVLSTree
+ * all-reduce when nc channels run.  n / (...) is an integer division there. */
+static double chunk_bytes(const struct pm_nccl_sys *s, enum pm_nccl_algo a, enum pm_nccl_proto p, double n, int nc)
+{
+	int rules = K(s)->chunks, N = s->nodes;
+	double c = step_B[p], ppn = (double)s->ranks / N, ops = (double)nvls_channels(s) * s->ppn;
+
+	if (p == PM_NCCL_LL)
+		c /= 2;
+	if (p == PM_NCCL_LL128)
+		c = floor(c / 16) * 15;	/* 15 data words of each 16-word line */
+	if (a == PM_NCCL_TREE && p == PM_NCCL_LL128 && rules >= 20) {
+		double st = 1 + pm_floor_log2(N) + 0.1 * ppn;
+		while (floor(n / (nc * c)) < st * 64 / ppn && c > 131072)
+			c = floor(c / 2);
+		while (floor(n / (nc * c)) < st * 16 / ppn && c > 32768)
+			c = floor(c / 2);
+	} else if (a == PM_NCCL_TREE && p == PM_NCCL_SIMPLE && rules == 18) {
+		double depth = s->ppn - 1 + pm_floor_log2(N);
+		while (floor(n / (nc * c)) < depth * 8 && c > 131072)
+			c /= 2;
+		while (floor(n / (nc * c)) < depth * 4 && c > 65536)
+			c /= 2;
+		while (floor(n / (nc * c)) < depth && c > 32768)
+			c /= 2;
+	} else if (a == PM_NCCL_NVLS) {
+		c = fmin(c, 131072);
+		c = n < 64 * ops * c && c > 65536 ? 65536 : c;
+		c = n < 8 * ops * c && c > 32768 ? 32768 : c;
+		c = n < 2 * ops * c && c > 16384 ? 16384 : c;
+	} else if (a == PM_NCCL_NVLS_TREE) {
+		c = nvlstree_chunk(s);
+		c = n < 32 * ops * c && c > 262144 ? 262144 : c;
+		c = n < 16 * ops * c && c > 131072 ? 131072 : c;
+		c = n < 4 * ops * c && c > 65536 ? 65536 : c;
+		c = n < ops * c && c > 32768 ? 32768 : c;
+	}
+	return c;
+}
+
+/* The pipeline's fill (ours: NCCL's model charges a pipelined algorithm
+ * its bytes at the full rate, as if every hop ran from the start).  A
+ * tree, NVLS or NVLSTree all-reduce moves its data in chunks along a
+ * path of hops, up to the root and back; the first chunk crosses every
+ * hop before the path runs full and the last leaves the slowest hop one
+ * chunk time before the end, so the time is the bandwidth term plus each
+ * hop's time for one chunk but the slowest's.  A hop's chunk time is the
+ * chunk at the share of the hop's achieved rate its channels get:
+ *   tree: 2(G-1) NVLink hops of the node's chain, c x 2 nc / (ring x w),
+ *         and 2 log2 N network hops, c x 2 nc / (NICs x w) (x 2 NICs on
+ *         two nodes, as the bus rate); a chain GPU sends each chunk up and
+ *         down, and w is the protocol's data share of its lines (LL 1/2,
+ *         LL128 120/128);
+ *   NVLS: the switch's reduction and its multicast, each (G-1)/G x
+ *         nc x G x c / nvls (a step of every channel and head);
+ *   NVLSTree: those two and 2 log2 N network hops, nc x G x c / NICs.
+ * c is the chunk (chunk_bytes), or a channel's (head's) whole share when
+ * the size is smaller; nc the channels that run.  The ring has none:
+ * every link carries a chunk from its first step. */
+static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+			enum pm_nccl_proto p, double n, int nc)
+{
+	static const double w[PM_NCCL_NPROTO] = {0.5, 120.0 / 128.0, 1.0};
+	int N = s->nodes, G = s->ppn;
+	double hops[2] = {0, 0}, t[2] = {0, 0}, sum = 0, worst = 0;
+	double nics = s->net_Bps * (N == 2 ? 2 : 1);
+
+	if (c != PM_COLL_ALLREDUCE)
+		return 0;
+	if (a == PM_NCCL_TREE) {
+		double ch = fmin(chunk_bytes(s, a, p, n, nc), n / nc);
+		hops[1] = 2.0 * pm_floor_log2(N), t[1] = N > 1 ? ch * 2 * nc / (nics * w[p]) : 0;
+		hops[0] = p == PM_NCCL_SIMPLE ? 2.0 * (G - 1) : hops[1];
+		t[0] = ch * 2 * nc / (s->ring_Bps * w[p]);
+	} else if (a == PM_NCCL_NVLS || a == PM_NCCL_NVLS_TREE) {
+		int nv = nvls_channels(s);
+		double ch = fmin(chunk_bytes(s, a, p, n, nv), n / ((double)nv * G));
+		hops[0] = 2, t[0] = (G - 1.0) / G * nv * G * ch / s->nvls_Bps;
+		if (a == PM_NCCL_NVLS_TREE)
+			hops[1] = 2.0 * pm_floor_log2(N), t[1] = nv * G * ch / nics;
+	} else {
+		return 0;
+	}
+	for (int i = 0; i < 2; i++)
+		if (hops[i] > 0) {
+			sum += hops[i] * t[i];
+			worst = fmax(worst, t[i]);
+		}
+	return sum - worst;
+}
+
 /* All-to-all as NCCL's point-to-point sends: every rank sends n/R to
  * each other rank at once, over NVLink inside a node and the node's NICs
  * across; one Simple send's latency. */
@@ -381,9 +502,10 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 			o->lat_s *= s->arch < PM_NCCL_AMPERE ? 1.9 : 1.4;	/* the ring's plateau */
 		o->model_s = o->lat_s + n / alg;
 		o->bw_s = n / (alg * channel_share(s, a, p, n, &o->channels));
+		o->fill_s = fill_time(s, c, a, p, n, o->channels);
 		o->steps = nsteps(c, s->ranks);
 	}
-	o->time_s = o->launch_s + o->lat_s + o->bw_s;
+	o->time_s = o->launch_s + o->lat_s + o->bw_s + o->fill_s;
 	o->busbw_Bps = n / o->time_s * pm_coll_busbw_factor(c, s->ranks);
 	return PM_OK;
 }

@@ -52,7 +52,8 @@ struct pm_nccl_cost {
 	enum pm_nccl_algo algo;
 	enum pm_nccl_proto proto;
 	int channels;			/* channels it runs on at this size */
-	double launch_s, lat_s, bw_s;	/* the terms; time_s is their sum */
+	double launch_s, lat_s, bw_s;	/* the terms; time_s is their sum with fill_s */
+	double fill_s;			/* the pipeline's fill (ours; NCCL's model has none) */
 	double time_s;
 	double model_s;			/* NCCL's own estimate, what it selects by */
 	double busbw_Bps;		/* the bus bandwidth the candidate is given */
