@@ -496,6 +496,30 @@ Test(nccl, node_tree_by_hand)
 	pm_topo_free(t);
 }
 
+/* NCCL's latency already counts every hop (its hwLat per step), so the
+ * contention row of its schedule adds none of the links' own latency: at
+ * 8 bytes, where the wire time is nanoseconds, the row is the closed
+ * form's launch + latency (identity, to the wire's 0.1%); the same
+ * schedule priced as a plain algorithm (nodetree) does count the routes'
+ * latency. */
+Test(nccl, schedule_rows_count_no_link_latency)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
+	struct pm_params p = plain_params(5e-6, 0, 1e9, 0);
+	struct pm_inst in;
+	struct pm_cost c, k;
+
+	resolve_or_die("nccl:tree", t, 0, &in);
+	c = contention_of(&in, 8, &p);
+	pm_algo_closed(&in, 8, &p, &k);
+	cr_assert_eq(c.lat_s, 0);
+	cr_assert(rel_close(c.time_s, k.time_s, 1e-3), "contention %g, closed %g", c.time_s, k.time_s);
+	resolve_or_die("nodetree", t, 0, &in);
+	c = contention_of(&in, 8, &p);
+	cr_assert_gt(c.lat_s, 0);
+	pm_topo_free(t);
+}
+
 /* On one node NCCL's ring broadcast (and its tree) is one pipelined chain (docs/model.md,
  * NCCL, Evaluators): at 2 GiB on 8 GPUs of a DGX H100 with Simple, the
  * chain takes K = 256 chunks (2 GiB / 32 KiB capped at max(P, 256)) and

@@ -226,6 +226,7 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	p->payload_B = payload[st->pick.proto];
 	p->flit_B = flag[st->pick.proto];
 	p->alpha_s = steps > 0 ? (st->pick.launch_s + st->pick.lat_s) / steps : 0;
+	p->lat_in_alpha = 1;	/* NCCL's latency counts every hop */
 }
 
 const struct pm_algo pm_algo_nccl = {

@@ -140,7 +140,7 @@ static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k,
 		int a = s->map[x->src], b = s->map[x->dst];
 		const int *route;
 		int h = pm_eval_route(t, s, i, z->route, &route);
-		double lat = pm_topo_route_lat(t, route, h);
+		double lat = p->lat_in_alpha ? 0 : pm_topo_route_lat(t, route, h);
 
 		for (int j = 0; j < h; j++) {
 			int l = route[j];

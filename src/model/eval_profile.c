@@ -221,7 +221,8 @@ static int count_route(struct pm_profile *f, struct pstep *ps, size_t i, int q, 
 			b->touched[ps->nt++] = route[j];
 		m[q] += 1;
 	}
-	ps->lat_max = mx(ps->lat_max, pm_topo_route_lat(f->t, route, h));
+	if (!f->p.lat_in_alpha)
+		ps->lat_max = mx(ps->lat_max, pm_topo_route_lat(f->t, route, h));
 	if (h > ps->hops_max)
 		ps->hops_max = h;
 	for (int r = 0; r < 2 && f->p.inj_bw_Bps > 0; r++) {
