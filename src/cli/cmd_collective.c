@@ -144,25 +144,51 @@ static void usage(const struct cli_opt *opts, int n)
 	fprintf(cli_out(), "\n%s", cli_units_help);
 }
 
-/* Resolve the --algo list ("all" or comma separated); an algorithm that
- * cannot run here keeps a row with the reason. */
-static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_topo *t,
+/* The algorithms being resolved, one task each (a pipelined tree past
+ * 4,096 ranks plays its pipeline once as it is resolved). */
+struct resolving {
+	enum pm_coll coll;
+	char *const *names;
+	const struct pm_topo *t;
+	struct job *jobs;
+	struct pm_err *errs;
+};
+
+static int resolve_task(void *ctx, int k, int worker, struct pm_err *err)
+{
+	const struct resolving *r = ctx;
+
+	(void)worker;
+	(void)err;
+	r->jobs[k].status = pm_algo_resolve_coll(r->coll, r->names[k], r->t, 0, &r->jobs[k].in, &r->errs[k]);
+	return PM_OK;
+}
+
+/* Resolve the --algo list ("all" or comma separated) on threads; an
+ * algorithm that cannot run here keeps a row with the reason, and the
+ * first refusal in the list's order is the one returned. */
+static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_topo *t, int threads,
 			 struct job *jobs, int *njobs, struct pm_err *err)
 {
 	char buf[1024], *names[MAX_ALGOS];
 	int all = strcmp(list, "all") == 0;
 	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
+	struct pm_err *errs = nn > 0 ? calloc((size_t)nn, sizeof *errs) : NULL;
+	struct resolving r = {coll, names, t, jobs, errs};
 
 	*njobs = 0;
 	if (nn < 0)
 		return PM_EINPUT;
+	if (nn > 0 && !errs)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	memset(jobs, 0, sizeof *jobs * (size_t)nn);
+	pm_pool_run(nn, threads, NULL, resolve_task, &r, err);
 	for (int k = 0; k < nn; k++) {
 		struct job *j = &jobs[(*njobs)++];
-		struct pm_err e;
-		memset(j, 0, sizeof *j);
-		j->status = pm_algo_resolve_coll(coll, names[k], t, 0, &j->in, &e);
+		struct pm_err e = errs[k];
 		if (j->status == PM_EINPUT && !all) {
 			*err = e;
+			free(errs);
 			return PM_EINPUT;
 		}
 		if (j->status != PM_OK) {
@@ -172,6 +198,7 @@ static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_to
 		if (!j->in.algo || j->status != PM_OK)
 			snprintf(j->in.label, sizeof j->in.label, "%s", names[k]);
 	}
+	free(errs);
 	if (all)
 		return PM_OK;
 	/* One rule for every command: it fails when nothing it was asked for
@@ -781,7 +808,7 @@ static int price_and_print(struct request *q, struct pm_err *err)
 	}
 	if ((q->on[M_SIM] || q->on[M_DATAFLOW]) && q->so.routers && (rc = pm_rnet_check(&p, &q->so.router, err)))
 		goto out;
-	if ((rc = resolve_algos(q->coll, q->algo, t, jobs, &njobs, err)))
+	if ((rc = resolve_algos(q->coll, q->algo, t, pricing_threads(q->threads, q->on, t), jobs, &njobs, err)))
 		goto out;
 	if (q->sa.trace &&
 	    (rc = open_trace(q->sa.trace, q->on, q->nsizes, njobs, q->algo, q->net.topo, q->sizes[0], &q->so, err)))

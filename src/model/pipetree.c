@@ -214,7 +214,28 @@ static int fires(const struct dbt *d, int e, int step)
 /* Run the pipelined reduce.  emit (may be NULL) receives each transfer
  * with its 1-based step.  Returns the number of reduce steps, -1 on
  * failure. */
-static int dbt_reduce(const struct dbt *d,
+/* Skip the passes of a run but its first two (steps t+4 .. t+2R-1 of a
+ * run of R passes from step t): every edge sends in each pass what it
+ * sent in the second (sent now less mark, sent before step t+2).
+ * Returns the edges left with chunks to send. */
+static int skip_run(int n, const int *parent, const int *nch, int P, int passes, int *sent,
+		    const int *mark)
+{
+	int left = 0;
+
+	for (int e = 0; e < n; e++) {
+		if (parent[e] < 0 || nch[e / P] <= 0)
+			continue;
+		sent[e] += passes * (sent[e] - mark[e]);
+		left += sent[e] < nch[e / P];
+	}
+	return left;
+}
+
+/* rep (pass 2, may be NULL): the runs found by pass 1 (plan_runs); a
+ * run's later passes are skipped, not played, since emit stores none of
+ * them (the write pass then plays the fill and drain steps only). */
+static int dbt_reduce(const struct dbt *d, const int *rep,
 		      void (*emit)(void *ctx, int step, int child, int parent,
 				   int chunk),
 		      void *ctx)
@@ -222,12 +243,13 @@ static int dbt_reduce(const struct dbt *d,
 	int P = d->P, n = d->ntrees * P, step = 0, left = 0;
 	int nch[2] = {d->ntrees == 2 ? (d->K + 1) / 2 : d->K, d->ntrees == 2 ? d->K / 2 : 0};
 	int *sent = calloc((size_t)n, sizeof(int));
-	int *prev = malloc(sizeof(int) * (size_t)n);
+	int *prev = malloc(sizeof(int) * (size_t)n), *mark = malloc(sizeof(int) * (size_t)n);
 	int *on[2] = {malloc(sizeof(int) * (size_t)n), malloc(sizeof(int) * (size_t)n)}, non[2] = {0, 0};
 
-	if (!sent || !prev || !on[0] || !on[1]) {
+	if (!sent || !prev || !mark || !on[0] || !on[1]) {
 		free(sent);
 		free(prev);
+		free(mark);
 		free(on[0]);
 		free(on[1]);
 		return -1;
@@ -246,6 +268,8 @@ static int dbt_reduce(const struct dbt *d,
 	while (left > 0) {
 		step++;
 		memcpy(prev, sent, sizeof(int) * (size_t)n);
+		if (rep && step >= 3 && rep[step - 2] > 2)	/* step t+2 of a run from t */
+			memcpy(mark, sent, sizeof(int) * (size_t)n);
 		const int *L = on[step % 2];
 		for (int x = 0, m = non[step % 2]; x < m; x++) {
 			int e = L[x], t = e / P, c = e % P, j = prev[e];
@@ -263,9 +287,14 @@ static int dbt_reduce(const struct dbt *d,
 			if (emit)
 				emit(ctx, step, c, d->parent[e], d->ntrees == 2 ? 2 * j + t : j);
 		}
+		if (rep && step >= 4 && rep[step - 3] > 2) {	/* step t+3 of a run from t */
+			left = skip_run(n, d->parent, nch, P, rep[step - 3] - 2, sent, mark);
+			step += 2 * (rep[step - 3] - 2);
+		}
 	}
 	free(sent);
 	free(prev);
+	free(mark);
 	free(on[0]);
 	free(on[1]);
 	return step;
@@ -377,7 +406,7 @@ static int dbt_scan(const struct dbt *d, struct scan *sc)
 	for (int i = 0; i < 3; i++)
 		sc->buf[i] = malloc(sizeof(struct tx) * 2 * (size_t)d->P);
 	if (sc->buf[0] && sc->buf[1] && sc->buf[2])
-		S = dbt_reduce(d, scan_emit, sc);
+		S = dbt_reduce(d, NULL, scan_emit, sc);
 	if (S >= 0)
 		goto_step(sc, S + 1);
 	return S < 0 || sc->failed ? -1 : S;
@@ -787,7 +816,7 @@ int pm_pipetree_build(const struct pm_inst *in, struct pm_sched *s,
 		w.xb = calloc((size_t)r->S + 2, sizeof(size_t));
 		w.xe = calloc((size_t)r->S + 2, sizeof(size_t));
 	}
-	if (w.held && w.xb && w.xe && dbt_reduce(&d, write_emit, &w) == r->S) {
+	if (w.held && w.xb && w.xe && dbt_reduce(&d, r->rep, write_emit, &w) == r->S) {
 		S = r->S;
 		flush_run(&w);
 		mirror(&w, S);

@@ -21,6 +21,7 @@
 struct grid {
 	int dims[3], ndims, wrap;	/* sizes, dimensions, wrap-around links */
 	int *coord;		/* coord[v * 3 + d], so routing never divides */
+	int arith;		/* the link out of v by port p is v x n_ports + p */
 };
 
 static void grid_free(void *shape)
@@ -141,6 +142,12 @@ static int build_grid(struct pm_topo *t, const struct pm_link_defaults *ld,
 			}
 		}
 	}
+	/* where every vertex has every port (a torus without dimensions of
+	 * one), the links were numbered vertex by vertex, port by port:
+	 * routing then computes a link's id instead of loading it */
+	g->arith = 1;
+	for (long long i = 0; i < n * t->n_ports && g->arith; i++)
+		g->arith = t->port[i] == i;
 	t->max_hops = 0;
 	t->min_hops = n > 1 ? 1 : 0;
 	for (int d = 0; d < g->ndims; d++)
@@ -206,7 +213,7 @@ static int build_ring(struct pm_topo *t, const char *args,
 static int route_grid(const struct pm_topo *t, int src, int dst, int *links)
 {
 	const struct grid *g = t->shape;
-	int hops = 0, v = src, stride = 1;
+	int hops = 0, v = src, stride = 1, np = g->arith ? t->n_ports : 0;
 	const int *a = g->coord + 3 * src, *b = g->coord + 3 * dst;
 
 	for (int d = 0; d < g->ndims; stride *= g->dims[d], d++) {
@@ -223,7 +230,7 @@ static int route_grid(const struct pm_topo *t, int src, int dst, int *links)
 		}
 		int c = a[d], port = 2 * d + dir;
 		for (int s = 0; s < delta; s++) {	/* follow the port */
-			links[hops++] = pm_port_link(t, v, port);
+			links[hops++] = np ? v * np + port : pm_port_link(t, v, port);
 			if (dir == 0) {
 				v += ++c == k ? -(k - 1) * stride : stride;
 				c = c == k ? 0 : c;
