@@ -47,26 +47,33 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_opts(cli_out(), opts, n);
 }
 
-/* The --algo list: every applicable algorithm, or the named ones (a
- * named one that cannot run is an input error). */
-static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t,
+/* The --algo list, resolved on threads: every applicable algorithm, or
+ * the named ones (a named one that cannot run is an input error, the
+ * first in the list's order). */
+static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t, int threads,
 		   struct pm_inst *in, int *n, struct pm_err *err)
 {
 	char buf[1024], *names[MAX_ALGOS];
-	int all = strcmp(list, "all") == 0;
+	int all = strcmp(list, "all") == 0, rc[MAX_ALGOS];
 	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
+	struct pm_err *errs = nn > 0 ? calloc((size_t)nn, sizeof *errs) : NULL;
 
 	*n = 0;
 	if (nn < 0)
 		return PM_EINPUT;
+	if (nn > 0 && !errs)
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	pm_pool_resolve(coll, names, nn, t, threads, in, rc, errs);
 	for (int k = 0; k < nn; k++) {
-		struct pm_err e;
-		int rc = pm_algo_resolve_coll(coll, names[k], t, 0, &in[*n], all ? &e : err);
-		if (rc == PM_OK)
-			(*n)++;
-		else if (!all)	/* asked for by name: an input error */
-			return rc == PM_ENOTAPPLICABLE ? PM_EINPUT : rc;
+		if (rc[k] == PM_OK) {
+			in[(*n)++] = in[k];
+		} else if (!all) {	/* asked for by name: an input error */
+			*err = errs[k];
+			free(errs);
+			return rc[k] == PM_ENOTAPPLICABLE ? PM_EINPUT : rc[k];
+		}
 	}
+	free(errs);
 	return *n ? PM_OK : pm_fail(err, PM_EINPUT, "no algorithm applies to %s", pm_topo_spec(t));
 }
 
@@ -217,13 +224,13 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 		rc = PM_EINPUT;
 		goto out;
 	}
-	if ((rc = resolve((enum pm_coll)coll, q->algo, t, in, &nalgo, err)))
+	int contention = strcmp(q->model, "contention") == 0;
+	int threads = pm_pool_pricing_threads(q->threads, contention, pm_topo_endpoints(t));
+	if ((rc = resolve((enum pm_coll)coll, q->algo, t, threads, in, &nalgo, err)))
 		goto out;
 	cli_progress_start(&pr);
 	cli_progress_step(&pr, "best", 0, 1);
-	int contention = strcmp(q->model, "contention") == 0;
-	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, contention,
-			 pm_pool_pricing_threads(q->threads, contention, pm_topo_endpoints(t)), &b, err);
+	rc = pm_best_run(in, nalgo, sizes, nsizes, &p, contention, threads, &b, err);
 	cli_progress_end(&pr);
 	if (rc)
 		goto out;

@@ -144,26 +144,6 @@ static void usage(const struct cli_opt *opts, int n)
 	fprintf(cli_out(), "\n%s", cli_units_help);
 }
 
-/* The algorithms being resolved, one task each (a pipelined tree past
- * 4,096 ranks plays its pipeline once as it is resolved). */
-struct resolving {
-	enum pm_coll coll;
-	char *const *names;
-	const struct pm_topo *t;
-	struct job *jobs;
-	struct pm_err *errs;
-};
-
-static int resolve_task(void *ctx, int k, int worker, struct pm_err *err)
-{
-	const struct resolving *r = ctx;
-
-	(void)worker;
-	(void)err;
-	r->jobs[k].status = pm_algo_resolve_coll(r->coll, r->names[k], r->t, 0, &r->jobs[k].in, &r->errs[k]);
-	return PM_OK;
-}
-
 /* Resolve the --algo list ("all" or comma separated) on threads; an
  * algorithm that cannot run here keeps a row with the reason, and the
  * first refusal in the list's order is the one returned. */
@@ -171,24 +151,30 @@ static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_to
 			 struct job *jobs, int *njobs, struct pm_err *err)
 {
 	char buf[1024], *names[MAX_ALGOS];
-	int all = strcmp(list, "all") == 0;
+	int all = strcmp(list, "all") == 0, rc[MAX_ALGOS];
 	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
 	struct pm_err *errs = nn > 0 ? calloc((size_t)nn, sizeof *errs) : NULL;
-	struct resolving r = {coll, names, t, jobs, errs};
+	struct pm_inst *in = nn > 0 ? calloc((size_t)nn, sizeof *in) : NULL;
 
 	*njobs = 0;
 	if (nn < 0)
 		return PM_EINPUT;
-	if (nn > 0 && !errs)
+	if (nn > 0 && (!errs || !in)) {
+		free(errs);
+		free(in);
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	memset(jobs, 0, sizeof *jobs * (size_t)nn);
-	pm_pool_run(nn, threads, NULL, resolve_task, &r, err);
+	}
+	pm_pool_resolve(coll, names, nn, t, threads, in, rc, errs);
 	for (int k = 0; k < nn; k++) {
 		struct job *j = &jobs[(*njobs)++];
 		struct pm_err e = errs[k];
+		memset(j, 0, sizeof *j);
+		j->in = in[k];
+		j->status = rc[k];
 		if (j->status == PM_EINPUT && !all) {
 			*err = e;
 			free(errs);
+			free(in);
 			return PM_EINPUT;
 		}
 		if (j->status != PM_OK) {
@@ -199,6 +185,7 @@ static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_to
 			snprintf(j->in.label, sizeof j->in.label, "%s", names[k]);
 	}
 	free(errs);
+	free(in);
 	if (all)
 		return PM_OK;
 	/* One rule for every command: it fails when nothing it was asked for

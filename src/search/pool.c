@@ -1,5 +1,6 @@
 /* pool.c: independent tasks on several threads (pool.h). */
 #include "search/pool.h"
+#include "model/algo.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -96,4 +97,32 @@ int pm_pool_pricing_threads(int asked, int contention, int endpoints)
 	if (asked > 0)
 		return asked;
 	return contention && endpoints >= 1024 ? pm_pool_threads() : 1;
+}
+
+struct resolving {
+	enum pm_coll coll;
+	char *const *names;
+	const struct pm_topo *t;
+	struct pm_inst *in;
+	int *rc;
+	struct pm_err *errs;
+};
+
+static int resolve_one(void *ctx, int k, int worker, struct pm_err *err)
+{
+	const struct resolving *r = ctx;
+
+	(void)worker;
+	(void)err;
+	r->rc[k] = pm_algo_resolve_coll(r->coll, r->names[k], r->t, 0, &r->in[k], &r->errs[k]);
+	return PM_OK;
+}
+
+void pm_pool_resolve(enum pm_coll coll, char *const *names, int n, const struct pm_topo *t, int threads,
+		     struct pm_inst *in, int *rc, struct pm_err *errs)
+{
+	struct resolving r = {coll, names, t, in, rc, errs};
+	struct pm_err unused;
+
+	pm_pool_run(n, threads, NULL, resolve_one, &r, &unused);
 }

@@ -10,6 +10,7 @@
 #ifndef PM_POOL_H
 #define PM_POOL_H
 
+#include "model/coll.h"
 #include "model/err.h"
 
 /* One task: PM_OK, or a code with the reason in *err. */
@@ -29,5 +30,14 @@ int pm_pool_threads_online(void);
  * where the contention evaluator prices 1,024 endpoints or more (a
  * schedule costs tens of milliseconds and up), else 1. */
 int pm_pool_pricing_threads(int asked, int contention, int endpoints);
+
+struct pm_inst;
+struct pm_topo;
+/* Resolve algorithms names[0..n) for collective coll on t, on threads
+ * (a pipelined tree past 4,096 ranks plays its pipeline once as it is
+ * resolved): in[k] and rc[k] for each, the reason of a failure in
+ * errs[k].  The results do not depend on the threads. */
+void pm_pool_resolve(enum pm_coll coll, char *const *names, int n, const struct pm_topo *t, int threads,
+		     struct pm_inst *in, int *rc, struct pm_err *errs);
 
 #endif
