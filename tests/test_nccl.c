@@ -18,6 +18,16 @@ static struct pm_nccl_sys one_node(void)
 	return s;
 }
 
+/* N such nodes joined by 8 x 48 GB/s NICs each (384 GB/s a node). */
+static struct pm_nccl_sys nodes_of(int N)
+{
+	struct pm_nccl_sys s = one_node();
+	s.ranks = 8 * N;
+	s.nodes = N;
+	s.net_Bps = 384e9;
+	return s;
+}
+
 static struct pm_nccl_cost price(const struct pm_nccl_sys *s, enum pm_coll c,
 				 enum pm_nccl_algo a, enum pm_nccl_proto p, double n)
 {
@@ -121,10 +131,7 @@ Test(nccl, nvls_fill_by_hand)
  * 576,000 B: 53.1373 + 2 x 25.6 = 104.337 us. */
 Test(nccl, tree_fill_by_hand)
 {
-	struct pm_nccl_sys s = one_node();
-	s.ranks = 16;
-	s.nodes = 2;
-	s.net_Bps = 384e9;
+	struct pm_nccl_sys s = nodes_of(2);
 	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 16777216);
 
 	cr_assert_eq(k.channels, 16);
@@ -144,10 +151,7 @@ Test(nccl, tree_fill_by_hand)
  * 384 GB/s = 21.8453 us each.  Fill = 2 x 15.2917 + 3 x 21.8453 = 96.1195 us. */
 Test(nccl, nvlstree_fill_by_hand)
 {
-	struct pm_nccl_sys s = one_node();
-	s.ranks = 32;
-	s.nodes = 4;
-	s.net_Bps = 384e9;
+	struct pm_nccl_sys s = nodes_of(4);
 	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS_TREE, PM_NCCL_SIMPLE, 134217728);
 
 	cr_assert(rel_close(k.fill_s, 2 * 7340032 / 480e9 + 3 * 8388608 / 384e9, 1e-9), "fill %g", k.fill_s);
