@@ -157,6 +157,33 @@ Test(nccl, nvlstree_fill_by_hand)
 	cr_assert(rel_close(k.fill_s, 2 * 7340032 / 480e9 + 3 * 8388608 / 384e9, 1e-9), "fill %g", k.fill_s);
 }
 
+/* --explain's note for an nccl row names the closed form's terms, and
+ * they add up to its time (identity): on two DGX H100 nodes (8 x 48 GB/s
+ * NICs, as nodes_of) a 16 MiB all-reduce runs tree/LL128 in 72,000-byte
+ * chunks through 2 network sends and 2 NVLink stages (tree_fill_by_hand). */
+Test(nccl, explain_names_the_terms)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
+	struct pm_params p = plain_params(0, 0, 1e9, 0);
+	struct pm_inst in, at;
+	struct pm_cost c;
+	struct pm_err err;
+	char note[400];
+	double launch, lat, fill, chunk, bytes;
+	int hops;
+
+	resolve_or_die("nccl:tree/ll128", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 16777216, &at, &err), PM_OK);
+	at.algo->terms(&at, 16777216, note, sizeof note);
+	cr_assert_eq(sscanf(note, "launch %lf us + NCCL latency %lf us + fill %lf us (%lf-byte chunks through %d hops) + bytes %lf us",
+			    &launch, &lat, &fill, &chunk, &hops, &bytes), 6, "%s", note);
+	cr_assert_eq(chunk, 72000);
+	cr_assert_eq(hops, 4);
+	pm_algo_closed(&at, 16777216, &p, &c);
+	cr_assert(rel_close((launch + lat + fill + bytes) * 1e-6, c.time_s, 1e-3), "%s: %g us", note, c.time_s * 1e6);
+	pm_topo_free(t);
+}
+
 /* NCCL's choice on 8 H200s (stas00/ml-engineering, NCCL 2.27: Ring/LL up
  * to 1 MiB, NVLS from 2 MiB), by its own estimate lat + n / algbw:
  * 1 MiB: ring/LL 15 + 1048576 / 80.571e3 = 28.01 us < NVLS 25 + 1048576 /

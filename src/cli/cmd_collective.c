@@ -30,6 +30,7 @@ struct job {
 	int *first;		/* ... size s in rows [first[s], first[s + 1]) */
 	double *t;		/* time of size s, evaluator m: t[s * NMODEL + m] (NaN: none) */
 	int z;			/* the size being priced */
+	int explain;		/* --explain: its closed rows' note gives the terms */
 };
 
 enum col {
@@ -442,8 +443,13 @@ static int put_model(struct cli_table *tab, struct job *j, int m, double n, cons
 		return rc;
 	}
 	j->t[j->z * NMODEL + m] = c.time_s;
-	if (m == M_CLOSED && !j->q.have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW]))
+	if (m == M_CLOSED && !j->q.have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])) {
 		cli_table_set(tab, C_NOTE, "no contention row: %s", j->q.no_sched);
+	} else if (m == M_CLOSED && j->explain && j->in.algo->terms) {
+		char terms[400];
+		j->in.algo->terms(&j->q.at, n, terms, sizeof terms);
+		cli_table_set(tab, C_NOTE, "%s", terms);
+	}
 	if (m >= M_SIM)
 		put_sim(tab, j->in.coll, &c, n, P);
 	else
@@ -727,7 +733,7 @@ static int option_rows(struct request *q, struct cli_opt *opts)
 	const struct cli_opt tail[] = {
 		cli_format_opt(&q->format),
 		{"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &q->plot, NULL},
-		{"explain", NULL, "print each closed form and the per-term columns", NULL, &q->explain},
+		{"explain", NULL, "print each closed form and the per-term columns (nccl rows: their terms in the note)", NULL, &q->explain},
 		{"jobs", "N", "price the algorithms on N threads, 1-16 (default: the cores online where the contention evaluator prices 1,024 endpoints or more, else 1; always 1 with sim or dataflow, whose runs share one budget); the output is the same", &q->jobs, NULL},
 		{"help", NULL, "show this help", NULL, &q->help},
 	};
@@ -800,6 +806,8 @@ static int price_and_print(struct request *q, struct pm_err *err)
 	if (q->sa.trace &&
 	    (rc = open_trace(q->sa.trace, q->on, q->nsizes, njobs, q->algo, q->net.topo, q->sizes[0], &q->so, err)))
 		goto out;
+	for (int i = 0; i < njobs; i++)
+		jobs[i].explain = q->explain;
 	column_flags(flags, q->explain, &p);
 	cli_table_init(&tab, NCOL, col_names, flags);
 	table_meta(&tab, q->coll, t, &p, q->on, &q->so, q->explain, jobs, njobs);

@@ -94,6 +94,9 @@ struct pm_algo {
 	 * same instance when applied again for the same n.
 	 * PM_ENOTAPPLICABLE with the reason when it cannot run n bytes. */
 	int (*at_size)(struct pm_inst *in, double n, struct pm_err *err);
+	/* Optional: the closed form's terms at n bytes in words, the note of
+	 * its rows under --explain. */
+	void (*terms)(const struct pm_inst *in, double n, char *buf, size_t size);
 	/* Optional: the algorithm whose schedule this one builds for the
 	 * same argument (a variant that only prices it differently, as
 	 * multitree-msg's message flow control), so one built schedule

@@ -31,7 +31,12 @@ struct nccl_state {
 	struct pm_nccl_sys sys;
 	unsigned algo_mask, proto_mask;
 	int version;			/* -1: the machine's */
-	struct pm_nccl_cost pick;	/* at_size: what runs n bytes */
+	struct {			/* at_size: what runs n bytes */
+		enum pm_nccl_algo algo;
+		enum pm_nccl_proto proto;
+		int channels;
+		double steps, launch_s, lat_s;
+	} pick;
 	double n;			/* ... and n */
 	int sched_steps;		/* steps of the schedule it runs (schedule_inst) */
 };
@@ -128,11 +133,18 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	struct nccl_state *st = state(in);
-	int rc = pm_nccl_select(&st->sys, in->coll, st->algo_mask, st->proto_mask, n, &st->pick, err);
+	struct pm_nccl_cost k;
+	int rc = pm_nccl_select(&st->sys, in->coll, st->algo_mask, st->proto_mask, n, &k, err);
 
 	st->n = n;
 	if (rc)
 		return rc;
+	st->pick.algo = k.algo;
+	st->pick.proto = k.proto;
+	st->pick.channels = k.channels;
+	st->pick.steps = k.steps;
+	st->pick.launch_s = k.launch_s;
+	st->pick.lat_s = k.lat_s;
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
 		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
 	in->steps = (int)st->pick.steps;
@@ -161,6 +173,27 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->bw_s = k.bw_s;
 	c->steps = k.steps;
 	c->sent_B = n * pm_coll_busbw_factor(in->coll, in->P);
+}
+
+/* --explain: where the closed form's time goes at n bytes. */
+static void terms(const struct pm_inst *in, double n, char *buf, size_t size)
+{
+	const struct nccl_state *st = cstate(in);
+	struct pm_nccl_cost k;
+	struct pm_err e;
+	int len;
+
+	if (pm_nccl_price(&st->sys, in->coll, st->pick.algo, st->pick.proto, n, &k, &e)) {
+		snprintf(buf, size, "%s", e.msg);
+		return;
+	}
+	len = snprintf(buf, size, "launch %.3g us + NCCL latency %.4g us", k.launch_s * 1e6, k.lat_s * 1e6);
+	if (k.fill_s > 0 && len > 0 && (size_t)len < size)
+		len += snprintf(buf + len, size - (size_t)len, " + fill %.4g us (%.0f-byte chunks through %d hops)",
+				k.fill_s * 1e6, k.chunk_B, k.fill_hops);
+	if (len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, " + bytes %.4g us (algbw %.4g GB/s x %d/%d channels)",
+			 k.bw_s * 1e6, k.algbw_Bps / 1e9, k.channels, st->sys.channels);
 }
 
 static double xfers(const struct pm_inst *in)
@@ -239,6 +272,7 @@ const struct pm_algo pm_algo_nccl = {
 	.formula = "launch + NCCL latency(algo, proto, P, nodes) + pipeline fill(chunk, hops; in latency_us) + n / (busbw(algo, proto) x algbw ratio x channel share)",
 	.reference = "NCCL 2.30.7 src/graph/tuning.cc (model, constants) and src/enqueue.cc (channels); docs/model.md, NCCL",
 	.prepare = prepare,
+	.terms = terms,
 	.build = build,
 	.closed = closed,
 	.xfers = xfers,

@@ -395,7 +395,7 @@ static double chunk_bytes(const struct pm_nccl_sys *s, enum pm_nccl_algo a, enum
  * the size is smaller; nc the channels that run.  The ring has none:
  * every link carries a chunk from its first step. */
 static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
-			enum pm_nccl_proto p, double n, int nc)
+			enum pm_nccl_proto p, double n, int nc, struct pm_nccl_cost *o)
 {
 	static const double w[PM_NCCL_NPROTO] = {0.5, 120.0 / 128.0, 1.0};
 	int N = s->nodes, G = s->ppn;
@@ -405,13 +405,13 @@ static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_ncc
 	if (c != PM_COLL_ALLREDUCE)
 		return 0;
 	if (a == PM_NCCL_TREE) {
-		double ch = fmin(chunk_bytes(s, a, p, n, nc), n / nc);
+		double ch = o->chunk_B = fmin(chunk_bytes(s, a, p, n, nc), n / nc);
 		hops[1] = 2.0 * pm_floor_log2(N), t[1] = N > 1 ? ch * 2 * nc / (nics * w[p]) : 0;
 		hops[0] = p == PM_NCCL_SIMPLE ? 2.0 * (G - 1) : hops[1];
 		t[0] = ch * 2 * nc / (s->ring_Bps * w[p]);
 	} else if (a == PM_NCCL_NVLS || a == PM_NCCL_NVLS_TREE) {
 		int nv = nvls_channels(s);
-		double ch = fmin(chunk_bytes(s, a, p, n, nv), n / ((double)nv * G));
+		double ch = o->chunk_B = fmin(chunk_bytes(s, a, p, n, nv), n / ((double)nv * G));
 		hops[0] = 2, t[0] = (G - 1.0) / G * nv * G * ch / s->nvls_Bps;
 		if (a == PM_NCCL_NVLS_TREE)
 			hops[1] = 2.0 * pm_floor_log2(N), t[1] = nv * G * ch / nics;
@@ -423,6 +423,7 @@ static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_ncc
 			sum += hops[i] * t[i];
 			worst = fmax(worst, t[i]);
 		}
+	o->fill_hops = (int)(hops[0] + hops[1]);
 	return sum - worst;
 }
 
@@ -501,8 +502,9 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		    n / ((double)s->channels * s->ranks) >= 64)
 			o->lat_s *= s->arch < PM_NCCL_AMPERE ? 1.9 : 1.4;	/* the ring's plateau */
 		o->model_s = o->lat_s + n / alg;
+		o->algbw_Bps = alg;
 		o->bw_s = n / (alg * channel_share(s, a, p, n, &o->channels));
-		o->fill_s = fill_time(s, c, a, p, n, o->channels);
+		o->fill_s = fill_time(s, c, a, p, n, o->channels, o);
 		o->steps = nsteps(c, s->ranks);
 	}
 	o->time_s = o->launch_s + o->lat_s + o->bw_s + o->fill_s;

@@ -54,9 +54,12 @@ struct pm_nccl_cost {
 	int channels;			/* channels it runs on at this size */
 	double launch_s, lat_s, bw_s;	/* the terms; time_s is their sum with fill_s */
 	double fill_s;			/* the pipeline's fill (ours; NCCL's model has none) */
+	double chunk_B;			/* ... the chunk it fills with, and its hops */
+	int fill_hops;
 	double time_s;
 	double model_s;			/* NCCL's own estimate, what it selects by */
 	double busbw_Bps;		/* the bus bandwidth the candidate is given */
+	double algbw_Bps;		/* NCCL's algorithm bandwidth of it, all channels */
 	double steps;
 };
 
