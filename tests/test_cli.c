@@ -1540,3 +1540,30 @@ Test(cli, dot_output_draws_with_graphviz)
 	}
 	run_free(&r);
 }
+
+/* NCCL's latency counts every hop, so neither the simulators' links nor
+ * the contention routes add theirs to NCCL's schedules: at 8 bytes, where
+ * the wire time is nanoseconds, every evaluator's row of nccl:tree on two
+ * DGX H100 nodes is the closed form's launch + latency, to 1% (identity;
+ * the links' latency counted once per step added about 5 us). */
+Test(cli, nccl_rows_count_no_link_latency)
+{
+	struct run r = run_perfmodel("allreduce --topo machine:dgx-h100:2 --algo nccl:tree --size 8 "
+				     "--model closed,contention,sim,dataflow --format csv");
+	double t[4] = {0};
+	int n = 0;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+		double v;
+		if (line[0] == '#' || strncmp(line, "8,", 2) != 0)
+			continue;
+		cr_assert_eq(sscanf(line, "8,%*[^,],%*[^,],%lf", &v), 1, "%s", line);
+		cr_assert_lt(n, 4);
+		t[n++] = v;
+	}
+	cr_assert_eq(n, 4, "%s", r.out);
+	for (int i = 1; i < 4; i++)
+		cr_assert(fabs(t[i] / t[0] - 1) < 0.01, "row %d: %g us against closed %g us", i, t[i], t[0]);
+	run_free(&r);
+}

@@ -51,9 +51,9 @@ struct pm_params {
 	double flit_B;		/* head flit size */
 	enum pm_endpoint endpoint;	/* contention evaluator only */
 	double mem_bw_Bps;	/* memory bandwidth the collective may use */
-	int lat_in_alpha;	/* contention and profile evaluators: the steps' alpha
-				 * already holds each hop's latency (NCCL's per-hop
-				 * constants), so routes add none of their links' */
+	int lat_in_alpha;	/* the steps' alpha already holds each hop's latency
+				 * (NCCL's per-hop constants): the evaluators and the
+				 * simulators' links add none of their own */
 };
 
 /* Seed 000 Table III: 16 GB/s, 150 ns links, 256-byte packet payloads

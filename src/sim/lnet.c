@@ -211,7 +211,7 @@ static int links_and_segments(struct lnet *m, const struct pm_topo *t, double un
 		return PM_EINTERNAL;
 	for (int l = 0; l < m->nlinks; l++) {
 		m->bw[l] = l < m->nnet ? links[l].bw_Bps : p->inj_bw_Bps;
-		m->lat[l] = l < m->nnet ? links[l].lat_s : 0;
+		m->lat[l] = l < m->nnet && !p->lat_in_alpha ? links[l].lat_s : 0;
 	}
 	for (size_t i = 0; i < nx; i++)
 		m->nseg[i] = pm_lnet_segments(p, maxseg, unit * m->s->x[i].cnt, &m->segw[i]);

@@ -971,7 +971,7 @@ static int build_channels(struct pm_rnet *n)
 	int wrap = 0;
 	for (int l = 0; l < n->L; l++) {
 		n->bw[l] = lk[l].bw_Bps;
-		n->lat[l] = lk[l].lat_s;
+		n->lat[l] = n->p->lat_in_alpha ? 0 : lk[l].lat_s;
 		n->ldim[l] = pm_topo_link_dim(n->t, l, &n->ldate[l]);
 		wrap |= n->ldate[l];
 	}
