@@ -1,17 +1,12 @@
 /* lnet.c: the links network of the packet simulator (see lnet.h). */
 #include "sim/lnet.h"
+#include "sim/evq.h"
 #include "model/progress.h"
 #include "sim/trace.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct ev {
-	double t;
-	uint64_t seq;		/* ties: first pushed, first served */
-	uint32_t x, hop;
-};
 
 struct lnet {
 	const struct pm_sched *s;
@@ -25,57 +20,46 @@ struct lnet {
 	double *segw;		/* wire bytes of each of them */
 	uint32_t *rem;		/* segments of transfer i still travelling */
 	uint32_t *left0;	/* segments of transfer i not yet past its first link */
-	struct ev *heap;
-	size_t nheap, capheap;
-	uint64_t seq;
+	struct pm_evq q;	/* segments due at a link; an event's id is its slot: */
+	uint32_t *sx, *shop;	/* the segment's transfer and the hop it is at */
+	uint32_t *sfree, nfree, nslot, capslot;	/* slots free, used, allocated */
 	double events, segments, expect;
 	int failed;
 };
 
-static int before(const struct ev *a, const struct ev *b)
+/* A slot for a segment's event; PM_EV_ID_MAX + 1 when none is left. */
+static uint32_t new_slot(struct lnet *m)
 {
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+	if (m->nfree)
+		return m->sfree[--m->nfree];
+	if (m->nslot == m->capslot) {
+		uint32_t cap = m->capslot ? 2 * m->capslot : 1024;
+		uint32_t *x = cap <= PM_EV_ID_MAX + 1u ? realloc(m->sx, sizeof *x * cap) : NULL;
+		if (x)
+			m->sx = x;
+		uint32_t *h = x ? realloc(m->shop, sizeof *h * cap) : NULL;
+		if (h)
+			m->shop = h;
+		uint32_t *f = h ? realloc(m->sfree, sizeof *f * cap) : NULL;
+		if (!f)
+			return PM_EV_ID_MAX + 1u;
+		m->sfree = f;
+		m->capslot = cap;
+	}
+	return m->nslot++;
 }
 
+/* Segment of transfer x reaches hop `hop` of its route at t. */
 static void push(struct lnet *m, double t, uint32_t x, uint32_t hop)
 {
-	if (m->nheap == m->capheap) {
-		size_t cap = m->capheap ? 2 * m->capheap : 1024;
-		struct ev *a = realloc(m->heap, sizeof *a * cap);
-		if (!a) {
-			m->failed = 1;
-			return;
-		}
-		m->heap = a;
-		m->capheap = cap;
-	}
-	struct ev e = {t, m->seq++, x, hop};
-	size_t i = m->nheap++;
-	while (i > 0 && before(&e, &m->heap[(i - 1) / 2])) {
-		m->heap[i] = m->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	m->heap[i] = e;
-}
+	uint32_t k = new_slot(m);
 
-static struct ev pop(struct lnet *m)
-{
-	struct ev top = m->heap[0], last = m->heap[--m->nheap];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= m->nheap)
-			break;
-		if (c + 1 < m->nheap && before(&m->heap[c + 1], &m->heap[c]))
-			c++;
-		if (!before(&m->heap[c], &last))
-			break;
-		m->heap[i] = m->heap[c];
-		i = c;
+	if (k > PM_EV_ID_MAX || pm_evq_push(&m->q, t, k)) {
+		m->failed = 1;
+		return;
 	}
-	if (m->nheap)
-		m->heap[i] = last;
-	return top;
+	m->sx[k] = x;
+	m->shop[k] = hop;
 }
 
 uint32_t pm_lnet_segments(const struct pm_params *p, int maxseg, double m, double *seg_wire)
@@ -115,18 +99,20 @@ static int run(void *n)
 {
 	struct lnet *m = n;
 
-	while (m->nheap && !m->failed) {
-		struct ev e = pop(m);
-		size_t first = m->roff[e.x];
-		uint32_t hops = (uint32_t)(m->roff[e.x + 1] - first);
+	while (m->q.n && !m->failed) {
+		struct pm_ev e = pm_evq_pop(&m->q);
+		uint32_t k = pm_ev_id(e), x = m->sx[k], hop = m->shop[k];
+		m->sfree[m->nfree++] = k;
+		size_t first = m->roff[x];
+		uint32_t hops = (uint32_t)(m->roff[x + 1] - first);
 		if (hops == 0) {
-			left(m, e.x, e.t);
-			deliver(m, e.x, e.t);
+			left(m, x, e.t);
+			deliver(m, x, e.t);
 			continue;
 		}
-		int l = m->route[first + e.hop];
+		int l = m->route[first + hop];
 		double start = e.t > m->free_at[l] ? e.t : m->free_at[l];
-		double done = start + m->segw[e.x] / m->bw[l];
+		double done = start + m->segw[x] / m->bw[l];
 		m->free_at[l] = done;
 		m->busy[l] += done - start;
 		if (m->trace)
@@ -134,12 +120,12 @@ static int run(void *n)
 		m->events += 1;
 		if (((uint64_t)m->events & 0xffff) == 0)
 			pm_progress("simulating", m->events, m->expect);
-		if (e.hop == 0)
-			left(m, e.x, done);
-		if (e.hop + 1 == hops)
-			deliver(m, e.x, done + m->lat[l]);
+		if (hop == 0)
+			left(m, x, done);
+		if (hop + 1 == hops)
+			deliver(m, x, done + m->lat[l]);
 		else
-			push(m, done + m->lat[l], e.x, e.hop + 1);
+			push(m, done + m->lat[l], x, hop + 1);
 	}
 	return m->failed ? PM_EINTERNAL : PM_OK;
 }
@@ -179,7 +165,10 @@ static void lnet_free(void *n)
 	free(m->segw);
 	free(m->rem);
 	free(m->left0);
-	free(m->heap);
+	pm_evq_free(&m->q);
+	free(m->sx);
+	free(m->shop);
+	free(m->sfree);
 	free(m);
 }
 

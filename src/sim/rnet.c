@@ -7,6 +7,7 @@
  * one sender per injection channel (L + E + e*ports + k).
  */
 #include "sim/rnet.h"
+#include "sim/evq.h"
 #include "model/progress.h"
 
 #include <math.h>
@@ -15,15 +16,8 @@
 
 #define NONE UINT32_MAX
 
-/* An event at t: a transfer done, or an output to arbitrate.  key holds
- * the sequence number (ties: first requested, first served) above the
- * id's ID_BITS, so an event is 16 bytes and compares in two steps. */
-#define ID_BITS 26
-struct ev {
-	double t;
-	uint64_t key;
-};
-#define EV_ID(e) ((uint32_t)((e).key & ((1u << ID_BITS) - 1)))
+/* Events (sim/evq.h): a transfer done (its id), or an output to
+ * arbitrate (the output's id, in the indexed heap of outputs). */
 
 struct pkt {
 	uint32_t x, next;	/* transfer; next packet in the same VC FIFO */
@@ -95,12 +89,11 @@ struct pm_rnet {
 	double *xread;		/* per transfer: bytes its sender reads from memory */
 	struct pkt *pk;
 	uint32_t npk, cappk, freepk;
-	struct ev *heap;	/* transfers done (EV_DONE) */
-	size_t nheap, capheap;
+	struct pm_evq done;	/* transfers done; its counter numbers the outputs' keys too */
 	/* outputs waiting to arbitrate: an indexed heap keyed by
 	 * (wake time, sequence), so an earlier request moves an output up
 	 * instead of leaving a stale event behind */
-	struct ev *oh;		/* (wake time, sequence, output) */
+	struct pm_ev *oh;		/* (wake time, sequence, output) */
 	uint32_t *opos;
 	uint32_t noh;
 	/* The output being arbitrated stays at the top of oh while it runs
@@ -109,8 +102,7 @@ struct pm_rnet {
 	 * top afterwards: one sift down instead of a pop and a push. */
 	uint32_t running;	/* NONE outside an arbitration */
 	int rekeyed;
-	struct ev rekey;
-	uint64_t seq;
+	struct pm_ev rekey;
 	double packets, hops, events;
 	double expect;		/* events the run should take, for progress; 0 unknown */
 	double *mem_free;	/* per endpoint: when its memory reads are done */
@@ -132,104 +124,29 @@ void pm_router_cfg_default(struct pm_router_cfg *c)
 	c->ni_buffer = 0;
 }
 
-/* Earlier time first, then lower key (FIFO among equal times).  Times
- * are finite and >= +0, so their bit patterns order as the numbers do and
- * (time bits, key) compares as one 128-bit integer, without the branches
- * of two floating-point tests the heaps spent 40% of the run on. */
-__extension__ typedef unsigned __int128 u128;
-
-static u128 ev_key(const struct ev *e)
+/* Transfer x is done at t. */
+static void done_at(struct pm_rnet *n, double t, uint32_t x)
 {
-	uint64_t t;
-	memcpy(&t, &e->t, sizeof t);
-	return (u128)t << 64 | e->key;
-}
-
-static int before(const struct ev *a, const struct ev *b)
-{
-	return ev_key(a) < ev_key(b);
-}
-
-/* The earliest of four heap entries, without branches: which child is
- * earliest is a coin toss the branch predictor loses half the time. */
-static uint32_t min4(const struct ev *h, uint32_t c)
-{
-	u128 a = ev_key(&h[c]), b = ev_key(&h[c + 1]);
-	u128 x = ev_key(&h[c + 2]), y = ev_key(&h[c + 3]);
-	uint32_t i1 = b < a, i2 = y < x;
-	u128 m1 = i1 ? b : a, m2 = i2 ? y : x;
-	return m2 < m1 ? c + 2 + i2 : c + i1;
-}
-
-/* The earliest of the children [c, end) of a 4-ary heap node. */
-static size_t min_child(const struct ev *h, size_t c, size_t end)
-{
-	if (end - c == 4)
-		return min4(h, (uint32_t)c);
-	for (size_t k = c + 1; k < end; k++)
-		if (before(&h[k], &h[c]))
-			c = k;
-	return c;
-}
-
-static void push(struct pm_rnet *n, double t, uint32_t id)
-{
-	if (n->nheap == n->capheap) {
-		size_t cap = n->capheap ? 2 * n->capheap : 1024;
-		struct ev *a = realloc(n->heap, sizeof *a * cap);
-		if (!a) {
-			n->failed = 1;
-			return;
-		}
-		n->heap = a;
-		n->capheap = cap;
-	}
-	struct ev e = {t, (n->seq++ << ID_BITS) | id};
-	size_t i = n->nheap++;
-	while (i > 0 && before(&e, &n->heap[(i - 1) / 4])) {
-		n->heap[i] = n->heap[(i - 1) / 4];
-		i = (i - 1) / 4;
-	}
-	n->heap[i] = e;
-}
-
-static struct ev pop(struct pm_rnet *n)
-{
-	struct ev *restrict h = n->heap;
-	struct ev top = h[0], last = h[--n->nheap];
-	size_t i = 0, size = n->nheap;	/* locals: the stores into h may
-					 * not alias n's fields */
-	for (;;) {	/* a 4-ary heap: half the levels of a binary one */
-		size_t c = 4 * i + 1, end = c + 4 < size ? c + 4 : size;
-		if (c >= size)
-			break;
-		c = min_child(h, c, end);
-		if (!before(&h[c], &last))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (size)
-		h[i] = last;
-	return top;
+	if (pm_evq_push(&n->done, t, x))
+		n->failed = 1;
 }
 
 static void o_up(struct pm_rnet *n, uint32_t i)
 {
-	struct ev e = n->oh[i];
-	while (i > 0 && before(&e, &n->oh[(i - 1) / 4])) {
+	struct pm_ev e = n->oh[i];
+	while (i > 0 && pm_ev_before(&e, &n->oh[(i - 1) / 4])) {
 		n->oh[i] = n->oh[(i - 1) / 4];
-		n->opos[EV_ID(n->oh[i])] = i;
+		n->opos[pm_ev_id(n->oh[i])] = i;
 		i = (i - 1) / 4;
 	}
 	n->oh[i] = e;
-	n->opos[EV_ID(e)] = i;
+	n->opos[pm_ev_id(e)] = i;
 }
 
 /* Put e at position i of the output heap and sift it down. */
-static void o_down(struct pm_rnet *n, uint32_t i, struct ev e)
+static void o_down(struct pm_rnet *n, uint32_t i, struct pm_ev e)
 {
-	struct ev *restrict h = n->oh;
+	struct pm_ev *restrict h = n->oh;
 	uint32_t *restrict pos = n->opos;
 	uint32_t size = n->noh;
 
@@ -237,22 +154,22 @@ static void o_down(struct pm_rnet *n, uint32_t i, struct ev e)
 		uint32_t c = 4 * i + 1, end = c + 4 < size ? c + 4 : size;
 		if (c >= size)
 			break;
-		c = (uint32_t)min_child(h, c, end);
-		if (!before(&h[c], &e))
+		c = (uint32_t)pm_ev_min_child(h, c, end);
+		if (!pm_ev_before(&h[c], &e))
 			break;
 		h[i] = h[c];
-		pos[EV_ID(h[i])] = i;
+		pos[pm_ev_id(h[i])] = i;
 		i = c;
 	}
 	h[i] = e;
-	pos[EV_ID(e)] = i;
+	pos[pm_ev_id(e)] = i;
 }
 
 /* Take the earliest output off the heap.  (Floyd's bottom-up pop was
  * tried: 7% slower here, the last entry usually stops high.) */
 static void o_pop(struct pm_rnet *n)
 {
-	uint32_t top = EV_ID(n->oh[0]);
+	uint32_t top = pm_ev_id(n->oh[0]);
 
 	n->opos[top] = NONE;
 	if (--n->noh > 0)
@@ -266,13 +183,13 @@ static void wake(struct pm_rnet *n, uint32_t o, double t)
 		return;
 	n->wake[o] = t;
 	if (o == n->running) {
-		n->rekey = (struct ev){t, (n->seq++ << ID_BITS) | o};
+		n->rekey = pm_evq_next(&n->done, t, o);
 		n->rekeyed = 1;
 		return;
 	}
 	if (n->opos[o] == NONE)
 		n->opos[o] = n->noh++;
-	n->oh[n->opos[o]] = (struct ev){t, (n->seq++ << ID_BITS) | o};
+	n->oh[n->opos[o]] = pm_evq_next(&n->done, t, o);
 	o_up(n, n->opos[o]);
 }
 
@@ -493,7 +410,7 @@ static void eject(struct pm_rnet *n, uint32_t i, double t)
 	if (t > n->last_t[x])
 		n->last_t[x] = t;
 	if (--n->left[x] == 0)
-		push(n, n->last_t[x], x);
+		done_at(n, n->last_t[x], x);
 	free_pkt(n, i);
 }
 
@@ -833,7 +750,7 @@ void pm_rnet_send(struct pm_rnet *n, uint32_t x, double t)
 	if (n->s->x[x].cnt == 0) {	/* nothing to move: left and arrived at once */
 		if (n->h.left)
 			n->h.left(n->h.ctx, x, t);
-		push(n, t, x);
+		done_at(n, t, x);
 		return;
 	}
 	if (n->c.ni_buffer > 0) {
@@ -855,17 +772,17 @@ void pm_rnet_expect(struct pm_rnet *n, double events)
 
 int pm_rnet_run(struct pm_rnet *n)
 {
-	while ((n->nheap || n->noh) && !n->failed) {
+	while ((n->done.n || n->noh) && !n->failed) {
 		n->events += 1;
 		if (((uint64_t)n->events & 0xffff) == 0)
 			pm_progress("simulating router events", n->events, n->expect);
-		if (n->nheap && (!n->noh || before(&n->heap[0], &n->oh[0]))) {
-			struct ev e = pop(n);
+		if (n->done.n && (!n->noh || pm_ev_before(&n->done.h[0], &n->oh[0]))) {
+			struct pm_ev e = pm_evq_pop(&n->done);
 			if (n->h.delivered)
-				n->h.delivered(n->h.ctx, EV_ID(e), e.t);
+				n->h.delivered(n->h.ctx, pm_ev_id(e), e.t);
 			continue;
 		}
-		uint32_t o = EV_ID(n->oh[0]);
+		uint32_t o = pm_ev_id(n->oh[0]);
 		double t = n->wake[o];
 		n->wake[o] = INFINITY;
 		n->running = o;
@@ -921,7 +838,7 @@ void pm_rnet_free(struct pm_rnet *n)
 	free(n->xread);
 	free(n->mem_free);
 	free(n->pk);
-	free(n->heap);
+	pm_evq_free(&n->done);
 	free(n->oh);
 	free(n->opos);
 
@@ -1090,12 +1007,12 @@ int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 		free(n);
 		return PM_EINPUT;
 	}
-	if ((double)n->nout >= (double)(1u << ID_BITS) || s->nx >= (1u << ID_BITS)) {
+	if ((double)n->nout >= (double)(1u << PM_EV_ID_BITS) || s->nx >= (1u << PM_EV_ID_BITS)) {
 		int nout = n->nout;
 		free(n);
 		return pm_fail(err, PM_EINPUT,
 			       "network too large for the router simulator: %d arbiters and %zu transfers (expected fewer than %u of each; use --sim-net links or the contention evaluator)",
-			       nout, s->nx, 1u << ID_BITS);
+			       nout, s->nx, 1u << PM_EV_ID_BITS);
 	}
 	if (alloc_state(n)) {
 		pm_rnet_free(n);
