@@ -211,92 +211,118 @@ static int fires(const struct dbt *d, int e, int step)
 	return d->colour[e] == step % 2;
 }
 
-/* Run the pipelined reduce.  emit (may be NULL) receives each transfer
- * with its 1-based step.  Returns the number of reduce steps, -1 on
- * failure. */
-/* Skip the passes of a run but its first two (steps t+4 .. t+2R-1 of a
- * run of R passes from step t): every edge sends in each pass what it
- * sent in the second (sent now less mark, sent before step t+2).
- * Returns the edges left with chunks to send. */
-static int skip_run(int n, const int *parent, const int *nch, int P, int passes, int *sent,
-		    const int *mark)
-{
-	int left = 0;
+/* The pipelined reduce as it is played: the chunks each edge has sent
+ * (now, before this step, and before the third step of a run), the edges
+ * with chunks to send that may fire on even (on[0]) and odd (on[1])
+ * steps, each list in edge order, so a step visits only its own and
+ * emits in the order a scan of every edge would, and the edges left. */
+struct reduce {
+	int P, n, nch[2], left;
+	int *sent, *prev, *mark, *on[2], non[2];
+};
 
-	for (int e = 0; e < n; e++) {
-		if (parent[e] < 0 || nch[e / P] <= 0)
-			continue;
-		sent[e] += passes * (sent[e] - mark[e]);
-		left += sent[e] < nch[e / P];
-	}
-	return left;
+static void reduce_free(struct reduce *r)
+{
+	free(r->sent);
+	free(r->prev);
+	free(r->mark);
+	free(r->on[0]);
+	free(r->on[1]);
 }
 
-/* rep (pass 2, may be NULL): the runs found by pass 1 (plan_runs); a
- * run's later passes are skipped, not played, since emit stores none of
- * them (the write pass then plays the fill and drain steps only). */
+static int reduce_init(const struct dbt *d, struct reduce *r)
+{
+	size_t n = (size_t)d->ntrees * (size_t)d->P;
+
+	*r = (struct reduce){.P = d->P, .n = (int)n,
+			     .nch = {d->ntrees == 2 ? (d->K + 1) / 2 : d->K, d->ntrees == 2 ? d->K / 2 : 0}};
+	r->sent = calloc(n, sizeof(int));
+	r->prev = malloc(sizeof(int) * n);
+	r->mark = malloc(sizeof(int) * n);
+	r->on[0] = malloc(sizeof(int) * n);
+	r->on[1] = malloc(sizeof(int) * n);
+	if (!r->sent || !r->prev || !r->mark || !r->on[0] || !r->on[1]) {
+		reduce_free(r);
+		return -1;
+	}
+	for (int e = 0; e < r->n; e++) {
+		if (d->parent[e] < 0 || r->nch[e / r->P] <= 0)
+			continue;
+		r->left++;
+		for (int q = 0; q < 2; q++)
+			if (fires(d, e, q))
+				r->on[q][r->non[q]++] = e;
+	}
+	return 0;
+}
+
+/* Step `step`: every edge of its parity whose children are ahead of it
+ * sends its next chunk. */
+static void reduce_step(const struct dbt *d, struct reduce *r, int step,
+			void (*emit)(void *ctx, int step, int child, int parent, int chunk), void *ctx)
+{
+	const int *L = r->on[step % 2], *prev = r->prev;
+	int P = r->P;
+
+	for (int x = 0, m = r->non[step % 2]; x < m; x++) {
+		int e = L[x], t = e / P, c = e % P, j = prev[e];
+		if (j >= r->nch[t])
+			continue;
+		int ready = 1;
+		for (int i = 0; i < 2; i++) {
+			int k = d->kids[e * 2 + i];
+			if (k >= 0 && prev[t * P + k] <= j)
+				ready = 0;
+		}
+		if (!ready)
+			continue;
+		r->left -= ++r->sent[e] == r->nch[t];
+		if (emit)
+			emit(ctx, step, c, d->parent[e], d->ntrees == 2 ? 2 * j + t : j);
+	}
+}
+
+/* Skip the passes of a run but its first two (steps t+4 .. t+2R-1 of a
+ * run of R passes from step t): every edge sends in each pass what it
+ * sent in the second (sent now less mark, sent before step t+2). */
+static void skip_run(const struct dbt *d, struct reduce *r, int passes)
+{
+	r->left = 0;
+	for (int e = 0; e < r->n; e++) {
+		if (d->parent[e] < 0 || r->nch[e / r->P] <= 0)
+			continue;
+		r->sent[e] += passes * (r->sent[e] - r->mark[e]);
+		r->left += r->sent[e] < r->nch[e / r->P];
+	}
+}
+
+/* Run the pipelined reduce.  emit (may be NULL) receives each transfer
+ * with its 1-based step.  rep (pass 2, may be NULL): the runs found by
+ * pass 1 (plan_runs); a run's later passes are skipped, not played,
+ * since emit stores none of them (the write pass then plays the fill and
+ * drain steps only).  Returns the number of reduce steps, -1 on failure. */
 static int dbt_reduce(const struct dbt *d, const int *rep,
 		      void (*emit)(void *ctx, int step, int child, int parent,
 				   int chunk),
 		      void *ctx)
 {
-	int P = d->P, n = d->ntrees * P, step = 0, left = 0;
-	int nch[2] = {d->ntrees == 2 ? (d->K + 1) / 2 : d->K, d->ntrees == 2 ? d->K / 2 : 0};
-	int *sent = calloc((size_t)n, sizeof(int));
-	int *prev = malloc(sizeof(int) * (size_t)n), *mark = malloc(sizeof(int) * (size_t)n);
-	int *on[2] = {malloc(sizeof(int) * (size_t)n), malloc(sizeof(int) * (size_t)n)}, non[2] = {0, 0};
+	struct reduce r;
+	int step = 0;
 
-	if (!sent || !prev || !mark || !on[0] || !on[1]) {
-		free(sent);
-		free(prev);
-		free(mark);
-		free(on[0]);
-		free(on[1]);
+	if (reduce_init(d, &r))
 		return -1;
-	}
-	/* the edges with chunks to send that may fire on odd (on[1]) and on
-	 * even (on[0]) steps, each list in edge order, so a step visits only
-	 * its own and emits in the order a scan of every edge would */
-	for (int e = 0; e < n; e++) {
-		if (d->parent[e] < 0 || nch[e / P] <= 0)
-			continue;
-		left++;
-		for (int q = 0; q < 2; q++)
-			if (fires(d, e, q))
-				on[q][non[q]++] = e;
-	}
-	while (left > 0) {
+	while (r.left > 0) {
 		step++;
-		memcpy(prev, sent, sizeof(int) * (size_t)n);
+		memcpy(r.prev, r.sent, sizeof(int) * (size_t)r.n);
 		if (rep && step >= 3 && rep[step - 2] > 2)	/* step t+2 of a run from t */
-			memcpy(mark, sent, sizeof(int) * (size_t)n);
-		const int *L = on[step % 2];
-		for (int x = 0, m = non[step % 2]; x < m; x++) {
-			int e = L[x], t = e / P, c = e % P, j = prev[e];
-			if (j >= nch[t])
-				continue;
-			int ready = 1;
-			for (int i = 0; i < 2; i++) {
-				int k = d->kids[e * 2 + i];
-				if (k >= 0 && prev[t * P + k] <= j)
-					ready = 0;
-			}
-			if (!ready)
-				continue;
-			left -= ++sent[e] == nch[t];
-			if (emit)
-				emit(ctx, step, c, d->parent[e], d->ntrees == 2 ? 2 * j + t : j);
-		}
+			memcpy(r.mark, r.sent, sizeof(int) * (size_t)r.n);
+		reduce_step(d, &r, step, emit, ctx);
 		if (rep && step >= 4 && rep[step - 3] > 2) {	/* step t+3 of a run from t */
-			left = skip_run(n, d->parent, nch, P, rep[step - 3] - 2, sent, mark);
+			skip_run(d, &r, rep[step - 3] - 2);
 			step += 2 * (rep[step - 3] - 2);
 		}
 	}
-	free(sent);
-	free(prev);
-	free(mark);
-	free(on[0]);
-	free(on[1]);
+	reduce_free(&r);
 	return step;
 }
 
