@@ -383,11 +383,14 @@ static double chunk_bytes(const struct pm_nccl_sys *s, enum pm_nccl_algo a, enum
  * chunk time before the end, so the time is the bandwidth term plus each
  * hop's time for one chunk but the slowest's.  A hop's chunk time is the
  * chunk at the share of the hop's achieved rate its channels get:
- *   tree: 2(G-1) NVLink hops of the node's chain, c x 2 nc / (ring x w),
- *         and 2 log2 N network hops, c x 2 nc / (NICs x w) (x 2 NICs on
- *         two nodes, as the bus rate); a chain GPU sends each chunk up and
- *         down, and w is the protocol's data share of its lines (LL 1/2,
- *         LL128 120/128);
+ *   tree: 2 log2 N network hops, c x 2 nc / (NICs x w) (x 2 NICs on two
+ *         nodes, as the bus rate), and NVLink stages of c x 2 nc / (ring
+ *         x w): with Simple the 2(G-1) hops of the node's chain (a slice
+ *         is forwarded once it has landed), with LL and LL128 one before
+ *         each network send (their lines stream through the chain; the
+ *         proxy posts a step when all of it is there); a chain GPU sends
+ *         each chunk up and down, and w is the protocol's data share of
+ *         its lines (LL 1/2, LL128 120/128);
  *   NVLS: the switch's reduction and its multicast, each (G-1)/G x
  *         nc x G x c / nvls (a step of every channel and head);
  *   NVLSTree: those two and 2 log2 N network hops, nc x G x c / NICs.
