@@ -248,6 +248,8 @@ static int first_parent_back(struct mt *m, int T, int t, int lo)
 				continue;
 			}
 			int r = candidate(m, T, w, t, lo);
+			if (r == lo)	/* no rank below lo is asked for */
+				return r;
 			if (r >= 0 && (best < 0 || r < best))
 				best = r;
 		}
