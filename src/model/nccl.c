@@ -444,6 +444,7 @@ static void price_p2p(const struct pm_nccl_sys *s, double n, struct pm_nccl_cost
 		    (s->nodes > 1 ? k->hw_us[HW_NET][PM_NCCL_RING][PM_NCCL_SIMPLE] + 2 * s->net_lat_s * 1e6
 				  : k->hw_us[HW_NVLINK][PM_NCCL_RING][PM_NCCL_SIMPLE])) * 1e-6;
 	o->bw_s = fmax(across, inside);
+	o->algbw_Bps = o->bw_s > 0 ? n / o->bw_s : 0;	/* the busier of NVLink and the NICs */
 	o->steps = 1;
 	o->channels = s->channels;
 	o->model_s = o->lat_s + o->bw_s;
