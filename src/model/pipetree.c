@@ -221,6 +221,12 @@ struct reduce {
 	int *sent, *prev, *mark, *on[2], non[2];
 };
 
+/* Does edge e carry chunks at all (a parent, and chunks in its tree)? */
+static int carries(const struct dbt *d, const struct reduce *r, int e)
+{
+	return d->parent[e] >= 0 && r->nch[e / r->P] > 0;
+}
+
 static void reduce_free(struct reduce *r)
 {
 	free(r->sent);
@@ -246,7 +252,7 @@ static int reduce_init(const struct dbt *d, struct reduce *r)
 		return -1;
 	}
 	for (int e = 0; e < r->n; e++) {
-		if (d->parent[e] < 0 || r->nch[e / r->P] <= 0)
+		if (!carries(d, r, e))
 			continue;
 		r->left++;
 		for (int q = 0; q < 2; q++)
@@ -289,7 +295,7 @@ static void skip_run(const struct dbt *d, struct reduce *r, int passes)
 {
 	r->left = 0;
 	for (int e = 0; e < r->n; e++) {
-		if (d->parent[e] < 0 || r->nch[e / r->P] <= 0)
+		if (!carries(d, r, e))
 			continue;
 		r->sent[e] += passes * (r->sent[e] - r->mark[e]);
 		r->left += r->sent[e] < r->nch[e / r->P];

@@ -37,20 +37,14 @@ static void *work(void *arg)
 	}
 }
 
-int pm_pool_run(int n, int k, const int *order, pm_task_fn fn, void *ctx, struct pm_err *err)
+void pm_pool_run_each(int n, int k, const int *order, pm_task_fn fn, void *ctx, int *rc,
+		      struct pm_err *errs)
 {
-	struct pool p = {.n = n, .order = order, .fn = fn, .ctx = ctx};
+	struct pool p = {.n = n, .order = order, .fn = fn, .ctx = ctx, .rc = rc, .err = errs};
 	pthread_t th[16];
 	struct worker w[16];
-	int started = 0, rc = PM_OK;
+	int started = 0;
 
-	p.rc = calloc((size_t)n + 1, sizeof *p.rc);
-	p.err = calloc((size_t)n + 1, sizeof *p.err);
-	if (!p.rc || !p.err) {
-		free(p.rc);
-		free(p.err);
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
 	if (k > n)
 		k = n;
 	if (k > 16)
@@ -66,12 +60,25 @@ int pm_pool_run(int n, int k, const int *order, pm_task_fn fn, void *ctx, struct
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&p.mu);
-	for (int t = 0; t < n && !rc; t++)
-		if ((rc = p.rc[t]))
-			*err = p.err[t];
-	free(p.rc);
-	free(p.err);
-	return rc;
+}
+
+int pm_pool_run(int n, int k, const int *order, pm_task_fn fn, void *ctx, struct pm_err *err)
+{
+	int *rc = calloc((size_t)n + 1, sizeof *rc), first = PM_OK;
+	struct pm_err *errs = calloc((size_t)n + 1, sizeof *errs);
+
+	if (!rc || !errs) {
+		free(rc);
+		free(errs);
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	}
+	pm_pool_run_each(n, k, order, fn, ctx, rc, errs);
+	for (int t = 0; t < n && !first; t++)
+		if ((first = rc[t]))
+			*err = errs[t];
+	free(rc);
+	free(errs);
+	return first;
 }
 
 static _Thread_local int nested;
@@ -104,8 +111,6 @@ struct resolving {
 	char *const *names;
 	const struct pm_topo *t;
 	struct pm_inst *in;
-	int *rc;
-	struct pm_err *errs;
 };
 
 static int resolve_one(void *ctx, int k, int worker, struct pm_err *err)
@@ -113,16 +118,13 @@ static int resolve_one(void *ctx, int k, int worker, struct pm_err *err)
 	const struct resolving *r = ctx;
 
 	(void)worker;
-	(void)err;
-	r->rc[k] = pm_algo_resolve_coll(r->coll, r->names[k], r->t, 0, &r->in[k], &r->errs[k]);
-	return PM_OK;
+	return pm_algo_resolve_coll(r->coll, r->names[k], r->t, 0, &r->in[k], err);
 }
 
 void pm_pool_resolve(enum pm_coll coll, char *const *names, int n, const struct pm_topo *t, int threads,
 		     struct pm_inst *in, int *rc, struct pm_err *errs)
 {
-	struct resolving r = {coll, names, t, in, rc, errs};
-	struct pm_err unused;
+	struct resolving r = {coll, names, t, in};
 
-	pm_pool_run(n, threads, NULL, resolve_one, &r, &unused);
+	pm_pool_run_each(n, threads, NULL, resolve_one, &r, rc, errs);
 }

@@ -17,6 +17,10 @@
 typedef int (*pm_task_fn)(void *ctx, int task, int worker, struct pm_err *err);
 
 int pm_pool_run(int n, int k, const int *order, pm_task_fn fn, void *ctx, struct pm_err *err);
+/* The same, keeping every task's code in rc[task] and its reason in
+ * errs[task] (both n long) instead of only the first failure. */
+void pm_pool_run_each(int n, int k, const int *order, pm_task_fn fn, void *ctx, int *rc,
+		      struct pm_err *errs);
 
 /* Threads a command may use: the cores online (at most 16), or 1 inside
  * an in-process run (cli_run_cmd: a sweep already runs its points on
