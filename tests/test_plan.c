@@ -439,6 +439,9 @@ Test(plan, command_refusals_and_output)
 		{"--model llama3-70b --topo machine:dgx-h100:2 --global-batch 16 --tp 3", "tp 3"},
 		{"--model llama3-70b --topo machine:dgx-h100:2 --global-batch 15 --tp 8 --pp 1 --cp 1", "global batch 15"},
 		{"--model llama3-405b --topo machine:dgx-h100:1 --global-batch 8", "no layout fits in memory"},
+		/* the capacity in the same unit as the needs: the H100 row's
+		 * 79.1 GiB x 2^30 = 84.93e9 bytes */
+		{"--model llama3-405b --topo machine:dgx-h100:1 --global-batch 8", "GB) where one h100 has 84.9 GB"},
 		{"--model llama9 --topo machine:dgx-h100:2 --global-batch 8", "llama9"},
 		{"--model llama3-8b --topo torus:4x4 --global-batch 8", "machine:NAME:NODES"},
 		{"--model llama3-8b --topo machine:dgx-h100:2 --global-batch -3", "-3"},

@@ -173,7 +173,6 @@ static int visit(void *ctx, const struct pm_layout *l, struct pm_err *err)
 int pm_lsearch(const struct pm_lsearch_req *r, struct pm_lsearch_out *o, struct pm_err *err)
 {
 	struct search s = {r, o, 0, 0, {{0}}, 0};
-	char need[32], have[32];
 	int rc;
 
 	memset(o, 0, sizeof *o);
@@ -206,12 +205,12 @@ int pm_lsearch(const struct pm_lsearch_req *r, struct pm_lsearch_out *o, struct 
 	if (!o->fits) {
 		char name[96];
 		pm_layout_name(&o->leanest.l, name, sizeof name);
-		pm_fmt_size(o->leanest.s.mem.total_B, need, sizeof need);
-		pm_fmt_size(r->job.dev->mem_B, have, sizeof have);
+		/* every figure in GB (1e9 bytes), as the table's memory columns */
 		return pm_fail(err, PM_EINPUT,
-			       "no layout fits in memory: the leanest, %s, needs %s a GPU (weights %.1f GB, gradients %.1f GB, optimizer %.1f GB, activations %.1f GB) where a %s has %s",
-			       name, need, o->leanest.s.mem.weights_B / 1e9, o->leanest.s.mem.grads_B / 1e9,
-			       o->leanest.s.mem.optim_B / 1e9, o->leanest.s.mem.act_B / 1e9, r->job.dev->name, have);
+			       "no layout fits in memory: the leanest, %s, needs %.1f GB a GPU (weights %.1f GB, gradients %.1f GB, optimizer %.1f GB, activations %.1f GB) where one %s has %.1f GB",
+			       name, o->leanest.s.mem.total_B / 1e9, o->leanest.s.mem.weights_B / 1e9,
+			       o->leanest.s.mem.grads_B / 1e9, o->leanest.s.mem.optim_B / 1e9,
+			       o->leanest.s.mem.act_B / 1e9, r->job.dev->name, r->job.dev->mem_B / 1e9);
 	}
 	return PM_OK;
 }
