@@ -239,6 +239,15 @@ Test(nccl, protocol_mask)
 	cr_assert(rel_close(k.bw_s, (1 << 30) / (340.4e9 * 8 / 14), 1e-9));
 	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, 1u << PM_NCCL_PAT, 1u << PM_NCCL_SIMPLE,
 				    8, &k, &err), PM_ENOTAPPLICABLE);
+	/* the refusal says why: PAT is NCCL's all-gather and reduce-scatter
+	 * (its 2.23 release notes), and one node has no tree of nodes for
+	 * NVLSTree; asked with every protocol, the reason is the algorithm's,
+	 * not "Simple only" */
+	cr_assert(strstr(err.msg, "on all-reduce here (8 ranks on 1 node): PAT runs all-gather and reduce-scatter only"),
+		  "%s", err.msg);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, 1u << PM_NCCL_NVLS_TREE, 7, 8, &k, &err),
+		     PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "NVLSTree needs more than one node"), "%s", err.msg);
 }
 
 /* Two nodes: a tree all-reduce node sends n/2 up and n/2 down per tree,

@@ -520,23 +520,30 @@ int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_ma
 		   unsigned proto_mask, double n, struct pm_nccl_cost *out, struct pm_err *err)
 {
 	struct pm_nccl_cost best = {0}, one;
-	struct pm_err e;
+	const char *why = NULL;
 	int found = 0;
 
 	for (int a = 0; a < PM_NCCL_NALGO; a++)
 		for (int p = 0; p < PM_NCCL_NPROTO; p++) {
 			if (!(algo_mask >> a & 1) || !(proto_mask >> p & 1))
 				continue;
-			if (pm_nccl_price(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p, n, &one, &e))
+			if (pm_nccl_price(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p, n, &one, NULL)) {
+				/* the reason to give: the first pair's, unless a
+				 * later one says more than which protocol runs */
+				const char *w = why_not(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p);
+				if (!why || (p == PM_NCCL_SIMPLE && w))
+					why = w;
 				continue;
+			}
 			if (!found || one.model_s < best.model_s)
 				best = one;
 			found = 1;
 		}
 	if (!found)
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: NCCL runs none of the algorithms and protocols asked for on %s here (%d ranks on %d nodes)",
-			       pm_coll_info(c)->title, s->ranks, s->nodes);
+			       "not applicable: NCCL runs none of the algorithms and protocols asked for on %s here (%d ranks on %d node%s)%s%s",
+			       pm_coll_info(c)->title, s->ranks, s->nodes, s->nodes == 1 ? "" : "s", why ? ": " : "",
+			       why ? why : "");
 	*out = best;
 	return PM_OK;
 }
