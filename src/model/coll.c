@@ -100,6 +100,12 @@ double pm_coll_bound(enum pm_coll c, double n, const struct pm_topo *t,
 			slowest = bw;
 	}
 	bound = slowest > 0 ? must_move(c, n, P) / slowest : 0;
+	/* a switch that reduces: each rank sends each byte it does not own
+	 * once, the switch sums the copies and multicasts the sums, so each
+	 * moves (P-1)/P n each way (algo_nvls.c), half what ranks that
+	 * reduce must */
+	if (c == PM_COLL_ALLREDUCE && pm_topo_switch_reduces(t))
+		bound /= 2;
 	if (c == PM_COLL_ALLTOALL) {
 		struct pm_topo_info info;
 		pm_topo_describe(t, &info);

@@ -242,6 +242,7 @@ int pm_topo_endpoints(const struct pm_topo *t) { return t->n_end; }
 int pm_topo_vertices(const struct pm_topo *t) { return t->n_vert; }
 int pm_topo_nlinks(const struct pm_topo *t) { return t->n_links; }
 int pm_topo_max_hops(const struct pm_topo *t) { return t->max_hops; }
+int pm_topo_switch_reduces(const struct pm_topo *t) { return t->switch_reduces; }
 int pm_topo_min_hops(const struct pm_topo *t) { return t->min_hops; }
 
 const struct pm_link *pm_topo_link(const struct pm_topo *t, int id)

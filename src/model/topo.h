@@ -143,6 +143,11 @@ const double *pm_topo_bws(const struct pm_topo *t);
 const int *pm_topo_out(const struct pm_topo *t, int v, int *count);
 /* Upper bound on the links of any route: size buffers for pm_topo_route. */
 int pm_topo_max_hops(const struct pm_topo *t);
+/* 1 if one switch joins every endpoint and can reduce and multicast in
+ * the network (one NVSwitch node with NVLink SHARP, a machine whose
+ * param nvls_busbw is set): nvls runs there, and an all-reduce's bound
+ * halves. */
+int pm_topo_switch_reduces(const struct pm_topo *t);
 int pm_topo_min_hops(const struct pm_topo *t);
 
 /* Write the link ids from endpoint src to endpoint dst; return their

@@ -30,6 +30,7 @@ struct pm_topo {
 	double same_bw;		/* every link's bandwidth where all are equal, else 0 */
 	double *bw;		/* else bw[l] = links[l].bw_Bps, dense (pm_topo_bws) */
 	struct pm_memo *memo;	/* see pm_topo_memo */
+	int switch_reduces;	/* see pm_topo_switch_reduces */
 };
 
 /* Reserve room for n_vert vertices, nlinks links and an optional port

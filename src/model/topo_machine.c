@@ -274,6 +274,7 @@ static int build(struct pm_topo *t, const char *args,
 	t->max_hops = s.nodes > 1 ? 2 * depth : s.G > 1 ? 2 : 0;
 	t->min_hops = s.nodes * s.G > 1 ? 2 : 0;
 	n->node_size = s.G;
+	t->switch_reduces = s.nodes == 1 && s.G > 1 && m.nccl.nvls_Bps > 0;	/* NVLS in one node */
 	record_hierarchy(t, &s);
 	return PM_OK;
 }
