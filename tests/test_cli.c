@@ -1567,3 +1567,30 @@ Test(cli, nccl_rows_count_no_link_latency)
 		cr_assert(fabs(t[i] / t[0] - 1) < 0.01, "row %d: %g us against closed %g us", i, t[i], t[0]);
 	run_free(&r);
 }
+
+/* nvls's transfers end and start in the switch: the router network
+ * (which injects and ejects at endpoints' routers) refuses it with the
+ * reason, and the links network, which only follows a transfer's links,
+ * simulates it, to the closed form within 1% (an identity: the 3 steps of
+ * nvls:2 are each one busiest-link load, which a barrier simulation
+ * plays in turn). */
+Test(cli, nvls_rows)
+{
+	struct run r = run_perfmodel("allreduce --topo machine:dgx-h100:1 --algo nvls:2 --size 16M --model closed,sim --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "no sim row: not applicable: the router network runs every transfer from its sender's router to its receiver's"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "--sim-net links simulates it"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("allreduce --topo machine:dgx-h100:1 --algo nvls:2 --size 16M --model closed,sim --sim-net links --format csv");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	double closed = 0, sim = 0;
+	for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, "16777216,nvls:2,closed,", 23) == 0)
+			closed = atof(line + 23);
+		if (strncmp(line, "16777216,nvls:2,sim,", 20) == 0)
+			sim = atof(line + 20);
+	}
+	cr_assert(closed > 0 && fabs(sim / closed - 1) < 0.01, "sim %g us against closed %g us", sim, closed);
+	run_free(&r);
+}

@@ -486,13 +486,78 @@ Test(nccl, ring_schedule_priced_as_the_protocol_runs)
 	c = contention_of(&nc, 8192, &p);
 	r = contention_of(&ring1, 8192, &none);
 	cr_assert(rel_close(c.bw_s, 2 * r.bw_s, 1e-12), "ll 1ch %g ring:1 %g", c.bw_s, r.bw_s);
-	struct pm_topo *one = topo_or_die("machine:dgx-h100:1");
-	resolve_or_die("nccl:nvls", one, 0, &nc);
+	/* NVLSTree (NVLS in the nodes, a tree between them) has no schedule */
+	struct pm_topo *two = topo_or_die("machine:dgx-h100:2");
+	resolve_or_die("nccl:nvlstree", two, 0, &nc);
 	cr_assert_eq(pm_algo_at_size(&nc, 1 << 30, &at, &err), PM_OK);
 	struct pm_sched s;
 	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "no schedule here"), "%s", err.msg);
-	pm_topo_free(one);
+	pm_topo_free(two);
+	pm_topo_free(t);
+}
+
+/* NVLS on one DGX H100 node (P = 8, links 370 GB/s each way), by hand
+ * with C = 2 chunks: unit u = n / (C P).  Step 0 reduces chunk 0: each
+ * rank's uplink carries its 7 contributions, each downlink 1 sum (7u);
+ * step 1 reduces chunk 1 and multicasts chunk 0: up 7 + 1, down 1 + 7
+ * (8u); step 2 multicasts chunk 1: 7 copies down each link (7u).  So
+ * 22u on the busiest link over 3 steps, where a ring moves 2 x 7 x n/8 =
+ * 28u a link in 14; and each uplink carries n in all (7/8 n of
+ * contributions, n/8 of multicast).  2 C P (P-1) = 224 transfers. */
+Test(nccl, nvls_schedule_by_hand)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:1");
+	struct pm_params p = plain_params(0, 0, 370e9, 0);
+	double n = 16 << 20, u = n / 16;
+	struct pm_inst in;
+	struct pm_sched s;
+	struct pm_cost c, k;
+	struct pm_err err;
+
+	resolve_or_die("nvls:2", t, 0, &in);
+	cr_assert_eq(in.steps, 3);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nx, 224);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	cr_assert(rel_close(c.bw_s, 22 * u / 370e9, 1e-9), "bw %g", c.bw_s);
+	cr_assert(rel_close(c.max_link_B, n, 1e-9), "busiest link %g", c.max_link_B);
+	pm_algo_closed(&in, n, &p, &k);
+	cr_assert(rel_close(k.bw_s, 22 * u / 370e9, 1e-9), "closed %g", k.bw_s);
+	/* the default chunks: n/P in 2 MiB steps, 64 MiB -> C = 4 */
+	struct pm_inst at;
+	resolve_or_die("nvls", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
+	cr_assert_eq(at.steps, 5);
+	/* the network's bound: where the switch reduces, an all-reduce's
+	 * ranks need move only what a reduce-scatter's do, (P-1)/P n each */
+	cr_assert(rel_close(pm_coll_bound(PM_COLL_ALLREDUCE, n, t, 0),
+			    pm_coll_bound(PM_COLL_REDUCESCATTER, n, t, 0), 1e-12));
+	/* NCCL's NVLS all-reduce on one node prices this schedule */
+	resolve_or_die("nccl:nvls", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 5);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+	/* a switch that reduces, all ranks on it */
+	static const char *const no[][2] = {{"torus:4x4", "needs a switch that reduces"},
+					    {"machine:dgx-a100:1", "needs a switch that reduces"},
+					    {"machine:dgx-h100:2", "needs a switch that reduces"}};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		t = topo_or_die(no[i][0]);
+		cr_assert_eq(pm_algo_resolve("nvls", t, 0, &in, &err), PM_ENOTAPPLICABLE, "%s", no[i][0]);
+		cr_assert(strstr(err.msg, no[i][1]), "%s: %s", no[i][0], err.msg);
+		pm_topo_free(t);
+	}
+	/* where the GPUs reduce, an all-reduce's bound moves twice the bytes
+	 * of a reduce-scatter's (2(P-1)/P n against (P-1)/P n; the same link
+	 * latency added to both) */
+	t = topo_or_die("machine:dgx-a100:1");
+	double ar = pm_coll_bound(PM_COLL_ALLREDUCE, n, t, 0), rs = pm_coll_bound(PM_COLL_REDUCESCATTER, n, t, 0);
+	cr_assert(ar > 1.99 * rs && ar < 2 * rs, "all-reduce %g, reduce-scatter %g", ar, rs);
 	pm_topo_free(t);
 }
 

@@ -148,11 +148,13 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
 		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
 	in->steps = (int)st->pick.steps;
-	/* NCCL's steps are its ring's schedule's; its tree's schedule has its own */
+	/* NCCL's steps are its ring's schedule's; its tree's and NVLS's
+	 * schedules have their own */
 	struct pm_inst sub;
 	struct pm_err e;
 	st->sched_steps = (int)st->pick.steps;
-	if ((st->pick.algo == PM_NCCL_TREE || in->coll == PM_COLL_BROADCAST || in->coll == PM_COLL_REDUCE) &&
+	if ((st->pick.algo == PM_NCCL_TREE || st->pick.algo == PM_NCCL_NVLS || in->coll == PM_COLL_BROADCAST ||
+	     in->coll == PM_COLL_REDUCE) &&
 	    !schedule_inst(in, &sub, &e))
 		st->sched_steps = sub.steps;
 	return PM_OK;
@@ -210,8 +212,10 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 
 /* The schedule NCCL's choice runs, where it is one of ours: its ring
  * (reduce-scatter, all-gather and all-reduce; on a cluster one channel
- * per NIC rail, or the channels the size fills where fewer) and its
- * all-to-all (every pair at once, direct:grouped).  The rest have none yet, and say so. */
+ * per NIC rail, or the channels the size fills where fewer), its NVLS
+ * all-reduce on one node (reduced and multicast in the switch: nvls) and
+ * its all-to-all (every pair at once, direct:grouped).  The rest have none
+ * yet, and say so. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
 {
 	const struct nccl_state *st = cstate(in);
@@ -232,9 +236,14 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, "chain", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
+	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c) */
+	if (a == PM_NCCL_NVLS && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes == 1) {
+		int rc = pm_algo_resolve_coll(in->coll, "nvls", in->topo, 0, sub, err);
+		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
+	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its tree's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce on one node, its tree's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))

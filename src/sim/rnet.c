@@ -972,6 +972,28 @@ static int alloc_state(struct pm_rnet *n)
 	return 0;
 }
 
+/* Routers inject at the sender's router and eject at the receiver's, so
+ * every source-routed transfer must run link to link from one to the
+ * other; a schedule whose transfers end or start in a switch (the
+ * in-network reduction and multicast of nvls) is refused. */
+static int routes_join_endpoints(const struct pm_topo *t, const struct pm_sched *s, struct pm_err *err)
+{
+	for (size_t i = 0; s->route_off && i < s->nx; i++) {
+		int at = s->map[s->x[i].src];
+		for (uint32_t k = s->route_off[i]; k < s->route_off[i + 1]; k++) {
+			const struct pm_link *l = pm_topo_link(t, s->route[k]);
+			if (l->src != at)
+				break;
+			at = l->dst;
+		}
+		if (at != s->map[s->x[i].dst] || s->route_off[i] == s->route_off[i + 1])
+			return pm_fail(err, PM_ENOTAPPLICABLE,
+				       "not applicable: the router network runs every transfer from its sender's router to its receiver's, and this schedule's transfer from rank %d to %d starts or ends in a switch (an in-network reduction or multicast); --sim-net links simulates it",
+				       s->x[i].src, s->x[i].dst);
+	}
+	return PM_OK;
+}
+
 int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	     const struct pm_params *p, const struct pm_router_cfg *c,
 	     int ports, const size_t *roff, const int32_t *route,
@@ -1006,6 +1028,10 @@ int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 	if (pm_rnet_check(p, c, err)) {
 		free(n);
 		return PM_EINPUT;
+	}
+	if (routes_join_endpoints(t, s, err)) {
+		free(n);
+		return PM_ENOTAPPLICABLE;
 	}
 	if ((double)n->nout >= (double)(1u << PM_EV_ID_BITS) || s->nx >= (1u << PM_EV_ID_BITS)) {
 		int nout = n->nout;

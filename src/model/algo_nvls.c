@@ -1,0 +1,208 @@
+/* algo_nvls.c: all-reduce reduced and multicast in the switch, as NCCL's
+ * NVLS algorithm runs it on an NVSwitch node with NVLink SHARP (Klenk et
+ * al., "An In-Network Architecture for Accelerating Shared-Memory
+ * Multiprocessor Collectives", ISCA 2020; NCCL's multimem.ld_reduce and
+ * multimem.st).  Rank k owns block k of the n-byte vector (n/P bytes),
+ * cut into C chunks.  Per chunk, every other rank's copy of block k goes
+ * up its own link to the switch, which reduces the copies and sends the
+ * one sum down to rank k (the switch's load); rank k then sends the sum up
+ * once and the switch multicasts it down every other rank's link.  So a
+ * rank's uplink carries its P-1 contributions and its one multicast, and
+ * its downlink one sum and P-1 multicast copies: P units of n/(C P) each
+ * way per chunk, where a ring carries 2(P-1) a step and a direct exchange
+ * P-1 down one link for every block it reduces.
+ *
+ * Pipelined as NCCL runs it, reduction and multicast at once in both
+ * directions: step j reduces chunk j and multicasts chunk j-1, C + 1 steps.
+ * Cost:  T = (C+1)(a + d) + (2(P-1) + (C-1)P) w(n/(C P)) b + (P-1)(n/P) g
+ *        (the first step only reduces, P-1 units up a link; the last only
+ *        multicasts, P-1 down; the C-1 between carry P each way),
+ *        d the two links' latency; the switch's reduction is charged to
+ *        the block's owner (g, 0 by default), the switch adding no time
+ *        of its own (docs/model.md, "NVLS").
+ *
+ * Every transfer carries its links (a source-routed schedule), since the
+ * switch, not a rank, ends or starts most of them: rank g's contribution to
+ * block k crosses g's uplink only, and one of them, the first (from rank
+ * k+1), carries the sum on down k's link; of the multicast, the copy to
+ * rank k+1 crosses k's uplink and k+1's downlink, the others the
+ * receiver's downlink only.  Chunks: C P units, unit j P + k = chunk j of
+ * block k.  Needs every rank one link from one switch that reduces: a
+ * machine node whose NVSwitch has NVLS (param nvls_busbw), one node.
+ */
+#include "model/algo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A step's chunk of each block: NCCL's NVLS chunk, 128 KiB (enqueue.cc
+ * calcCollChunking, 2.21 on), on each of its 16 NVLS channels on Hopper
+ * (transport/nvls.cc), which run side by side */
+#define NVLS_CHUNK_B (16 * 131072.0)
+#define NVLS_MOST_CHUNKS 64
+
+struct nvls_state {
+	int chunks;		/* C */
+	int from_size;		/* C from the message size */
+};
+
+_Static_assert(sizeof(struct nvls_state) <= PM_PRIV_BYTES, "nvls state must fit pm_inst.priv");
+
+static const struct nvls_state *nstate(const struct pm_inst *in)
+{
+	return (const struct nvls_state *)in->priv.bytes;
+}
+
+/* Each rank's link up to the switch and down from it (up[r], down[r]):
+ * the two links of every route between two ranks, through one switch. */
+static int switch_links(const struct pm_topo *t, int P, int *up, int *down, struct pm_err *err)
+{
+	int *l = malloc(sizeof(int) * (size_t)pm_topo_max_hops(t) * 2 + 8), sw = -1;
+
+	if (!l)
+		return pm_fail(err, PM_EINTERNAL, "nvls: out of memory");
+	for (int r = 0; r < P; r++) {
+		int o = r ? 0 : 1;
+		for (int way = 0; way < 2; way++) {
+			int a = way ? o : r, b = way ? r : o;
+			int h = pm_topo_route(t, a, b, l);
+			const struct pm_link *x = h == 2 ? pm_topo_link(t, l[0]) : NULL, *y = x ? pm_topo_link(t, l[1]) : NULL;
+			if (sw < 0 && x)
+				sw = x->dst;
+			if (!x || x->src != a || x->dst != sw || y->src != sw || y->dst != b) {
+				free(l);
+				return pm_fail(err, PM_ENOTAPPLICABLE,
+					       "not applicable: nvls needs every rank one link from one switch (ranks %d and %d are not)", a, b);
+			}
+			if (way)
+				down[r] = l[1];
+			else
+				up[r] = l[0];
+		}
+	}
+	free(l);
+	return PM_OK;
+}
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	struct nvls_state *st = (struct nvls_state *)in->priv.bytes;
+	char *end;
+
+	memset(st, 0, sizeof *st);
+	if (!in->topo || !pm_topo_switch_reduces(in->topo))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: nvls needs a switch that reduces (NVLink SHARP) joining every rank: one node of a machine that has it, such as machine:dgx-h100:1");
+	if (in->P < 2)
+		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: nvls needs at least 2 ranks");
+	if (arg) {
+		long c = strtol(arg, &end, 10);
+		if (end == arg || *end || c < 1 || c > 4096)
+			return pm_fail(err, PM_EINPUT, "invalid argument '%s' for nvls (expected chunks C from 1 to 4096)", arg);
+		st->chunks = (int)c;
+	} else {
+		st->chunks = 1;
+		st->from_size = 1;
+	}
+	int *links = malloc(sizeof(int) * 2 * (size_t)in->P);
+	if (!links)
+		return pm_fail(err, PM_EINTERNAL, "nvls: out of memory");
+	int rc = switch_links(in->topo, in->P, links, links + in->P, err);
+	free(links);
+	if (rc)
+		return rc;
+	in->sized = st->from_size;
+	in->steps = st->chunks + 1;
+	in->hop_links = 2;
+	return PM_OK;
+}
+
+static int at_size(struct pm_inst *in, double n, struct pm_err *err)
+{
+	struct nvls_state *st = (struct nvls_state *)in->priv.bytes;
+
+	(void)err;
+	if (st->from_size) {
+		st->chunks = (int)pm_pipe_chunks(n / in->P, NVLS_CHUNK_B, NVLS_MOST_CHUNKS);
+		in->steps = st->chunks + 1;
+	}
+	return PM_OK;
+}
+
+/* Step j: chunk j reduced into its owners (j < C), chunk j-1 multicast
+ * from them (j >= 1). */
+static void add_step(const struct pm_inst *in, struct pm_sched *s, int j, const int *up, const int *down)
+{
+	int P = in->P, C = nstate(in)->chunks;
+
+	for (int k = 0; k < P; k++) {
+		int first = (k + 1) % P;
+		if (j < C)
+			for (int g = 0; g < P; g++) {
+				if (g == k)
+					continue;
+				int via[2] = {up[g], down[k]};
+				pm_sched_add_routed(s, j, g, k, (uint32_t)(j * P + k), 1, PM_REDUCE, 0, via,
+						    g == first ? 2 : 1);
+			}
+		if (j >= 1)
+			for (int g = 0; g < P; g++) {
+				if (g == k)
+					continue;
+				int via[2] = {up[k], down[g]};
+				pm_sched_add_routed(s, j, k, g, (uint32_t)((j - 1) * P + k), 1, PM_COPY, 1,
+						    g == first ? via : via + 1, g == first ? 2 : 1);
+			}
+	}
+}
+
+static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
+{
+	int P = in->P, C = nstate(in)->chunks;
+	int *links = malloc(sizeof(int) * 2 * (size_t)P);
+
+	if (!links)
+		return pm_fail(err, PM_EINTERNAL, "nvls: out of memory");
+	int rc = switch_links(in->topo, P, links, links + P, err);
+	if (!rc) {
+		s->nchunks = (uint32_t)(C * P);
+		for (int j = 0; j <= C; j++)
+			add_step(in, s, j, links, links + P);
+	}
+	free(links);
+	return rc;
+}
+
+static void closed(const struct pm_inst *in, double n, const struct pm_params *p, struct pm_cost *c)
+{
+	double P = in->P, C = nstate(in)->chunks, u = n / (C * P);
+
+	c->steps = C + 1;
+	c->alpha_s = (C + 1) * p->alpha_s;
+	c->lat_s = (C + 1) * pm_hop_lat(in, p);
+	/* the first step only reduces (P-1 units up a link), the last only
+	 * multicasts (P-1 down), the C-1 between do both (P each way) */
+	c->bw_s = (2 * (P - 1) + (C - 1) * P) * pm_msg_bw_s(p, u);
+	c->red_s = C * (P - 1) * u * p->gamma_spB;
+	c->sent_B = n;		/* (P-1)/P n up to the switch, n/P multicast */
+}
+
+static double xfers(const struct pm_inst *in)
+{
+	return 2.0 * nstate(in)->chunks * in->P * (in->P - 1);
+}
+
+const struct pm_algo pm_algo_nvls = {
+	.name = "nvls",
+	.summary = "all-reduce reduced and multicast in the switch (NCCL's NVLS on an NVSwitch node), C chunks pipelined",
+	.arg_syntax = "C",
+	.arg_help = "pipeline chunks C (default from the size: n/P in 2 MiB steps, NCCL's 128 KiB NVLS chunk on each of 16 channels, at most 64)",
+	.formula = "(C+1)(a+d) + (2(P-1) + (C-1)P) w(n/(CP)) b + (P-1)(n/P) g",
+	.reference = "Klenk et al., ISCA 2020 (in-network reduction and multicast); NCCL's NVLS all-reduce",
+	.flags = PM_ALGO_NEEDS_TOPO,
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+	.xfers = xfers,
+	.at_size = at_size,
+};
