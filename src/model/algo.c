@@ -86,6 +86,12 @@ static int has_torus(const struct pm_topo *t, int P)	/* a grid that wraps: torus
 	return t && pm_topo_grid(t, dims, &wrap) >= 1 && wrap;
 }
 
+static int has_reducing_switch(const struct pm_topo *t, int P)
+{
+	(void)P;
+	return t && pm_topo_switch_reduces(t);
+}
+
 static int has_bigraph(const struct pm_topo *t, int P)
 {
 	int m, sw;
@@ -115,6 +121,8 @@ static const struct restriction {
 	{PM_ALGO_GRID2D, "a 2-D torus or mesh", "", has_grid2d},
 	{PM_ALGO_TORUS, "a torus", " such as torus:4x4x4 or torus:8", has_torus},
 	{PM_ALGO_BIGRAPH, "a BiGraph network", " such as bigraph:4x8", has_bigraph},
+	{PM_ALGO_SWITCH_REDUCES, "a switch that reduces (NVLink SHARP) joining every rank",
+	 ": one node of a machine that has it, such as machine:dgx-h100:1", has_reducing_switch},
 	{PM_ALGO_POW2, "a power-of-two number of endpoints", "", has_pow2},
 };
 

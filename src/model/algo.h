@@ -27,6 +27,8 @@ enum pm_algo_flags {
 	PM_ALGO_BIGRAPH = 1 << 2,	/* needs a BiGraph network */
 	PM_ALGO_NEEDS_TOPO = 1 << 3,	/* needs a network, not just P */
 	PM_ALGO_TORUS = 1 << 4,		/* needs a torus (every grid line a ring) */
+	PM_ALGO_SWITCH_REDUCES = 1 << 6,	/* needs one switch joining every endpoint that
+					 * reduces in the network (NVLS) */
 	PM_ALGO_EVERY_COLL = 1 << 5,	/* prices every collective itself (NCCL's model):
 					 * no phase split, no halving */
 };

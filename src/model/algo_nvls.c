@@ -90,9 +90,6 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	char *end;
 
 	memset(st, 0, sizeof *st);
-	if (!in->topo || !pm_topo_switch_reduces(in->topo))
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: nvls needs a switch that reduces (NVLink SHARP) joining every rank: one node of a machine that has it, such as machine:dgx-h100:1");
 	if (in->P < 2)
 		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: nvls needs at least 2 ranks");
 	if (arg) {
@@ -199,7 +196,7 @@ const struct pm_algo pm_algo_nvls = {
 	.arg_help = "pipeline chunks C (default from the size: n/P in 2 MiB steps, NCCL's 128 KiB NVLS chunk on each of 16 channels, at most 64)",
 	.formula = "(C+1)(a+d) + (2(P-1) + (C-1)P) w(n/(CP)) b + (P-1)(n/P) g",
 	.reference = "Klenk et al., ISCA 2020 (in-network reduction and multicast); NCCL's NVLS all-reduce",
-	.flags = PM_ALGO_NEEDS_TOPO,
+	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_SWITCH_REDUCES,
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
