@@ -433,8 +433,11 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 		rc = view_nodes(&tab, s, err);
 	if (!rc) {
 		int view_meta = tab.nmeta;
-		cli_table_meta(&tab, "perfmodel schedule: %s on %s, %d ranks, %d steps (all-gather/broadcast from step %d), %zu transfers, message cut in %u units",
-			       in->label, pm_topo_spec(t), in->P, s->nsteps, s->second_phase + 1, s->nx, s->nchunks);
+		char phase[64] = "";
+		if (s->second_phase >= 0)
+			snprintf(phase, sizeof phase, " (all-gather/broadcast from step %d)", s->second_phase + 1);
+		cli_table_meta(&tab, "perfmodel schedule: %s on %s, %d ranks, %d steps%s, %zu transfers, message cut in %u units",
+			       in->label, pm_topo_spec(t), in->P, s->nsteps, phase, s->nx, s->nchunks);
 		cli_table_meta(&tab, "ranks on endpoints: %s", s->mapping);
 		cli_net_meta(&tab, t, p);
 		cli_table_meta_to_front(&tab, view_meta);

@@ -165,6 +165,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 		s->nchunks = (uint32_t)(C * P);
 		for (int j = 0; j <= C; j++)
 			add_step(in, s, j, links, links + P);
+		s->second_phase = 1;	/* chunk 0's multicast, as multiphase marks its all-gather */
 	}
 	free(links);
 	return rc;
