@@ -526,8 +526,28 @@ Test(nccl, nvls_schedule_by_hand)
 	cr_assert(rel_close(c.max_link_B, n, 1e-9), "busiest link %g", c.max_link_B);
 	pm_algo_closed(&in, n, &p, &k);
 	cr_assert(rel_close(k.bw_s, 22 * u / 370e9, 1e-9), "closed %g", k.bw_s);
-	/* the default chunks: n/P in 2 MiB steps, 64 MiB -> C = 4 */
+	/* never below the bound where the switch reduces, (P-1)/P n a link,
+	 * growing with the size, and the closed form's bytes the contention
+	 * evaluator's, at every chunk count the size picks (the closed form
+	 * takes the links' latency from the parameters, 0 here, the
+	 * evaluator from the network) */
 	struct pm_inst at;
+	double prev = 0;
+	resolve_or_die("nvls", t, 0, &in);
+	for (double m = 1024; m <= 4.0 * (1 << 30); m *= 8) {
+		cr_assert_eq(pm_algo_at_size(&in, m, &at, &err), PM_OK);
+		cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_algo_contention(&at, &s, m, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+		pm_algo_closed(&at, m, &p, &k);
+		pm_sched_release(&s);
+		cr_assert(c.time_s >= 7.0 / 8 * m / 370e9 * (1 - 1e-12) && k.time_s >= 7.0 / 8 * m / 370e9 * (1 - 1e-12),
+			  "%s at %g: contention %g closed %g", at.label, m, c.time_s, k.time_s);
+		cr_assert(rel_close(k.bw_s, c.bw_s, 1e-9), "%s at %g: bytes closed %g contention %g", at.label, m,
+			  k.bw_s, c.bw_s);
+		cr_assert_gt(c.time_s, prev, "%s at %g", at.label, m);
+		prev = c.time_s;
+	}
+	/* the default chunks: n/P in 2 MiB steps, 64 MiB -> C = 4 */
 	resolve_or_die("nvls", t, 0, &in);
 	cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
 	cr_assert_eq(at.steps, 5);
