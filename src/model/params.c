@@ -19,10 +19,8 @@ void pm_params_default(struct pm_params *p)
 	p->flit_B = 16;
 }
 
-double pm_wire_bytes(const struct pm_params *p, double m)
+static double wire_of(const struct pm_params *p, double m)
 {
-	if (m <= 0)
-		return 0;
 	switch (p->flow) {
 	case PM_FLOW_PACKET:
 		return m + ceil(m / p->payload_B - 1e-9) * p->flit_B;
@@ -31,6 +29,13 @@ double pm_wire_bytes(const struct pm_params *p, double m)
 	default:
 		return m;
 	}
+}
+
+double pm_wire_bytes(const struct pm_params *p, double m)
+{
+	if (m <= 0)
+		return 0;
+	return wire_of(p, m) * (p->wire_scale > 0 ? p->wire_scale : 1);
 }
 
 static int flow_error(const char *s, struct pm_err *err)

@@ -54,6 +54,9 @@ struct pm_params {
 	int lat_in_alpha;	/* the steps' alpha already holds each hop's latency
 				 * (NCCL's per-hop constants): the evaluators and the
 				 * simulators' links add none of their own */
+	double wire_scale;	/* link time of a byte, in bytes (0: 1): NCCL's NVLS
+				 * bytes at the rate NCCL's NVLS reaches rather than the
+				 * links' own (algo_nccl.c) */
 };
 
 /* Seed 000 Table III: 16 GB/s, 150 ns links, 256-byte packet payloads
