@@ -555,12 +555,17 @@ Test(nccl, nvls_schedule_by_hand)
 	 * ranks need move only what a reduce-scatter's do, (P-1)/P n each */
 	cr_assert(rel_close(pm_coll_bound(PM_COLL_ALLREDUCE, n, t, 0),
 			    pm_coll_bound(PM_COLL_REDUCESCATTER, n, t, 0), 1e-12));
-	/* NCCL's NVLS all-reduce on one node prices this schedule */
+	/* NCCL's NVLS all-reduce on one node prices this schedule, each byte
+	 * at the rate NCCL's NVLS reaches: algbw = nvls_busbw x P / 2(P-1) =
+	 * 480 x 8/14 = 274.3 GB/s.  At 1 GiB, C = 128 MiB / 2 MiB = 64 and u =
+	 * 2 MiB: (2 x 7 + 63 x 8) u = 518 u at that rate */
 	resolve_or_die("nccl:nvls", t, 0, &in);
 	cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
 	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(s.nsteps, 5);
 	pm_sched_release(&s);
+	c = contention_of(&in, 1 << 30, &p);
+	cr_assert(rel_close(c.bw_s, 518.0 * (2 << 20) / (480e9 * 8 / 14), 1e-9), "nccl:nvls bytes %g", c.bw_s);
 	pm_topo_free(t);
 	/* a switch that reduces, all ranks on it */
 	static const char *const no[][2] = {{"torus:4x4", "needs a switch that reduces"},

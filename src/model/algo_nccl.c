@@ -35,7 +35,7 @@ struct nccl_state {
 		enum pm_nccl_algo algo;
 		enum pm_nccl_proto proto;
 		int channels;
-		double steps, launch_s, lat_s;
+		double steps, launch_s, lat_s, algbw_Bps;
 	} pick;
 	double n;			/* ... and n */
 	int sched_steps;		/* steps of the schedule it runs (schedule_inst) */
@@ -145,6 +145,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	st->pick.steps = k.steps;
 	st->pick.launch_s = k.launch_s;
 	st->pick.lat_s = k.lat_s;
+	st->pick.algbw_Bps = k.algbw_Bps;
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
 		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
 	in->steps = (int)st->pick.steps;
@@ -269,6 +270,12 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	p->flit_B = flag[st->pick.proto];
 	p->alpha_s = steps > 0 ? (st->pick.launch_s + st->pick.lat_s) / steps : 0;
 	p->lat_in_alpha = 1;	/* NCCL's latency counts every hop */
+	/* NVLS: the switch's reduction and multicast are no resource of the
+	 * schedule, which moves n each way on a GPU's link; NCCL's NVLS
+	 * reaches its own rate (nvls_busbw), so each byte takes the link as
+	 * long as link / NVLS algbw bytes would */
+	if (st->pick.algo == PM_NCCL_NVLS && st->pick.algbw_Bps > 0 && st->sys.ring_Bps > st->pick.algbw_Bps)
+		p->wire_scale = st->sys.ring_Bps / st->pick.algbw_Bps;
 }
 
 const struct pm_algo pm_algo_nccl = {
