@@ -32,6 +32,7 @@
  */
 #include "model/algo.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	if (st->from_size) {
 		st->chunks = (int)pm_pipe_chunks(n / in->P, NVLS_CHUNK_B, NVLS_MOST_CHUNKS);
 		in->steps = st->chunks + 1;
+		snprintf(in->label, sizeof in->label, "nvls:%d", st->chunks);	/* the chunks it runs */
 	}
 	return PM_OK;
 }
