@@ -504,7 +504,9 @@ Test(nccl, ring_schedule_priced_as_the_protocol_runs)
  * (8u); step 2 multicasts chunk 1: 7 copies down each link (7u).  So
  * 22u on the busiest link over 3 steps, where a ring moves 2 x 7 x n/8 =
  * 28u a link in 14; and each uplink carries n in all (7/8 n of
- * contributions, n/8 of multicast).  2 C P (P-1) = 224 transfers. */
+ * contributions, n/8 of multicast).  Each byte at the rate the machine
+ * states for NVLS, nvls_busbw 480 GB/s as an all-reduce's algbw: 480 x
+ * 8/14 = 274.3 GB/s.  2 C P (P-1) = 224 transfers. */
 Test(nccl, nvls_schedule_by_hand)
 {
 	struct pm_topo *t = topo_or_die("machine:dgx-h100:1");
@@ -522,10 +524,11 @@ Test(nccl, nvls_schedule_by_hand)
 	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
 	pm_sched_release(&s);
-	cr_assert(rel_close(c.bw_s, 22 * u / 370e9, 1e-9), "bw %g", c.bw_s);
-	cr_assert(rel_close(c.max_link_B, n, 1e-9), "busiest link %g", c.max_link_B);
+	cr_assert(rel_close(c.bw_s, 22 * u / (480e9 * 8 / 14), 1e-9), "bw %g", c.bw_s);
+	/* n on each uplink, in wire bytes: n x 370 / 274.3 */
+	cr_assert(rel_close(c.max_link_B, n * 370e9 / (480e9 * 8 / 14), 1e-9), "busiest link %g", c.max_link_B);
 	pm_algo_closed(&in, n, &p, &k);
-	cr_assert(rel_close(k.bw_s, 22 * u / 370e9, 1e-9), "closed %g", k.bw_s);
+	cr_assert(rel_close(k.bw_s, 22 * u / (480e9 * 8 / 14), 1e-9), "closed %g", k.bw_s);
 	/* never below the bound where the switch reduces, (P-1)/P n a link,
 	 * growing with the size, and the closed form's bytes the contention
 	 * evaluator's, at every chunk count the size picks (the closed form

@@ -17,9 +17,11 @@
  * Cost:  T = (C+1)(a + d) + (2(P-1) + (C-1)P) w(n/(C P)) b + (P-1)(n/P) g
  *        (the first step only reduces, P-1 units up a link; the last only
  *        multicasts, P-1 down; the C-1 between carry P each way),
- *        d the two links' latency; the switch's reduction is charged to
- *        the block's owner (g, 0 by default), the switch adding no time
- *        of its own (docs/model.md, "NVLS").
+ *        d the two links' latency, b a byte's time at the rate the
+ *        machine states for NVLS (its nvls_busbw, the switch's reduction
+ *        and multicast, below the links' own); the switch's reduction is
+ *        booked to the block's owner (g, 0 by default) (docs/model.md,
+ *        nvls).
  *
  * Every transfer carries its links (a source-routed schedule), since the
  * switch, not a rank, ends or starts most of them: rank g's contribution to
@@ -31,6 +33,7 @@
  * machine node whose NVSwitch has NVLS (param nvls_busbw), one node.
  */
 #include "model/algo.h"
+#include "model/machine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +190,22 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->sent_B = n;		/* (P-1)/P n up to the switch, n/P multicast */
 }
 
+/* The switch's rate: what limits NVLS is how fast the switch reduces and
+ * multicasts, which the machine states as NVLS's all-reduce bus bandwidth
+ * (param nvls_busbw; algbw = busbw P / 2(P-1)), below its links' rate.
+ * Each byte then takes a link as long as link / NVLS algbw bytes would. */
+static void params(const struct pm_inst *in, struct pm_params *p)
+{
+	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
+	int cnt;
+	const int *out = pm_topo_out(in->topo, 0, &cnt);
+	double alg = m ? m->nccl.nvls_Bps * in->P / (2.0 * (in->P - 1)) : 0;
+	double link = cnt > 0 ? pm_topo_link(in->topo, out[0])->bw_Bps : 0;
+
+	if (alg > 0 && link > alg)
+		p->wire_scale = link / alg;
+}
+
 static double xfers(const struct pm_inst *in)
 {
 	return 2.0 * nstate(in)->chunks * in->P * (in->P - 1);
@@ -205,4 +224,5 @@ const struct pm_algo pm_algo_nvls = {
 	.closed = closed,
 	.xfers = xfers,
 	.at_size = at_size,
+	.params = params,
 };
