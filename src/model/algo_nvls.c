@@ -105,13 +105,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		st->chunks = 1;
 		st->from_size = 1;
 	}
-	int *links = malloc(sizeof(int) * 2 * (size_t)in->P);
-	if (!links)
-		return pm_fail(err, PM_EINTERNAL, "nvls: out of memory");
-	int rc = switch_links(in->topo, in->P, links, links + in->P, err);
-	free(links);
-	if (rc)
-		return rc;
+	/* the restriction row has checked the switch; build finds its links */
 	in->sized = st->from_size;
 	in->steps = st->chunks + 1;
 	in->hop_links = 2;
@@ -200,7 +194,7 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	int cnt;
 	const int *out = pm_topo_out(in->topo, 0, &cnt);
 	double alg = m ? m->nccl.nvls_Bps * in->P / (2.0 * (in->P - 1)) : 0;
-	double link = cnt > 0 ? pm_topo_link(in->topo, out[0])->bw_Bps : 0;
+	double link = cnt > 0 ? pm_topo_link(in->topo, out[0])->bw_Bps : 0;	/* one node: its only link, up */
 
 	if (alg > 0 && link > alg)
 		p->wire_scale = link / alg;

@@ -527,14 +527,15 @@ int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_ma
 		for (int p = 0; p < PM_NCCL_NPROTO; p++) {
 			if (!(algo_mask >> a & 1) || !(proto_mask >> p & 1))
 				continue;
-			if (pm_nccl_price(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p, n, &one, NULL)) {
+			const char *w = why_not(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p);
+			if (w) {
 				/* the reason to give: the first pair's, unless a
 				 * later one says more than which protocol runs */
-				const char *w = why_not(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p);
-				if (!why || (p == PM_NCCL_SIMPLE && w))
+				if (!why || p == PM_NCCL_SIMPLE)
 					why = w;
 				continue;
 			}
+			pm_nccl_price(s, c, (enum pm_nccl_algo)a, (enum pm_nccl_proto)p, n, &one, NULL);
 			if (!found || one.model_s < best.model_s)
 				best = one;
 			found = 1;
