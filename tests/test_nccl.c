@@ -486,9 +486,10 @@ Test(nccl, ring_schedule_priced_as_the_protocol_runs)
 	c = contention_of(&nc, 8192, &p);
 	r = contention_of(&ring1, 8192, &none);
 	cr_assert(rel_close(c.bw_s, 2 * r.bw_s, 1e-12), "ll 1ch %g ring:1 %g", c.bw_s, r.bw_s);
-	/* NVLSTree (NVLS in the nodes, a tree between them) has no schedule */
+	/* its ring broadcast across nodes (a pipelined chain a channel, one
+	 * per rail) has no schedule */
 	struct pm_topo *two = topo_or_die("machine:dgx-h100:2");
-	resolve_or_die("nccl:nvlstree", two, 0, &nc);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "nccl", two, 0, &nc, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_at_size(&nc, 1 << 30, &at, &err), PM_OK);
 	struct pm_sched s;
 	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_EINPUT);
@@ -641,6 +642,87 @@ Test(nccl, node_tree_by_hand)
 	cr_assert(rel_close(c.alpha_s, k.alpha_s + k.lat_s - nk.fill_s, 1e-9), "alpha %g, NCCL %g + %g - %g",
 		  c.alpha_s, k.alpha_s, k.lat_s, nk.fill_s);
 	cr_assert_eq(c.steps, 271);	/* nodetree:8 at 64 MiB: K = 64 MiB / (8 x 32 KiB) = 256, S = 255 + 2 x 8 */
+	pm_topo_free(t);
+}
+
+/* NVLSTree on two DGX H100 nodes, unpipelined (nvlstree:1), 16 MiB: GPU
+ * g owns block g, u = n/8 = 2 MiB, each half (1 MiB) on one of the two
+ * trees; on two nodes each node is the root of one tree and the leaf of
+ * the other.  By hand, at the links' own rates (NVLink 370 GB/s, NIC
+ * 48 GB/s) and no alpha:
+ *   step 0  each GPU sends its 7 other blocks' copies up its link to the
+ *           switch: 7u on an uplink, 14 MiB / 370 GB/s;
+ *   step 1  each leaf's halves go up their rail: 1 MiB / 48 GB/s;
+ *   step 2  each root sends its half down the rail (1 MiB / 48 GB/s,
+ *           21.8 us) and every GPU of the root's node multicasts its own
+ *           block's half, so each downlink takes the 7 other GPUs' halves
+ *           (7 MiB / 370 GB/s, 19.8 us: the rail is the busier);
+ *   step 3  the leaves' GPUs multicast the halves they received: 7 MiB
+ *           on each downlink, / 370 GB/s.
+ * S = K + 2H + 1 = 4 steps; 8 x (3 x 2 x 7 + 4) = 368 transfers (per
+ * block: 7 reductions into its owner in each node, 7 multicast copies of
+ * each half in each node, one half up and down each tree).  The closed
+ * form charges every step the rails' steady load, L = 2 halves on two
+ * nodes, at the slowest link: 4 x 2 x 1 MiB / 48 GB/s. */
+Test(nccl, nvlstree_schedule_by_hand)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
+	struct pm_params p = plain_params(0, 0, 48e9, 0);	/* the closed form's one link, the slowest (the CLI's) */
+	double n = 16 << 20, MiB = 1 << 20;
+	struct pm_inst in, at;
+	struct pm_sched s;
+	struct pm_cost c, k;
+	struct pm_err err;
+
+	resolve_or_die("nvlstree:1", t, 0, &in);
+	cr_assert_eq(in.steps, 4);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nx, 368);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	cr_assert(rel_close(c.bw_s, 21 * MiB / 370e9 + 2 * MiB / 48e9, 1e-9), "bw %g", c.bw_s);
+	pm_algo_closed(&in, n, &p, &k);
+	cr_assert(rel_close(k.bw_s, 8 * MiB / 48e9, 1e-9), "closed %g", k.bw_s);
+	pm_topo_free(t);
+
+	/* four nodes: NCCL's trees over 4 nodes are 2 edges tall, so S = K + 5;
+	 * some node is inner in one tree (two children) and a leaf in the
+	 * other, so the steady step moves L = 4 halves each way on its rail.
+	 * Every chunk count replays as an all-reduce; the pipeline's middle
+	 * steps, all but the 2H + 1 of fill, carry the full L */
+	t = topo_or_die("machine:dgx-h100:4");
+	for (int K = 1; K <= 16; K *= 4) {
+		char spec[32];
+		snprintf(spec, sizeof spec, "nvlstree:%d", K);
+		resolve_or_die(spec, t, 0, &in);
+		cr_assert_eq(in.steps, K + 5);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s: %s", spec, err.msg);
+		cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+		pm_sched_release(&s);
+		pm_algo_closed(&in, n, &p, &k);
+		double half = n / (2.0 * 8 * K);
+		cr_assert(rel_close(k.bw_s, (K + 5) * 4 * half / 48e9, 1e-9), "%s closed %g", spec, k.bw_s);
+		cr_assert_leq(c.bw_s, k.bw_s * (1 + 1e-12), "%s", spec);
+		cr_assert_geq(c.bw_s, (K > 5 ? K - 5 : 0) * 4 * half / 48e9 * (1 - 1e-12), "%s", spec);
+	}
+	/* NCCL's NVLSTree on four nodes prices this schedule: at 64 MiB the
+	 * block (8 MiB) in steps of 16 x 64 KiB chunks (NCCL's NVLSTree chunk
+	 * from four nodes), K = 8 */
+	resolve_or_die("nccl:nvlstree", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 13);
+	pm_sched_release(&s);
+	/* where it cannot run: one node (nvls), no NVLS (A100), part nodes */
+	struct pm_topo *one = topo_or_die("machine:dgx-h100:1"), *a100 = topo_or_die("machine:dgx-a100:2");
+	cr_assert_eq(pm_algo_resolve("nvlstree", one, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "two or more GPU nodes whose NVSwitch reduces"), "%s", err.msg);
+	cr_assert_eq(pm_algo_resolve("nvlstree", a100, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "(got machine:dgx-a100:2)"), "%s", err.msg);
+	pm_topo_free(one);
+	pm_topo_free(a100);
 	pm_topo_free(t);
 }
 

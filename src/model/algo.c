@@ -92,6 +92,12 @@ static int has_reducing_switch(const struct pm_topo *t, int P)
 	return t && pm_topo_switch_reduces(t);
 }
 
+static int has_reducing_nodes(const struct pm_topo *t, int P)
+{
+	(void)P;
+	return t && pm_topo_nodes_reduce(t);
+}
+
 static int has_bigraph(const struct pm_topo *t, int P)
 {
 	int m, sw;
@@ -123,6 +129,8 @@ static const struct restriction {
 	{PM_ALGO_BIGRAPH, "a BiGraph network", " such as bigraph:4x8", has_bigraph},
 	{PM_ALGO_SWITCH_REDUCES, "a switch that reduces (NVLink SHARP) joining every rank",
 	 ": one node of a machine that has it, such as machine:dgx-h100:1", has_reducing_switch},
+	{PM_ALGO_NODES_REDUCE, "two or more GPU nodes whose NVSwitch reduces (NVLink SHARP)",
+	 ": a machine that has it, such as machine:dgx-h100:4", has_reducing_nodes},
 	{PM_ALGO_POW2, "a power-of-two number of endpoints", "", has_pow2},
 };
 

@@ -31,6 +31,8 @@ enum pm_algo_flags {
 					 * reduces in the network (NVLS) */
 	PM_ALGO_EVERY_COLL = 1 << 5,	/* prices every collective itself (NCCL's model):
 					 * no phase split, no halving */
+	PM_ALGO_NODES_REDUCE = 1 << 7,	/* needs two or more GPU nodes, each joined by
+					 * a switch that reduces (NVLS) */
 };
 
 struct pm_algo;

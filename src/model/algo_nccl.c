@@ -14,10 +14,11 @@
  *        ratio.  docs/model.md, "NCCL".
  * Restrictions: a machine: network whose description gives the NCCL
  * parameters (arch, ring_busbw, ...).
- * Schedule: where NCCL's choice is its ring (all-reduce, reduce-scatter,
- * all-gather) or its all-to-all, that schedule of ours (ring, direct),
- * priced with the protocol's wire bytes and NCCL's launch and latency as
- * alpha; its other algorithms are priced in closed form only.
+ * Schedule: where NCCL's choice has one of ours (its ring, tree, NVLS
+ * and NVLSTree all-reduces, its rings, its all-to-all: schedule_inst),
+ * that schedule, priced with the protocol's wire bytes and NCCL's launch
+ * and latency as alpha; its other algorithms are priced in closed form
+ * only.
  * Reference: NCCL 2.30.7 src/graph/tuning.cc and src/enqueue.cc.
  */
 #include "model/algo.h"
@@ -154,7 +155,8 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	struct pm_inst sub;
 	struct pm_err e;
 	st->sched_steps = (int)st->pick.steps;
-	if ((st->pick.algo == PM_NCCL_TREE || st->pick.algo == PM_NCCL_NVLS || in->coll == PM_COLL_BROADCAST ||
+	if ((st->pick.algo == PM_NCCL_TREE || st->pick.algo == PM_NCCL_NVLS || st->pick.algo == PM_NCCL_NVLS_TREE ||
+	     in->coll == PM_COLL_BROADCAST ||
 	     in->coll == PM_COLL_REDUCE) &&
 	    !schedule_inst(in, &sub, &e))
 		st->sched_steps = sub.steps;
@@ -214,7 +216,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 /* The schedule NCCL's choice runs, where it is one of ours: its ring
  * (reduce-scatter, all-gather and all-reduce; on a cluster one channel
  * per NIC rail, or the channels the size fills where fewer), its NVLS
- * all-reduce on one node (reduced and multicast in the switch: nvls) and
+ * all-reduce on one node (reduced and multicast in the switch: nvls), its
+ * tree's and NVLSTree's all-reduces across nodes (nodetree, nvlstree) and
  * its all-to-all (every pair at once, direct:grouped).  The rest have none
  * yet, and say so. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
@@ -237,6 +240,12 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, "chain", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
+	/* NVLSTree: each node's switch reduces and multicasts, the double
+	 * binary tree joins the nodes on every rail (algo_nvlstree.c) */
+	if (a == PM_NCCL_NVLS_TREE && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
+		int rc = pm_algo_resolve_coll(in->coll, "nvlstree", in->topo, 0, sub, err);
+		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
+	}
 	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c) */
 	if (a == PM_NCCL_NVLS && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes == 1) {
 		int rc = pm_algo_resolve_coll(in->coll, "nvls", in->topo, 0, sub, err);
@@ -244,7 +253,7 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce on one node, its tree's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce on one node, its tree's and NVLSTree's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))

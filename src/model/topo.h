@@ -148,6 +148,10 @@ int pm_topo_max_hops(const struct pm_topo *t);
  * param nvls_busbw is set): nvls runs there, and an all-reduce's bound
  * halves. */
 int pm_topo_switch_reduces(const struct pm_topo *t);
+/* 1 if the network is two or more nodes, each a switch joining its GPUs
+ * that reduces and multicasts (NVSwitch nodes with NVLink SHARP, a machine
+ * whose param nvls_busbw is set): nvlstree runs there. */
+int pm_topo_nodes_reduce(const struct pm_topo *t);
 int pm_topo_min_hops(const struct pm_topo *t);
 
 /* Write the link ids from endpoint src to endpoint dst; return their

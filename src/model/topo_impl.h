@@ -31,6 +31,7 @@ struct pm_topo {
 	double *bw;		/* else bw[l] = links[l].bw_Bps, dense (pm_topo_bws) */
 	struct pm_memo *memo;	/* see pm_topo_memo */
 	int switch_reduces;	/* see pm_topo_switch_reduces */
+	int nodes_reduce;	/* see pm_topo_nodes_reduce */
 };
 
 /* Reserve room for n_vert vertices, nlinks links and an optional port

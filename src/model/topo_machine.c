@@ -275,6 +275,7 @@ static int build(struct pm_topo *t, const char *args,
 	t->min_hops = s.nodes * s.G > 1 ? 2 : 0;
 	n->node_size = s.G;
 	t->switch_reduces = s.nodes == 1 && s.G > 1 && m.nccl.nvls_Bps > 0;	/* NVLS in one node */
+	t->nodes_reduce = s.nodes > 1 && s.G > 1 && m.nccl.nvls_Bps > 0;	/* ... in each of several */
 	record_hierarchy(t, &s);
 	return PM_OK;
 }
