@@ -4,6 +4,7 @@
 #include "model/text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int pm_is_pow2(long x) { return x > 0 && (x & (x - 1)) == 0; }
@@ -31,6 +32,33 @@ long pm_pipe_chunks(double n, double chunk_B, long most)
 	while (k < most && k * chunk_B < n)
 		k *= 2;
 	return k < most ? k : most;
+}
+
+int pm_node_switch_links(const struct pm_topo *t, int G, int N, int *up, int *down, const char *who,
+			 struct pm_err *err)
+{
+	int *l = malloc(sizeof(int) * (size_t)pm_topo_max_hops(t) * 2 + 8);
+
+	if (!l)
+		return pm_fail(err, PM_EINTERNAL, "%s: out of memory", who);
+	for (int v = 0; v < N; v++)
+		for (int g = 0, sw = -1; g < G; g++)
+			for (int way = 0; way < 2; way++) {
+				int r = v * G + g, o = v * G + (g ? 0 : 1), a = way ? o : r, b = way ? r : o;
+				int h = pm_topo_route(t, a, b, l);
+				const struct pm_link *x = h == 2 ? pm_topo_link(t, l[0]) : NULL;
+				const struct pm_link *y = x ? pm_topo_link(t, l[1]) : NULL;
+				sw = sw < 0 && x ? x->dst : sw;
+				if (!x || x->src != a || x->dst != sw || y->src != sw || y->dst != b) {
+					free(l);
+					return pm_fail(err, PM_ENOTAPPLICABLE,
+						       "not applicable: %s needs every GPU one link to and from its node's switch (ranks %d and %d are not joined so)",
+						       who, a, b);
+				}
+				*(way ? &down[r] : &up[r]) = l[way];
+			}
+	free(l);
+	return PM_OK;
 }
 
 double pm_hop_lat(const struct pm_inst *in, const struct pm_params *p)

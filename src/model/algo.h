@@ -186,6 +186,12 @@ struct pm_params pm_inst_params(const struct pm_inst *in,
 /* Helpers for closed forms: the latency of one neighbour message, and
  * seconds per wire byte of an m-byte message. */
 double pm_hop_lat(const struct pm_inst *in, const struct pm_params *p);
+/* Each GPU's link up to its node's switch and down from it (up[r],
+ * down[r]) on N nodes of G GPUs (ranks v G + g): the two links of every
+ * route between two GPUs of a node (nvls, nvlstree).  PM_ENOTAPPLICABLE,
+ * naming algorithm who, where a route is not those two. */
+int pm_node_switch_links(const struct pm_topo *t, int G, int N, int *up, int *down, const char *who,
+			 struct pm_err *err);
 double pm_msg_bw_s(const struct pm_params *p, double m);
 
 /* Reduce-phase steps of the double binary tree on P ranks, K chunks. */

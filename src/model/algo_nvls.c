@@ -57,37 +57,6 @@ static const struct nvls_state *nstate(const struct pm_inst *in)
 	return (const struct nvls_state *)in->priv.bytes;
 }
 
-/* Each rank's link up to the switch and down from it (up[r], down[r]):
- * the two links of every route between two ranks, through one switch. */
-static int switch_links(const struct pm_topo *t, int P, int *up, int *down, struct pm_err *err)
-{
-	int *l = malloc(sizeof(int) * (size_t)pm_topo_max_hops(t) * 2 + 8), sw = -1;
-
-	if (!l)
-		return pm_fail(err, PM_EINTERNAL, "nvls: out of memory");
-	for (int r = 0; r < P; r++) {
-		int o = r ? 0 : 1;
-		for (int way = 0; way < 2; way++) {
-			int a = way ? o : r, b = way ? r : o;
-			int h = pm_topo_route(t, a, b, l);
-			const struct pm_link *x = h == 2 ? pm_topo_link(t, l[0]) : NULL, *y = x ? pm_topo_link(t, l[1]) : NULL;
-			if (sw < 0 && x)
-				sw = x->dst;
-			if (!x || x->src != a || x->dst != sw || y->src != sw || y->dst != b) {
-				free(l);
-				return pm_fail(err, PM_ENOTAPPLICABLE,
-					       "not applicable: nvls needs every rank one link from one switch (ranks %d and %d are not)", a, b);
-			}
-			if (way)
-				down[r] = l[1];
-			else
-				up[r] = l[0];
-		}
-	}
-	free(l);
-	return PM_OK;
-}
-
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	struct nvls_state *st = (struct nvls_state *)in->priv.bytes;
@@ -159,7 +128,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 
 	if (!links)
 		return pm_fail(err, PM_EINTERNAL, "nvls: out of memory");
-	int rc = switch_links(in->topo, P, links, links + P, err);
+	int rc = pm_node_switch_links(in->topo, P, 1, links, links + P, "nvls", err);
 	if (!rc) {
 		s->nchunks = (uint32_t)(C * P);
 		for (int j = 0; j <= C; j++)

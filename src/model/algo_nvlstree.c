@@ -168,34 +168,6 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	return PM_OK;
 }
 
-/* Each GPU's link up to its node's switch and down from it (up[r],
- * down[r]): the two links of every route between two GPUs of a node. */
-static int node_links(const struct pm_topo *t, int G, int N, int *up, int *down, struct pm_err *err)
-{
-	int *l = malloc(sizeof(int) * (size_t)pm_topo_max_hops(t) * 2 + 8);
-
-	if (!l)
-		return pm_fail(err, PM_EINTERNAL, "nvlstree: out of memory");
-	for (int v = 0; v < N; v++)
-		for (int g = 0, sw = -1; g < G; g++)
-			for (int way = 0; way < 2; way++) {
-				int r = v * G + g, o = v * G + (g ? 0 : 1), a = way ? o : r, b = way ? r : o;
-				int h = pm_topo_route(t, a, b, l);
-				const struct pm_link *x = h == 2 ? pm_topo_link(t, l[0]) : NULL;
-				const struct pm_link *y = x ? pm_topo_link(t, l[1]) : NULL;
-				sw = sw < 0 && x ? x->dst : sw;
-				if (!x || x->src != a || x->dst != sw || y->src != sw || y->dst != b) {
-					free(l);
-					return pm_fail(err, PM_ENOTAPPLICABLE,
-						       "not applicable: nvlstree needs every GPU of a node one link from its node's switch (ranks %d and %d are not)",
-						       a, b);
-				}
-				*(way ? &down[r] : &up[r]) = l[way];
-			}
-	free(l);
-	return PM_OK;
-}
-
 struct tx {
 	int step, src, dst;
 	uint32_t lo, cnt;
@@ -294,7 +266,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	pl.x = malloc(sizeof *pl.x * ((size_t)xfers_of(st) + 1));
 	int rc = links && pl.x ? PM_OK : pm_fail(err, PM_EINTERNAL, "nvlstree: out of memory");
 	if (!rc)
-		rc = node_links(in->topo, G, N, links, links + in->P, err);
+		rc = pm_node_switch_links(in->topo, G, N, links, links + in->P, "nvlstree", err);
 	if (!rc) {
 		pl.up = links, pl.down = links + in->P, pl.lv = links + 2 * in->P;
 		for (int t = 0; t < 2; t++)
