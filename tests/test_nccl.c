@@ -524,10 +524,27 @@ Test(nccl, nvls_schedule_by_hand)
 	cr_assert_eq(s.nx, 224);
 	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	/* ports as fast as the links (370 GB/s) change nothing: a rank's
+	 * port carries what its link does, not the copies the switch sends;
+	 * the same in the size-profile evaluator */
+	struct pm_params q = p;
+	struct pm_cost ci, cp;
+	q.inj_bw_Bps = 370e9;
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &q, &ci, NULL, &err), PM_OK, "%s", err.msg);
+	cr_assert(rel_close(ci.time_s, c.time_s, 1e-12), "ports %g links %g", ci.time_s, c.time_s);
+	struct pm_profile *f = pm_algo_profile(&in, &s, &q);
+	cr_assert_not_null(f);
+	pm_profile_price(f, n, &cp, NULL);
+	pm_profile_free(f);
+	cr_assert(rel_close(cp.time_s, c.time_s, 1e-12), "profile %g links %g", cp.time_s, c.time_s);
+	cr_assert(rel_close(cp.sent_B, n, 1e-12), "profile sent %g", cp.sent_B);
 	pm_sched_release(&s);
 	cr_assert(rel_close(c.bw_s, 22 * u / (480e9 * 8 / 14), 1e-9), "bw %g", c.bw_s);
 	/* n on each uplink, in wire bytes: n x 370 / 274.3 */
 	cr_assert(rel_close(c.max_link_B, n * 370e9 / (480e9 * 8 / 14), 1e-9), "busiest link %g", c.max_link_B);
+	/* a rank sends n: its 7 contributions and its block's multicast once
+	 * (the switch sends the other 6 copies) */
+	cr_assert(rel_close(c.sent_B, n, 1e-12), "sent %g", c.sent_B);
 	pm_algo_closed(&in, n, &p, &k);
 	cr_assert(rel_close(k.bw_s, 22 * u / (480e9 * 8 / 14), 1e-9), "closed %g", k.bw_s);
 	/* never below the bound where the switch reduces, (P-1)/P n a link,
@@ -684,6 +701,12 @@ Test(nccl, nvlstree_schedule_by_hand)
 	cr_assert(rel_close(c.bw_s, 21 * MiB / 370e9 + 2 * MiB / 48e9, 1e-9), "bw %g", c.bw_s);
 	pm_algo_closed(&in, n, &p, &k);
 	cr_assert(rel_close(k.bw_s, 8 * MiB / 48e9, 1e-9), "closed %g", k.bw_s);
+	/* what a GPU sends: 7 copies (14 MiB) and its two halves' multicast
+	 * once each (2 MiB) up to the switch, which sends the other copies;
+	 * one half up its leaf tree and one down its root tree (2 MiB): 18
+	 * MiB, in both evaluators */
+	cr_assert(rel_close(c.sent_B, 18 * MiB, 1e-12), "sent %g", c.sent_B);
+	cr_assert(rel_close(k.sent_B, 18 * MiB, 1e-12), "closed sent %g", k.sent_B);
 	pm_topo_free(t);
 
 	/* four nodes: NCCL's trees over 4 nodes are 2 edges tall, so S = K + 5;

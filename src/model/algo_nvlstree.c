@@ -295,7 +295,9 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->lat_s = S * pm_hop_lat(in, p);
 	c->bw_s = S * st->L * pm_msg_bw_s(p, half);
 	c->red_s = n * p->gamma_spB;	/* the switch's (G-1)/G n and the tree's n/G, booked to the owner */
-	c->sent_B = n + 2.0 * n / st->G;	/* G units up to the switch, up to two halves a step on the rail */
+	/* a GPU sends G - 1 copies and a multicast up to its switch a chunk
+	 * (n in all) and L halves on its rail */
+	c->sent_B = n + st->L * n / (2.0 * st->G);
 }
 
 static double xfers(const struct pm_inst *in)

@@ -74,6 +74,13 @@ void pm_profile_free(struct pm_profile *f);
  * their number. */
 int pm_eval_route(const struct pm_topo *t, const struct pm_sched *s, size_t i, int *buf, const int **links);
 
+/* Which ends of transfer i's route (its h links) are its ranks': bit 0
+ * the sender's, bit 1 the receiver's.  A source-routed transfer may start
+ * or end in a switch that reduces or multicasts (nvls, nvlstree); then
+ * the switch, not the rank, sends or receives it, and the rank's bytes
+ * sent and its injection and ejection do not count it. */
+int pm_eval_ends(const struct pm_topo *t, const struct pm_sched *s, size_t i, const int *route, int h);
+
 /* Pricing walks every stored transfer's route once: its cost is the
  * links crossed in all.  Refused above this (about 3.5 s at 7 ns a link). */
 #define PM_EVAL_MAX_VISITS pm_limit(5e8)	/* limits.h */

@@ -114,6 +114,14 @@ int pm_eval_route(const struct pm_topo *t, const struct pm_sched *s, size_t i, i
 	return pm_topo_route(t, s->map[s->x[i].src], s->map[s->x[i].dst], buf);
 }
 
+int pm_eval_ends(const struct pm_topo *t, const struct pm_sched *s, size_t i, const int *route, int h)
+{
+	if (!s->route_off || h == 0)
+		return 3;
+	return (pm_topo_link(t, route[0])->src == s->map[s->x[i].src]) |
+	       (pm_topo_link(t, route[h - 1])->dst == s->map[s->x[i].dst]) << 1;
+}
+
 /* What a step's transfers add up to. */
 struct tally {
 	int nt, hops_max;		/* links loaded, longest route */
@@ -152,11 +160,12 @@ static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k,
 			y->lat_max = lat;
 		if (h > y->hops_max)
 			y->hops_max = h;
-		z->inj[a] += wire;
-		z->ej[b] += wire;
+		int ends = pm_eval_ends(t, s, i, route, h);
+		z->inj[a] += ends & 1 ? wire : 0;
+		z->ej[b] += ends & 2 ? wire : 0;
 		if (p->endpoint != PM_END_IDEAL)
 			read_memory(s, x, unit, p->endpoint, z);
-		z->sent[x->src] += bytes * rep;
+		z->sent[x->src] += ends & 1 ? bytes * rep : 0;
 		if (x->op == PM_REDUCE) {
 			z->red[x->dst] += bytes;
 			if (z->red[x->dst] > y->red_max)

@@ -208,7 +208,8 @@ static int all_zero(const double *v, int K)
 
 /* Count transfer i (slot q of the step) on its route's links and, with an
  * injection limit, on its endpoints' ports; the longest route. */
-static int count_route(struct pm_profile *f, struct pstep *ps, size_t i, int q, struct build *b, int *ne)
+static int count_route(struct pm_profile *f, struct pstep *ps, size_t i, int q, struct build *b, int *ne,
+		       int *ends)
 {
 	const struct pm_sched *s = f->s;
 	const int *route;
@@ -225,7 +226,10 @@ static int count_route(struct pm_profile *f, struct pstep *ps, size_t i, int q, 
 		ps->lat_max = mx(ps->lat_max, pm_topo_route_lat(f->t, route, h));
 	if (h > ps->hops_max)
 		ps->hops_max = h;
+	*ends = pm_eval_ends(f->t, s, i, route, h);
 	for (int r = 0; r < 2 && f->p.inj_bw_Bps > 0; r++) {
+		if (!(*ends & (1 << r)))
+			continue;	/* a switch's end */
 		double *v = (r ? b->ej : b->inj) + (size_t)(r ? d : a) * S;
 		if (all_zero(v, S))
 			b->etouched[(*ne)++] = r ? -1 - d : a;
@@ -269,14 +273,14 @@ static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep
 			g = class_of(f, x->cnt);
 			q = slot_of(ps, g);
 		}
-		int h = count_route(f, ps, i, q, b, ne);
+		int ends, h = count_route(f, ps, i, q, b, ne, &ends);
 		if (f->p.endpoint != PM_END_IDEAL) {	/* in units: unit = 1 */
 			double src, dst;
 			pm_endpoint_reads(s, x, 1, f->p.endpoint, NULL, &src, &dst);
 			b->mem[x->src] += src;
 			b->mem[x->dst] += dst;
 		}
-		b->sent[x->src] += (double)x->cnt * rep;
+		b->sent[x->src] += ends & 1 ? (double)x->cnt * rep : 0;
 		if (x->op == PM_REDUCE) {
 			b->red[x->dst] += x->cnt;
 			ps->red_u = mx(ps->red_u, b->red[x->dst]);

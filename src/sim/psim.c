@@ -2,6 +2,7 @@
  * transfer starts (lockstep, per-rank step counters, dataflow, ports), its
  * reduction, and the network it crosses (net.h: lnet.c or rnet.c). */
 #include "sim/psim.h"
+#include "model/eval.h"
 #include "model/progress.h"
 
 #include "sim/lnet.h"
@@ -72,7 +73,7 @@ static int route_of(const struct pm_topo *t, const struct pm_sched *s,
 {
 	const struct pm_xfer *x = &s->x[i];
 	int a = s->map[x->src], b = s->map[x->dst], h = 0, E = pm_topo_endpoints(t);
-	int L = pm_topo_nlinks(t);
+	int L = pm_topo_nlinks(t), at = inj;	/* the route starts after the injection link */
 
 	if (inj)
 		buf[h++] = L + a;
@@ -82,7 +83,11 @@ static int route_of(const struct pm_topo *t, const struct pm_sched *s,
 	} else {
 		h += pm_topo_route(t, a, b, buf + h);
 	}
-	if (inj)
+	/* a transfer a switch starts or ends (nvls) takes no rank's port there */
+	int ends = inj ? pm_eval_ends(t, s, i, buf + at, h - at) : 3;
+	if (inj && !(ends & 1))
+		memmove(buf, buf + 1, sizeof *buf * (size_t)--h);
+	if (inj && (ends & 2))
 		buf[h++] = L + E + b;
 	return h;
 }
