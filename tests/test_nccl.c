@@ -749,6 +749,98 @@ Test(nccl, nvlstree_schedule_by_hand)
 	pm_topo_free(t);
 }
 
+/* A DGX H100 machine whose network reduces (SHARP: param sharp 1), from
+ * the shipped description. */
+static struct pm_topo *sharp_machine(int nodes, char *path)
+{
+	char src[512], line[1024], spec[600];
+	snprintf(src, sizeof src, "%s/data/machines/dgx-h100.csv", getenv("PM_SRCDIR"));
+	FILE *in = fopen(src, "r"), *out;
+	int fd = mkstemp(path);
+	cr_assert(in && fd >= 0 && (out = fdopen(fd, "w")));
+	while (fgets(line, sizeof line, in))
+		fputs(strncmp(line, "param,sharp,", 12) ? line : "param,sharp,,,,,1,test: SHARP on\n", out);
+	fclose(in);
+	fclose(out);
+	snprintf(spec, sizeof spec, "machine:%s:%d", path, nodes);
+	return topo_or_die(spec);
+}
+
+/* CollNetDirect on two DGX H100 nodes whose switches reduce, unpipelined
+ * (collnet:1), 16 MiB: GPU g owns block g, u = n/8 = 2 MiB.  By hand, at
+ * the links' own rates (NVLink 370 GB/s, NIC 48 GB/s):
+ *   step 0  each GPU sends its 7 other blocks' copies to their GPUs: 7u
+ *           on its link to the switch, 14 MiB / 370 GB/s;
+ *   step 1  node 1's GPU g sends the node's sum up rail g to node 0's: u
+ *           on a NIC, 2 MiB / 48 GB/s;
+ *   step 2  the sum comes back down: 2 MiB / 48 GB/s;
+ *   step 3  each GPU sends its block to the 7 others: 14 MiB / 370 GB/s.
+ * S = K + 3 = 4; 8 x (2 x 2 x 7 + 2) = 240 transfers.  The closed form
+ * sums each step's busiest link the same way (identity with the
+ * contention evaluator at every chunk count). */
+Test(nccl, collnet_schedule_by_hand)
+{
+	char path[] = "/tmp/pm_sharpXXXXXX";
+	struct pm_topo *t = sharp_machine(2, path);
+	struct pm_params p = plain_params(0, 0, 48e9, 0);	/* the closed form's one link, the slowest */
+	double n = 16 << 20, MiB = 1 << 20;
+	struct pm_inst in, at;
+	struct pm_sched s;
+	struct pm_cost c, k;
+	struct pm_err err;
+
+	resolve_or_die("collnet:1", t, 0, &in);
+	cr_assert_eq(in.steps, 4);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nx, 240);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	cr_assert(rel_close(c.bw_s, 28 * MiB / 370e9 + 4 * MiB / 48e9, 1e-9), "bw %g", c.bw_s);
+	pm_algo_closed(&in, n, &p, &k);
+	cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "closed %g", k.bw_s);
+	/* what a GPU sends: 7 copies scattered and 7 gathered (28 MiB) and
+	 * the block up the rail (2 MiB) */
+	cr_assert(rel_close(c.sent_B, 30 * MiB, 1e-12) && rel_close(k.sent_B, 30 * MiB, 1e-12), "sent %g %g",
+		  c.sent_B, k.sent_B);
+	pm_topo_free(t);
+	unlink(path);
+
+	/* three and four nodes: the switches' sums replay as an all-reduce,
+	 * and each link of the rail carries one unit a step, so the closed
+	 * form's bytes are the contention evaluator's */
+	for (int N = 3; N <= 4; N++) {
+		char p2[] = "/tmp/pm_sharpXXXXXX";
+		t = sharp_machine(N, p2);
+		for (int K = 1; K <= 9; K += 4) {
+			char spec[32];
+			snprintf(spec, sizeof spec, "collnet:%d", K);
+			resolve_or_die(spec, t, 0, &in);
+			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%d nodes %s: %s", N, spec, err.msg);
+			cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+			pm_sched_release(&s);
+			pm_algo_closed(&in, n, &p, &k);
+			cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "%d nodes %s: closed %g contention %g", N, spec,
+				  k.bw_s, c.bw_s);
+		}
+		/* NCCL's CollNetDirect prices this schedule: at 64 MiB a block
+		 * of 8 MiB in 2 MiB steps, K = 4, 7 steps */
+		resolve_or_die("nccl:collnetdirect", t, 0, &in);
+		cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
+		cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(s.nsteps, 7);
+		pm_sched_release(&s);
+		pm_topo_free(t);
+		unlink(p2);
+	}
+	/* without SHARP (the shipped preset) it does not run */
+	t = topo_or_die("machine:dgx-h100:2");
+	cr_assert_eq(pm_algo_resolve("collnet", t, 0, &in, &err), PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "switches that reduce (SHARP)"), "%s", err.msg);
+	pm_topo_free(t);
+}
+
 /* NCCL's latency already counts every hop (its hwLat per step), so the
  * contention row of its schedule adds none of the links' own latency: at
  * 8 bytes, where the wire time is nanoseconds, the row is the closed

@@ -126,6 +126,12 @@ static int has_reducing_nodes(const struct pm_topo *t, int P)
 	return t && pm_topo_nodes_reduce(t);
 }
 
+static int has_reducing_network(const struct pm_topo *t, int P)
+{
+	(void)P;
+	return t && pm_topo_net_reduces(t);
+}
+
 static int has_bigraph(const struct pm_topo *t, int P)
 {
 	int m, sw;
@@ -159,6 +165,8 @@ static const struct restriction {
 	 ": one node of a machine that has it, such as machine:dgx-h100:1", has_reducing_switch},
 	{PM_ALGO_NODES_REDUCE, "two or more GPU nodes whose NVSwitch reduces (NVLink SHARP)",
 	 ": a machine that has it, such as machine:dgx-h100:4", has_reducing_nodes},
+	{PM_ALGO_NET_REDUCES, "two or more nodes joined by switches that reduce (SHARP)",
+	 ": a machine whose description enables it (param sharp 1)", has_reducing_network},
 	{PM_ALGO_POW2, "a power-of-two number of endpoints", "", has_pow2},
 };
 

@@ -33,6 +33,8 @@ enum pm_algo_flags {
 					 * no phase split, no halving */
 	PM_ALGO_NODES_REDUCE = 1 << 7,	/* needs two or more GPU nodes, each joined by
 					 * a switch that reduces (NVLS) */
+	PM_ALGO_NET_REDUCES = 1 << 8,	/* needs two or more nodes joined by switches
+					 * that reduce (SHARP) */
 };
 
 struct pm_algo;

@@ -14,8 +14,9 @@
  *        ratio.  docs/model.md, "NCCL".
  * Restrictions: a machine: network whose description gives the NCCL
  * parameters (arch, ring_busbw, ...).
- * Schedule: where NCCL's choice has one of ours (its ring, tree, NVLS
- * and NVLSTree all-reduces, its rings, its all-to-all: schedule_inst),
+ * Schedule: where NCCL's choice has one of ours (its ring, tree, NVLS,
+ * NVLSTree and CollNetDirect all-reduces, its rings, its all-to-all:
+ * schedule_inst),
  * that schedule, priced with the protocol's wire bytes and NCCL's launch
  * and latency as alpha; its other algorithms are priced in closed form
  * only.
@@ -156,6 +157,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	struct pm_err e;
 	st->sched_steps = (int)st->pick.steps;
 	if ((st->pick.algo == PM_NCCL_TREE || st->pick.algo == PM_NCCL_NVLS || st->pick.algo == PM_NCCL_NVLS_TREE ||
+	     st->pick.algo == PM_NCCL_COLLNET_DIRECT ||
 	     in->coll == PM_COLL_BROADCAST ||
 	     in->coll == PM_COLL_REDUCE) &&
 	    !schedule_inst(in, &sub, &e))
@@ -218,8 +220,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
  * per NIC rail, or the channels the size fills where fewer), its NVLS
  * all-reduce on one node (reduced and multicast in the switch: nvls), its
  * tree's and NVLSTree's all-reduces across nodes (nodetree, nvlstree) and
- * its all-to-all (every pair at once, direct:grouped).  The rest have none
- * yet, and say so. */
+ * its CollNetDirect (collnet) and its all-to-all (every pair at once,
+ * direct:grouped).  The rest have none yet, and say so. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
 {
 	const struct nccl_state *st = cstate(in);
@@ -246,6 +248,11 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, "nvlstree", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
+	/* CollNetDirect: the network's switches reduce (SHARP; algo_collnet.c) */
+	if (a == PM_NCCL_COLLNET_DIRECT && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
+		int rc = pm_algo_resolve_coll(in->coll, "collnet", in->topo, 0, sub, err);
+		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
+	}
 	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c) */
 	if (a == PM_NCCL_NVLS && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes == 1) {
 		int rc = pm_algo_resolve_coll(in->coll, "nvls", in->topo, 0, sub, err);
@@ -253,7 +260,7 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce on one node, its tree's and NVLSTree's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce on one node, its tree's, NVLSTree's and CollNetDirect's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))

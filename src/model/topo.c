@@ -244,6 +244,7 @@ int pm_topo_nlinks(const struct pm_topo *t) { return t->n_links; }
 int pm_topo_max_hops(const struct pm_topo *t) { return t->max_hops; }
 int pm_topo_switch_reduces(const struct pm_topo *t) { return t->switch_reduces; }
 int pm_topo_nodes_reduce(const struct pm_topo *t) { return t->nodes_reduce; }
+int pm_topo_net_reduces(const struct pm_topo *t) { return t->net_reduces; }
 int pm_topo_min_hops(const struct pm_topo *t) { return t->min_hops; }
 
 const struct pm_link *pm_topo_link(const struct pm_topo *t, int id)

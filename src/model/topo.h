@@ -152,6 +152,9 @@ int pm_topo_switch_reduces(const struct pm_topo *t);
  * that reduces and multicasts (NVSwitch nodes with NVLink SHARP, a machine
  * whose param nvls_busbw is set): nvlstree runs there. */
 int pm_topo_nodes_reduce(const struct pm_topo *t);
+/* 1 if the network is two or more nodes whose switches reduce and
+ * multicast (SHARP, a machine whose param sharp is 1): collnet runs there. */
+int pm_topo_net_reduces(const struct pm_topo *t);
 int pm_topo_min_hops(const struct pm_topo *t);
 
 /* Write the link ids from endpoint src to endpoint dst; return their

@@ -32,6 +32,7 @@ struct pm_topo {
 	struct pm_memo *memo;	/* see pm_topo_memo */
 	int switch_reduces;	/* see pm_topo_switch_reduces */
 	int nodes_reduce;	/* see pm_topo_nodes_reduce */
+	int net_reduces;	/* see pm_topo_net_reduces */
 };
 
 /* Reserve room for n_vert vertices, nlinks links and an optional port

@@ -276,6 +276,7 @@ static int build(struct pm_topo *t, const char *args,
 	n->node_size = s.G;
 	t->switch_reduces = s.nodes == 1 && s.G > 1 && m.nccl.nvls_Bps > 0;	/* NVLS in one node */
 	t->nodes_reduce = s.nodes > 1 && s.G > 1 && m.nccl.nvls_Bps > 0;	/* ... in each of several */
+	t->net_reduces = s.nodes > 1 && m.nccl.collnet;	/* SHARP */
 	record_hierarchy(t, &s);
 	return PM_OK;
 }

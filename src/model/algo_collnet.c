@@ -1,0 +1,297 @@
+/* algo_collnet.c: collnet[:K], NCCL's CollNetDirect all-reduce: the
+ * network's switches reduce (SHARP, Graham et al., "Scalable Hierarchical
+ * Aggregation Protocol (SHArP)", COMHPC 2016; NCCL src/device/all_reduce.h,
+ * runTreeCollnetDirect, with the SHARP network plugin).
+ *
+ * GPU g of every node owns block g of the n-byte vector (n/G bytes, G the
+ * GPUs a node) and sends it through its own NIC, rail g, cut into K
+ * chunks of u = n/(G K).  Chunk j of block g:
+ *   step j      every other GPU of a node sends its copy to GPU g (a
+ *               direct reduce-scatter over NVLink);
+ *   step j + 1  GPU g of every node sends the node's sum up rail g; the
+ *               switches sum what meets in them and pass one sum up, so
+ *               the sum of all nodes reaches GPU g of node 0;
+ *   step j + 2  it comes back down, the switches copying it to every
+ *               node's GPU g (multicast);
+ *   step j + 3  GPU g sends it to the other GPUs of its node.
+ * S = K + 3 steps (K + 1 with one GPU a node).  The switches' part is
+ * charged as NVLink SHARP's is in nvls: every transfer carries its links,
+ * node v's sum the links of its route to node 0's GPU g that no earlier
+ * node's sum has crossed this step (where routes join, the switch has
+ * summed, and one sum goes on), and the multicast the links of node 0's
+ * route to node v that no earlier copy has crossed.  So each link of the
+ * rail's tree carries one unit each way a step, as in SHARP's aggregation
+ * tree.  A step loads a GPU's NVLink 2(G-1) units each way (the G-1
+ * copies it scatters and the G-1 it gathers, from two chunks in flight)
+ * and its NIC one each way.
+ * Cost:  T = S (a + d) + sum over steps k of max(e_k (G-1)/r, f_k) w(n/(GK)) b
+ *            + (n/G)(G-1+N-1)/N g,
+ *        e_k the in-node phases step k runs (2 in the steady pipeline, 1
+ *        in its first and last three steps), f_k 1 where a rail phase
+ *        runs; b the slowest link's time a byte (the NIC's), r how much
+ *        faster a GPU's link to its node's switch is (370 / 48 GB/s on DGX
+ *        H100: the NVLink side binds there, 14 units a steady step against
+ *        one on the NIC, 7.7 times faster); the reductions booked to the
+ *        block's owner: G-1 copies in the node, the N-1 nodes' sums in the
+ *        switches.
+ * Restrictions: a machine: network of two or more nodes whose switches
+ * reduce (param sharp 1; PM_ALGO_NET_REDUCES).
+ */
+#include "model/algo.h"
+#include "model/machine.h"
+#include "model/units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MOST_K 64
+#define MAX_XFERS 1048576.0	/* stored transfers (as nodetree) */
+#define MAX_P 4096		/* ranks with a schedule; beyond, the closed form */
+
+struct cn_state {
+	int G, N, K;		/* GPUs a node, nodes, chunks a block */
+	double r;		/* a GPU's switch link over the slowest link */
+	int from_size;		/* K from the message size */
+};
+_Static_assert(sizeof(struct cn_state) <= PM_PRIV_BYTES, "collnet state fits pm_inst.priv");
+
+static struct cn_state *cns(struct pm_inst *in) { return (struct cn_state *)(void *)in->priv.bytes; }
+static const struct cn_state *ccns(const struct pm_inst *in)
+{
+	return (const struct cn_state *)(const void *)in->priv.bytes;
+}
+
+static int steps_of(const struct cn_state *st)
+{
+	return st->K + (st->G > 1 ? 3 : 1);
+}
+
+static double xfers_of(const struct cn_state *st)
+{
+	return (double)st->K * st->G * (2.0 * st->N * (st->G - 1) + 2.0 * (st->N - 1));
+}
+
+/* r: how much faster GPU 0's link to its node's switch is than the
+ * slowest link (1 with one GPU a node). */
+static int link_ratio(const struct pm_inst *in, struct cn_state *st, struct pm_err *err)
+{
+	double slow, lat;
+	int up[2], down[2];
+
+	st->r = 1;
+	if (st->G < 2)
+		return PM_OK;
+	int rc = pm_node_switch_links(in->topo, 2, 1, up, down, "collnet", err);
+	pm_topo_slowest(in->topo, &slow, &lat);
+	if (!rc && slow > 0)
+		st->r = pm_topo_link(in->topo, up[0])->bw_Bps / slow;
+	return rc;
+}
+
+static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
+{
+	struct cn_state *st = cns(in);
+	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
+	long K = 1;
+
+	memset(st, 0, sizeof *st);
+	st->G = (int)m->level[0].count;	/* the restriction row has checked the machine */
+	if (in->P % st->G)
+		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: collnet needs whole nodes (%d ranks on nodes of %d GPUs)",
+			       in->P, st->G);
+	st->N = in->P / st->G;
+	if (arg && pm_parse_int(arg, 1, 4096, "chunk count", &K, err))
+		return PM_EINPUT;
+	st->K = (int)K;
+	st->from_size = !arg;
+	in->sized = st->from_size;
+	in->steps = steps_of(st);
+	return link_ratio(in, st, err);
+}
+
+/* K from the size: a block in 2 MiB steps (16 channels of 128 KiB, as
+ * nvls), at most 64 and, where the schedule is built, within MAX_XFERS
+ * stored transfers. */
+static int at_size(struct pm_inst *in, double n, struct pm_err *err)
+{
+	struct cn_state *st = cns(in);
+	long most = MOST_K;
+
+	(void)err;
+	if (!st->from_size)
+		return PM_OK;
+	while (in->P <= MAX_P && most > 1 && (st->K = (int)most, xfers_of(st) > MAX_XFERS))
+		most /= 2;
+	st->K = (int)pm_pipe_chunks(n / st->G, 16 * 131072.0, most);
+	in->steps = steps_of(st);
+	snprintf(in->label, sizeof in->label, "collnet:%d", st->K);
+	return PM_OK;
+}
+
+/* The rail's routes, node by node (way 0 up from node v's GPU g to node
+ * 0's, way 1 down from node 0's to node v's; v = 1 .. N-1), each less the
+ * links an earlier node's route has taken: route (g, way, v) is
+ * links[off[i] .. off[i+1]), i = (g * 2 + way) * (N-1) + v-1. */
+struct rail_routes {
+	int *off, *links;
+	size_t n;
+};
+
+static int claim_routes(const struct pm_topo *t, const struct cn_state *st, struct rail_routes *R,
+			struct pm_err *err)
+{
+	int G = st->G, N = st->N, H = pm_topo_max_hops(t), i = 0;
+	char *used = calloc((size_t)pm_topo_nlinks(t) + 1, 1);
+	int *buf = malloc(sizeof(int) * (size_t)H + 8);
+
+	R->off = malloc(sizeof(int) * ((size_t)G * 2 * (N - 1) + 1));
+	R->links = malloc(sizeof(int) * (size_t)G * 2 * (N - 1) * (size_t)H + 1);
+	R->n = 0;
+	if (!used || !buf || !R->off || !R->links) {
+		free(used), free(buf);
+		return pm_fail(err, PM_EINTERNAL, "collnet: out of memory");
+	}
+	for (int g = 0; g < G; g++)
+		for (int way = 0; way < 2; way++) {
+			size_t first = R->n;
+			for (int v = 1; v < N; v++) {
+				int h = way ? pm_topo_route(t, g, v * G + g, buf) : pm_topo_route(t, v * G + g, g, buf);
+				R->off[i++] = (int)R->n;
+				for (int k = 0; k < h; k++)
+					if (!used[buf[k]])
+						used[buf[k]] = 1, R->links[R->n++] = buf[k];
+			}
+			for (size_t k = first; k < R->n; k++)	/* the next step's claims start afresh */
+				used[R->links[k]] = 0;
+		}
+	R->off[i] = (int)R->n;
+	free(used), free(buf);
+	return PM_OK;
+}
+
+/* Chunk j inside every node: phase 0 each GPU's copy of every other
+ * block to the block's GPU (reduced there), phase 3 each block's GPU to
+ * every other; in rounds d = 1 .. G-1 of GPU h with GPU h + d, so each
+ * GPU's link starts on a different peer (the link simulator serves a
+ * link's transfers in order). */
+static void add_node(const struct pm_topo *t, const struct cn_state *st, struct pm_sched *s, int step, int j,
+		     int phase, int *buf)
+{
+	int G = st->G;
+
+	for (int d = 1; d < G; d++)
+		for (int v = 0; v < st->N; v++)
+			for (int h = 0; h < G; h++) {
+				int g = (h + d) % G, a = v * G + (phase == 0 ? h : g), b = v * G + (phase == 0 ? g : h);
+				uint32_t lo = (uint32_t)(j * G + g);	/* block g, to or from its GPU */
+				pm_sched_add_routed(s, step, a, b, lo, 1, phase == 0 ? PM_REDUCE : PM_COPY, phase, buf,
+						    pm_topo_route(t, a, b, buf));
+			}
+}
+
+/* Chunk j of every block up the rails to node 0 (phase 1) or down from
+ * it (phase 2), each node's transfer on the links it claimed. */
+static void add_rails(const struct cn_state *st, const struct rail_routes *R, struct pm_sched *s, int step, int j,
+		      int phase)
+{
+	int G = st->G, N = st->N;
+
+	for (int g = 0; g < G; g++)
+		for (int v = 1; v < N; v++) {
+			int i = (g * 2 + phase - 1) * (N - 1) + v - 1, a = phase == 1 ? v * G + g : g;
+			pm_sched_add_routed(s, step, a, phase == 1 ? g : v * G + g, (uint32_t)(j * G + g), 1,
+					    phase == 1 ? PM_REDUCE : PM_COPY, phase, R->links + R->off[i],
+					    R->off[i + 1] - R->off[i]);
+		}
+}
+
+/* Step `step`: chunk step reduced in the nodes, step-1 up the rails,
+ * step-2 down, step-3 out to the nodes (with one GPU a node, only the
+ * rails: chunk step up, step-1 down). */
+static void add_step(const struct pm_topo *t, const struct cn_state *st, const struct rail_routes *R,
+		     struct pm_sched *s, int step, int *buf)
+{
+	for (int phase = 0; phase < 4; phase++) {
+		int j = step - (st->G > 1 ? phase : phase - 1);
+		if (j < 0 || j >= st->K)
+			continue;
+		if (phase == 1 || phase == 2)
+			add_rails(st, R, s, step, j, phase);
+		else if (st->G > 1)
+			add_node(t, st, s, step, j, phase, buf);
+	}
+}
+
+static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
+{
+	const struct cn_state *st = ccns(in);
+	struct rail_routes R = {0};
+
+	if (in->P > MAX_P)
+		return pm_fail(err, PM_EINPUT,
+			       "past %d ranks collnet is priced in closed form only (its schedule would store %.3g transfers on %d ranks; --model closed)",
+			       MAX_P, xfers_of(st), in->P);
+	int *buf = malloc(sizeof(int) * (size_t)pm_topo_max_hops(in->topo) + 8);
+	int rc = buf ? claim_routes(in->topo, st, &R, err) : pm_fail(err, PM_EINTERNAL, "collnet: out of memory");
+	if (!rc) {
+		s->nchunks = (uint32_t)(st->G * st->K);
+		for (int step = 0; step < steps_of(st); step++)
+			add_step(in->topo, st, &R, s, step, buf);
+	}
+	free(R.off), free(R.links), free(buf);
+	return rc;
+}
+
+/* Step k's busiest link in units of n/(GK) at the slowest link's rate:
+ * the in-node phases (chunk k scattered, chunk k-3 gathered) load a GPU's
+ * switch link G-1 units each, r times faster; the rail phases (chunk
+ * k-1 up, k-2 down; k and k-1 with one GPU a node) a NIC one unit each
+ * way. */
+static double step_units(const struct cn_state *st, int k)
+{
+	int K = st->K, at = st->G > 1;
+	int in_node = at * ((k < K) + (k >= 3 && k - 3 < K));
+	int rail = (k - at >= 0 && k - at < K) || (k - at - 1 >= 0 && k - at - 1 < K);
+	double nvl = in_node * (st->G - 1) / st->r;
+
+	return nvl > rail ? nvl : rail;
+}
+
+static void closed(const struct pm_inst *in, double n, const struct pm_params *p, struct pm_cost *c)
+{
+	const struct cn_state *st = ccns(in);
+	int S = steps_of(st);
+	double units = 0;
+
+	for (int k = 0; k < S; k++)
+		units += step_units(st, k);
+	c->steps = S;
+	c->alpha_s = S * p->alpha_s;
+	c->lat_s = S * pm_hop_lat(in, p);
+	c->bw_s = units * pm_msg_bw_s(p, n / ((double)st->G * st->K));
+	c->red_s = n / st->G * (st->G - 1 + st->N - 1) / st->N * p->gamma_spB;
+	/* the G-1 copies scattered and gathered in the node (2 (G-1)/G n), and
+	 * the block up the rail (n/G) */
+	c->sent_B = n / st->G * (2.0 * (st->G - 1) + 1);
+}
+
+static double xfers(const struct pm_inst *in)
+{
+	return in->P > MAX_P ? 0 : xfers_of(ccns(in));
+}
+
+const struct pm_algo pm_algo_collnet = {
+	.name = "collnet",
+	.summary = "NCCL's CollNetDirect across nodes: the network's switches reduce and multicast (SHARP), each GPU's block through its own NIC, direct reduce-scatter and all-gather in the node, K chunks pipelined",
+	.arg_syntax = "K",
+	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers); past 4,096 ranks closed form only",
+	.formula = "S (a + d) + sum_k max(e_k (G-1)/r, f_k) w(n/(GK)) b + (n/G)(G-1+N-1)/N g, S = K + 3, e_k in-node phases of step k (2 steady), f_k its rail phases (0 or 1), r = a GPU's switch link / the slowest link",
+	.reference = "NCCL src/device/all_reduce.h (CollNetDirect); Graham et al., COMHPC 2016 (SHARP)",
+	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_NET_REDUCES,
+	.prepare = prepare,
+	.build = build,
+	.closed = closed,
+	.xfers = xfers,
+	.at_size = at_size,
+};
