@@ -291,7 +291,7 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	 * reaches its own rate (nvls_busbw), so each byte takes the link as
 	 * long as link / NVLS algbw bytes would */
 	if (st->pick.algo == PM_NCCL_NVLS && st->pick.algbw_Bps > 0 && st->sys.ring_Bps > st->pick.algbw_Bps)
-		p->wire_scale = st->sys.ring_Bps / st->pick.algbw_Bps;
+		p->switch_scale = st->sys.ring_Bps / st->pick.algbw_Bps;
 }
 
 const struct pm_algo pm_algo_nccl = {

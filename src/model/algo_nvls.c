@@ -109,6 +109,7 @@ static void add_step(const struct pm_inst *in, struct pm_sched *s, int j, const 
 				int via[2] = {up[g], down[k]};
 				pm_sched_add_routed(s, j, g, k, (uint32_t)(j * P + k), 1, PM_REDUCE, 0, via,
 						    g == first ? 2 : 1);
+				pm_sched_at_switch(s);
 			}
 		if (j >= 1)
 			for (int g = 0; g < P; g++) {
@@ -117,6 +118,7 @@ static void add_step(const struct pm_inst *in, struct pm_sched *s, int j, const 
 				int via[2] = {up[k], down[g]};
 				pm_sched_add_routed(s, j, k, g, (uint32_t)((j - 1) * P + k), 1, PM_COPY, 1,
 						    g == first ? via : via + 1, g == first ? 2 : 1);
+				pm_sched_at_switch(s);
 			}
 	}
 }
@@ -148,7 +150,7 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->lat_s = (C + 1) * pm_hop_lat(in, p);
 	/* the first step only reduces (P-1 units up a link), the last only
 	 * multicasts (P-1 down), the C-1 between do both (P each way) */
-	c->bw_s = (2 * (P - 1) + (C - 1) * P) * pm_msg_bw_s(p, u);
+	c->bw_s = (2 * (P - 1) + (C - 1) * P) * pm_msg_bw_s(p, u) * pm_switch_scale(p);
 	c->red_s = C * (P - 1) * u * p->gamma_spB;
 	c->sent_B = n;		/* (P-1)/P n up to the switch, n/P multicast */
 }
@@ -166,7 +168,7 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	double link = cnt > 0 ? pm_topo_link(in->topo, out[0])->bw_Bps : 0;	/* one node: its only link, up */
 
 	if (alg > 0 && link > alg)
-		p->wire_scale = link / alg;
+		p->switch_scale = link / alg;
 }
 
 static double xfers(const struct pm_inst *in)

@@ -137,13 +137,15 @@ static void route_step(const struct pm_topo *t, const struct pm_sched *s, int k,
 {
 	double unit = n / s->nchunks, bytes = 0, wire = 0;
 	uint32_t last_cnt = 0;
+	int last_sw = 0;
 
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
-		if (x->cnt != last_cnt) {	/* most transfers of a step are alike */
+		if (x->cnt != last_cnt || x->at_switch != last_sw) {	/* most transfers of a step are alike */
 			last_cnt = x->cnt;
+			last_sw = x->at_switch;
 			bytes = unit * x->cnt;
-			wire = pm_wire_bytes(p, bytes);
+			wire = pm_wire_bytes(p, bytes) * (x->at_switch ? pm_switch_scale(p) : 1);
 		}
 		int a = s->map[x->src], b = s->map[x->dst];
 		const int *route;

@@ -53,6 +53,7 @@ struct pm_profile {
 	int ncls;			/* K: classes, the stride of run-wide counts */
 	int nslot;			/* S: most classes in one step, the stride of a step's counts */
 	uint32_t cnt[MAXC];		/* unit count of each class */
+	uint8_t sw[MAXC];		/* ... and whether a switch carries it (at_switch) */
 	double hops_rep[MAXC];		/* sum of route length x rep per class */
 	struct pstep *st;		/* per stored step */
 	double *e_inv;			/* per entry: 1 / bandwidth */
@@ -123,16 +124,17 @@ void pm_profile_free(struct pm_profile *f)
 }
 
 /* The class of unit count cnt, added if new; -1 past MAXC. */
-static int class_of(struct pm_profile *f, uint32_t cnt)
+static int class_of(struct pm_profile *f, const struct pm_xfer *x)
 {
 	int c = 0;
 
-	while (c < f->ncls && f->cnt[c] != cnt)
+	while (c < f->ncls && (f->cnt[c] != x->cnt || f->sw[c] != x->at_switch))
 		c++;
 	if (c == f->ncls) {
 		if (f->ncls == MAXC)
 			return -1;
-		f->cnt[f->ncls++] = cnt;
+		f->sw[f->ncls] = x->at_switch;
+		f->cnt[f->ncls++] = x->cnt;
 	}
 	return c;
 }
@@ -143,7 +145,7 @@ static int classes(struct pm_profile *f, const struct pm_sched *s)
 	for (int k = 0; k < s->nstored; k++) {
 		int mine[MAXS], n = 0;
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
-			int g = class_of(f, s->x[i].cnt), q = 0;
+			int g = class_of(f, &s->x[i]), q = 0;
 			if (g < 0)
 				return -1;
 			while (q < n && mine[q] != g)
@@ -265,12 +267,14 @@ static void route_step(struct pm_profile *f, struct pstep *ps, int k, double rep
 	const struct pm_sched *s = f->s;
 	int g = 0, q = 0;
 	uint32_t last = 0;
+	int last_sw = 0;
 
 	for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 		const struct pm_xfer *x = &s->x[i];
-		if (i == s->step_off[k] || x->cnt != last) {	/* most transfers of a step are alike */
+		if (i == s->step_off[k] || x->cnt != last || x->at_switch != last_sw) {	/* most transfers of a step are alike */
 			last = x->cnt;
-			g = class_of(f, x->cnt);
+			last_sw = x->at_switch;
+			g = class_of(f, x);
 			q = slot_of(ps, g);
 		}
 		int ends, h = count_route(f, ps, i, q, b, ne, &ends);
@@ -482,7 +486,7 @@ void pm_profile_price(const struct pm_profile *f, double n, struct pm_cost *out,
 
 	memset(out, 0, sizeof *out);
 	for (size_t c = 0; c < K; c++) {
-		w[c] = pm_wire_bytes(&f->p, unit * f->cnt[c]);
+		w[c] = pm_wire_bytes(&f->p, unit * f->cnt[c]) * (f->sw[c] ? pm_switch_scale(&f->p) : 1);
 		out->wire_B += w[c] * f->hops_rep[c];
 	}
 	price_steps(f, unit, w, out, steps);

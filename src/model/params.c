@@ -35,7 +35,12 @@ double pm_wire_bytes(const struct pm_params *p, double m)
 {
 	if (m <= 0)
 		return 0;
-	return wire_of(p, m) * (p->wire_scale > 0 ? p->wire_scale : 1);
+	return wire_of(p, m);
+}
+
+double pm_switch_scale(const struct pm_params *p)
+{
+	return p->switch_scale > 0 ? p->switch_scale : 1;
 }
 
 static int flow_error(const char *s, struct pm_err *err)

@@ -54,9 +54,10 @@ struct pm_params {
 	int lat_in_alpha;	/* the steps' alpha already holds each hop's latency
 				 * (NCCL's per-hop constants): the evaluators and the
 				 * simulators' links add none of their own */
-	double wire_scale;	/* link time of a byte, in bytes (0: 1): NCCL's NVLS
-				 * bytes at the rate NCCL's NVLS reaches rather than the
-				 * links' own (algo_nccl.c) */
+	double switch_scale;	/* link time of a byte a switch that reduces or
+				 * multicasts carries (a transfer at_switch, sched.h),
+				 * in bytes (0: 1): NVLS's bytes at the rate the switch
+				 * reaches rather than the links' own (algo_nvls.c) */
 };
 
 /* Seed 000 Table III: 16 GB/s, 150 ns links, 256-byte packet payloads
@@ -66,6 +67,9 @@ void pm_params_default(struct pm_params *p);
 
 /* Bytes a message of msg_B payload bytes puts on a link. */
 double pm_wire_bytes(const struct pm_params *p, double msg_B);
+/* The same for a transfer that a switch carries (at_switch): times
+ * switch_scale. */
+double pm_switch_scale(const struct pm_params *p);
 
 /* "none", "message", "packet:256" or "packet:256/16" (payload/flit). */
 int pm_parse_flow(const char *s, struct pm_params *p, struct pm_err *err);

@@ -203,10 +203,16 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 	}
 	if (s->rot)	/* the rotation array has x's capacity */
 		s->rot[s->nx] = (struct pm_rot){0, 0, 0};
-	s->x[s->nx++] = (struct pm_xfer){src, dst, lo, cnt, (uint16_t)op,
+	s->x[s->nx++] = (struct pm_xfer){src, dst, lo, cnt, (uint8_t)op, 0,
 					 (uint16_t)flow};
 	s->step_off[s->nstored] = s->nx;
 	s->nx_played += 1;
+}
+
+void pm_sched_at_switch(struct pm_sched *s)
+{
+	if (!s->failed && s->nx > 0)
+		s->x[s->nx - 1].at_switch = 1;
 }
 
 void pm_sched_add_rot(struct pm_sched *s, int step, int src, int dst,
@@ -283,6 +289,8 @@ static void expand_step(const struct pm_sched *s, int k, long j,
 		else
 			pm_sched_add(out, step, x->src, x->dst, lo, x->cnt,
 				     (enum pm_op)x->op, x->flow);
+		if (x->at_switch)
+			pm_sched_at_switch(out);
 	}
 	if (s->step_off[k] == s->step_off[k + 1] && !out->failed &&
 	    open_step(out, step))

@@ -45,7 +45,10 @@ enum pm_op {
 struct pm_xfer {
 	int32_t src, dst;	/* ranks */
 	uint32_t lo, cnt;	/* chunk units [lo, lo+cnt) */
-	uint16_t op;		/* enum pm_op */
+	uint8_t op;		/* enum pm_op */
+	uint8_t at_switch;	/* 1: a switch that reduces or multicasts carries it
+				 * (nvls, nvlstree): its bytes take the links at the
+				 * switch's rate, pm_params.switch_scale */
 	uint16_t flow;		/* which tree/ring/stream carries it, for display */
 };
 
@@ -106,6 +109,10 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 void pm_sched_add_routed(struct pm_sched *s, int step, int src, int dst,
 			 uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
 			 const int *links, int nlinks);
+
+/* Mark the transfer just added as carried by a switch that reduces or
+ * multicasts (struct pm_xfer, at_switch). */
+void pm_sched_at_switch(struct pm_sched *s);
 
 /* As pm_sched_add, for a transfer that rotates through the units
  * [wlo, wlo+wlen) by `by` units per pass when its step is repeated. */

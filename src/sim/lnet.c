@@ -202,8 +202,10 @@ static int links_and_segments(struct lnet *m, const struct pm_topo *t, double un
 		m->bw[l] = l < m->nnet ? links[l].bw_Bps : p->inj_bw_Bps;
 		m->lat[l] = l < m->nnet && !p->lat_in_alpha ? links[l].lat_s : 0;
 	}
-	for (size_t i = 0; i < nx; i++)
+	for (size_t i = 0; i < nx; i++) {
 		m->nseg[i] = pm_lnet_segments(p, maxseg, unit * m->s->x[i].cnt, &m->segw[i]);
+		m->segw[i] *= m->s->x[i].at_switch ? pm_switch_scale(p) : 1;	/* the switch's rate */
+	}
 	return PM_OK;
 }
 

@@ -519,7 +519,8 @@ static int nop_setup(struct sim *m, const struct pm_sim_opts *o)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
 			double t = o->routers && o->router.ni_buffer > 0
 				? pm_rnet_handover_s(m->p, &o->router, m->unit * s->x[i].cnt)
-				: pm_wire_bytes(m->p, m->unit * s->x[i].cnt) / m->p->link_bw_Bps;
+				: pm_wire_bytes(m->p, m->unit * s->x[i].cnt) * (s->x[i].at_switch ? pm_switch_scale(m->p) : 1) /
+					  m->p->link_bw_Bps;
 			m->xstep[i] = (uint32_t)k;
 			if (!m->order)	/* ORDER skips a NOP at once */
 				m->tstep[k] = t > m->tstep[k] ? t : m->tstep[k];

@@ -1033,11 +1033,11 @@ int pm_rnet_new(const struct pm_topo *t, const struct pm_sched *s, double unit,
 		free(n);
 		return PM_ENOTAPPLICABLE;
 	}
-	if (p->wire_scale > 0 && p->wire_scale != 1) {	/* flits are cut from the payload alone */
+	if (pm_switch_scale(p) != 1) {	/* flits are cut from the payload alone */
 		free(n);
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: the router network moves flits at the links' own rate and cannot charge a byte %.3g bytes of link time (--sim-net links can)",
-			       p->wire_scale);
+			       pm_switch_scale(p));
 	}
 	if ((double)n->nout >= (double)(1u << PM_EV_ID_BITS) || s->nx >= (1u << PM_EV_ID_BITS)) {
 		int nout = n->nout;
