@@ -666,21 +666,24 @@ Test(nccl, node_tree_by_hand)
  * g owns block g, u = n/8 = 2 MiB, each half (1 MiB) on one of the two
  * trees; on two nodes each node is the root of one tree and the leaf of
  * the other.  By hand, at the links' own rates (NVLink 370 GB/s, NIC
- * 48 GB/s) and no alpha:
+ * 48 GB/s), the bytes the switch carries at NVLS's rate (nvls_busbw 480
+ * GB/s as 8 GPUs' algbw, 480 x 8/14 = 274.3 GB/s: s = 370 / 274.3 link
+ * bytes a byte) and no alpha:
  *   step 0  each GPU sends its 7 other blocks' copies up its link to the
- *           switch: 7u on an uplink, 14 MiB / 370 GB/s;
+ *           switch: 7u on an uplink, 14 MiB x s / 370 GB/s;
  *   step 1  each leaf's halves go up their rail: 1 MiB / 48 GB/s;
  *   step 2  each root sends its half down the rail (1 MiB / 48 GB/s,
  *           21.8 us) and every GPU of the root's node multicasts its own
  *           block's half, so each downlink takes the 7 other GPUs' halves
- *           (7 MiB / 370 GB/s, 19.8 us: the rail is the busier);
+ *           (7 MiB x s / 370 GB/s, 26.8 us: NVLink is the busier);
  *   step 3  the leaves' GPUs multicast the halves they received: 7 MiB
- *           on each downlink, / 370 GB/s.
+ *           x s on each downlink, / 370 GB/s.
  * S = K + 2H + 1 = 4 steps; 8 x (3 x 2 x 7 + 4) = 368 transfers (per
  * block: 7 reductions into its owner in each node, 7 multicast copies of
  * each half in each node, one half up and down each tree).  The closed
- * form charges every step the rails' steady load, L = 2 halves on two
- * nodes, at the slowest link: 4 x 2 x 1 MiB / 48 GB/s. */
+ * form charges every step the steady load: the busier of the rails' L = 2
+ * halves on two nodes at 48 GB/s and NVLink's 2G = 16 halves at the
+ * switch's rate, 16 x s / 370 against 2 / 48: 4 x 16 MiB x s / 370 GB/s. */
 Test(nccl, nvlstree_schedule_by_hand)
 {
 	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
@@ -698,9 +701,10 @@ Test(nccl, nvlstree_schedule_by_hand)
 	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
 	pm_sched_release(&s);
-	cr_assert(rel_close(c.bw_s, 21 * MiB / 370e9 + 2 * MiB / 48e9, 1e-9), "bw %g", c.bw_s);
+	double sw = 370e9 / (480e9 * 8 / 14);
+	cr_assert(rel_close(c.bw_s, 28 * MiB * sw / 370e9 + 1 * MiB / 48e9, 1e-9), "bw %g", c.bw_s);
 	pm_algo_closed(&in, n, &p, &k);
-	cr_assert(rel_close(k.bw_s, 8 * MiB / 48e9, 1e-9), "closed %g", k.bw_s);
+	cr_assert(rel_close(k.bw_s, 64 * MiB * sw / 370e9, 1e-9), "closed %g", k.bw_s);
 	/* what a GPU sends: 7 copies (14 MiB) and its two halves' multicast
 	 * once each (2 MiB) up to the switch, which sends the other copies;
 	 * one half up its leaf tree and one down its root tree (2 MiB): 18

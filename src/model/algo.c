@@ -61,6 +61,15 @@ int pm_node_switch_links(const struct pm_topo *t, int G, int N, int *up, int *do
 	return PM_OK;
 }
 
+double pm_node_switch_rate(const struct pm_topo *t, const char *who, struct pm_err *err)
+{
+	int up[2], down[2];
+
+	if (pm_node_switch_links(t, 2, 1, up, down, who, err))
+		return 0;
+	return pm_topo_link(t, up[0])->bw_Bps;
+}
+
 double pm_hop_lat(const struct pm_inst *in, const struct pm_params *p)
 {
 	return in->hop_links * p->link_lat_s;

@@ -194,6 +194,14 @@ double pm_hop_lat(const struct pm_inst *in, const struct pm_params *p);
  * naming algorithm who, where a route is not those two. */
 int pm_node_switch_links(const struct pm_topo *t, int G, int N, int *up, int *down, const char *who,
 			 struct pm_err *err);
+/* The rate of GPU 0's link to its node's switch (B/s; 0 with err set
+ * where its node has no two GPUs on one switch). */
+double pm_node_switch_rate(const struct pm_topo *t, const char *who, struct pm_err *err);
+/* NVLS's rate (the machine's nvls_busbw as the all-reduce of G GPUs:
+ * algbw = busbw G / 2(G-1)) as a scale on the bytes its switch carries
+ * over links of link_Bps (pm_params.switch_scale; 1 where the links are
+ * the slower).  algo_nvls.c; nvlstree's nodes charge it too. */
+double pm_nvls_switch_scale(const struct pm_topo *t, int G, double link_Bps);
 double pm_msg_bw_s(const struct pm_params *p, double m);
 
 /* Reduce-phase steps of the double binary tree on P ranks, K chunks. */

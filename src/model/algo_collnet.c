@@ -76,17 +76,15 @@ static double xfers_of(const struct cn_state *st)
  * slowest link (1 with one GPU a node). */
 static int link_ratio(const struct pm_inst *in, struct cn_state *st, struct pm_err *err)
 {
-	double slow, lat;
-	int up[2], down[2];
+	double slow, lat, rate = st->G < 2 ? 1 : pm_node_switch_rate(in->topo, "collnet", err);
 
 	st->r = 1;
-	if (st->G < 2)
-		return PM_OK;
-	int rc = pm_node_switch_links(in->topo, 2, 1, up, down, "collnet", err);
+	if (rate <= 0)
+		return PM_ENOTAPPLICABLE;
 	pm_topo_slowest(in->topo, &slow, &lat);
-	if (!rc && slow > 0)
-		st->r = pm_topo_link(in->topo, up[0])->bw_Bps / slow;
-	return rc;
+	if (st->G > 1 && slow > 0)
+		st->r = rate / slow;
+	return PM_OK;
 }
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)

@@ -292,6 +292,10 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	 * long as link / NVLS algbw bytes would */
 	if (st->pick.algo == PM_NCCL_NVLS && st->pick.algbw_Bps > 0 && st->sys.ring_Bps > st->pick.algbw_Bps)
 		p->switch_scale = st->sys.ring_Bps / st->pick.algbw_Bps;
+	/* NVLSTree: its nodes' NVLS at NVLS's rate in a node, the NICs at theirs */
+	double node = st->sys.ppn > 1 ? st->sys.nvls_Bps * st->sys.ppn / (2.0 * (st->sys.ppn - 1)) : 0;
+	if (st->pick.algo == PM_NCCL_NVLS_TREE && node > 0 && st->sys.ring_Bps > node)
+		p->switch_scale = st->sys.ring_Bps / node;
 }
 
 const struct pm_algo pm_algo_nccl = {

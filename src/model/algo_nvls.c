@@ -155,20 +155,27 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->sent_B = n;		/* (P-1)/P n up to the switch, n/P multicast */
 }
 
+double pm_nvls_switch_scale(const struct pm_topo *t, int G, double link_Bps)
+{
+	const struct pm_machine *m = pm_topo_machine_desc(t);
+	double alg = m && G > 1 ? m->nccl.nvls_Bps * G / (2.0 * (G - 1)) : 0;
+
+	return alg > 0 && link_Bps > alg ? link_Bps / alg : 1;
+}
+
 /* The switch's rate: what limits NVLS is how fast the switch reduces and
  * multicasts, which the machine states as NVLS's all-reduce bus bandwidth
- * (param nvls_busbw; algbw = busbw P / 2(P-1)), below its links' rate.
- * Each byte then takes a link as long as link / NVLS algbw bytes would. */
+ * (param nvls_busbw), below its links' rate.  Each byte then takes a link
+ * as long as link / NVLS algbw bytes would. */
 static void params(const struct pm_inst *in, struct pm_params *p)
 {
-	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
 	int cnt;
 	const int *out = pm_topo_out(in->topo, 0, &cnt);
-	double alg = m ? m->nccl.nvls_Bps * in->P / (2.0 * (in->P - 1)) : 0;
 	double link = cnt > 0 ? pm_topo_link(in->topo, out[0])->bw_Bps : 0;	/* one node: its only link, up */
+	double s = pm_nvls_switch_scale(in->topo, in->P, link);
 
-	if (alg > 0 && link > alg)
-		p->switch_scale = link / alg;
+	if (s != 1)
+		p->switch_scale = s;
 }
 
 static double xfers(const struct pm_inst *in)

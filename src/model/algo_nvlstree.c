@@ -24,14 +24,17 @@
  * the most half-chunks a node moves on one rail a step over both trees
  * (a node inner in one tree with two children and a leaf in the other:
  * 4; two nodes, each the root of one tree: 2).
- * Cost:  T = S (a + d + L w(n/(2 G K)) b) + n g,
- *        the rails' share (a closed form sees one link, b the slowest:
- *        on NVSwitch clusters the NIC, and G units on NVLink take less
- *        than L on a NIC wherever G < L x NVLink rate / NIC rate: 8 GPUs
- *        of 370 GB/s links over 48 GB/s NICs need G < 31); the switch's
+ * Cost:  T = S (a + d + max(L, 2 G s / r) w(n/(2 G K)) b) + n g,
+ *        b the slowest link's time a byte (on NVSwitch clusters the NIC),
+ *        r how much faster a GPU's link to its switch is (370 / 48 on DGX
+ *        H100), s the switch's rate as a scale on the bytes it carries
+ *        (link / NVLS algbw, 370 / 274.3 = 1.35 there, as nvls): the
+ *        busier of a rail's L halves and NVLink's 2G halves at the
+ *        switch's rate, which the rails are from three DGX H100 nodes on
+ *        (4 against 2.8) and NVLink on two (2.8 against 2); the switch's
  *        sums and the trees' reductions booked to the block's owner (n
- *        bytes each).  The contention evaluator prices each link at its
- *        own rate, the switch's reduction not limiting (the rails do).
+ *        bytes each).  The contention evaluator charges the transfers in
+ *        a node at the switch's rate and the rails at theirs.
  * Every transfer carries its links: inside a node through the switch as
  * nvls, across nodes the network's own route between the two GPUs.
  * Restrictions: a machine: network of two or more nodes whose NVSwitch
@@ -53,6 +56,7 @@ struct nvt_state {
 	int G, N, K;		/* GPUs a node, nodes, chunks a block */
 	int H[2];		/* each tree's height in edges */
 	int L;			/* most half-chunks on one rail a step, each way */
+	double nvl_Bps, r;	/* a GPU's link to its switch; over the slowest link */
 	int from_size;		/* K from the message size */
 };
 _Static_assert(sizeof(struct nvt_state) <= PM_PRIV_BYTES, "nvlstree state fits pm_inst.priv");
@@ -145,7 +149,11 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	in->sized = st->from_size;
 	int rc = tree_shape(st, err);
 	in->steps = steps_of(st);
-	return rc;
+	double slow, lat;
+	pm_topo_slowest(in->topo, &slow, &lat);
+	st->nvl_Bps = rc ? 0 : pm_node_switch_rate(in->topo, "nvlstree", err);
+	st->r = slow > 0 ? st->nvl_Bps / slow : 1;
+	return rc ? rc : st->nvl_Bps > 0 ? PM_OK : PM_ENOTAPPLICABLE;
 }
 
 /* K from the size: NCCL's NVLSTree chunk (128 KiB, 64 KiB from four
@@ -247,6 +255,8 @@ static int emit(const struct pm_topo *topo, struct pm_sched *s, const struct tx 
 		int h = y->nvia >= 0 ? y->nvia : pm_topo_route(topo, y->src, y->dst, route);
 		pm_sched_add_routed(s, y->step, y->src, y->dst, y->lo, y->cnt, (enum pm_op)y->op, y->flow,
 				    y->nvia >= 0 ? y->via : route, h);
+		if (y->nvia >= 0)	/* in a node: the switch reduces or multicasts it */
+			pm_sched_at_switch(s);
 	}
 	free(at), free(by), free(route);
 	return PM_OK;
@@ -293,7 +303,8 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->steps = S;
 	c->alpha_s = S * p->alpha_s;
 	c->lat_s = S * pm_hop_lat(in, p);
-	c->bw_s = S * st->L * pm_msg_bw_s(p, half);
+	double nvl = 2.0 * st->G * pm_switch_scale(p) / st->r;	/* NVLink's G units at the switch's rate */
+	c->bw_s = S * (nvl > st->L ? nvl : st->L) * pm_msg_bw_s(p, half);
 	c->red_s = n * p->gamma_spB;	/* the switch's (G-1)/G n and the tree's n/G, booked to the owner */
 	/* a GPU sends G - 1 copies and a multicast up to its switch a chunk
 	 * (n in all) and L halves on its rail */
@@ -305,12 +316,22 @@ static double xfers(const struct pm_inst *in)
 	return in->P > MAX_P ? 0 : xfers_of(cnvs(in));
 }
 
+/* NVLS's rate on the transfers the switches carry (as nvls). */
+static void params(const struct pm_inst *in, struct pm_params *p)
+{
+	const struct nvt_state *st = cnvs(in);
+	double s = pm_nvls_switch_scale(in->topo, st->G, st->nvl_Bps);
+
+	if (s != 1)
+		p->switch_scale = s;
+}
+
 const struct pm_algo pm_algo_nvlstree = {
 	.name = "nvlstree",
 	.summary = "NCCL's NVLSTree across NVSwitch nodes: each node's switch reduces and multicasts, the double binary tree joins the nodes on every NIC rail, K chunks pipelined",
 	.arg_syntax = "K",
 	.arg_help = "pipeline chunks K (default from the size: a block n/G in steps of 16 of NCCL's NVLSTree chunks, 128 KiB, 64 KiB from four nodes, at most 64 and within 2^20 stored transfers); past 4,096 ranks closed form only",
-	.formula = "S (a + d + L w(n/(2GK)) b) + n g, S = K + 2H + 1, H the taller tree's height, L the most half-chunks a rail carries a step (4; 2 on two nodes)",
+	.formula = "S (a + d + max(L, 2Gs/r) w(n/(2GK)) b) + n g, S = K + 2H + 1, H the taller tree's height, L the most half-chunks a rail carries a step (4; 2 on two nodes), r = a GPU's switch link / the slowest link, s = the switch's rate as a scale on its bytes (link / NVLS algbw)",
 	.reference = "NCCL src/graph/connect.cc, src/device/all_reduce.h (NVLSTree); Klenk et al., ISCA 2020; Sanders, Speck & Traff 2009",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_NODES_REDUCE,
 	.prepare = prepare,
@@ -318,4 +339,5 @@ const struct pm_algo pm_algo_nvlstree = {
 	.closed = closed,
 	.xfers = xfers,
 	.at_size = at_size,
+	.params = params,
 };
