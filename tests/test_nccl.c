@@ -807,6 +807,24 @@ Test(nccl, collnet_schedule_by_hand)
 	 * the block up the rail (2 MiB) */
 	cr_assert(rel_close(c.sent_B, 30 * MiB, 1e-12) && rel_close(k.sent_B, 30 * MiB, 1e-12), "sent %g %g",
 		  c.sent_B, k.sent_B);
+	/* collnet:1,nvls, NVLS in the nodes (NCCL's NVLS across nodes with
+	 * SHARP): step 0 each GPU's 7 copies up to its switch, 14 MiB at the
+	 * switch's rate (s = 370 / 274.3 link bytes a byte, as nvls); steps 1
+	 * and 2 the rails as above; step 3 each GPU's downlink takes the 7
+	 * other blocks' multicast, 14 MiB x s.  A GPU sends 7 copies, one
+	 * multicast and one block up the rail: 18 MiB */
+	double sw = 370e9 / (480e9 * 8 / 14);
+	resolve_or_die("collnet:1,nvls", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	cr_assert(rel_close(c.bw_s, 28 * MiB * sw / 370e9 + 4 * MiB / 48e9, 1e-9), "nvls bw %g", c.bw_s);
+	pm_algo_closed(&in, n, &p, &k);
+	cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "nvls closed %g", k.bw_s);
+	cr_assert(rel_close(c.sent_B, 18 * MiB, 1e-12) && rel_close(k.sent_B, 18 * MiB, 1e-12), "nvls sent %g %g",
+		  c.sent_B, k.sent_B);
+	cr_assert_eq(pm_algo_resolve("collnet:2,", t, 0, &in, &err), PM_EINPUT);
 	pm_topo_free(t);
 	unlink(path);
 
@@ -816,9 +834,9 @@ Test(nccl, collnet_schedule_by_hand)
 	for (int N = 3; N <= 4; N++) {
 		char p2[] = "/tmp/pm_sharpXXXXXX";
 		t = sharp_machine(N, p2);
-		for (int K = 1; K <= 9; K += 4) {
+		for (int K = 1; K <= 18; K += 4) {
 			char spec[32];
-			snprintf(spec, sizeof spec, "collnet:%d", K);
+			snprintf(spec, sizeof spec, K > 9 ? "collnet:%d,nvls" : "collnet:%d", K - (K > 9 ? 8 : 0));
 			resolve_or_die(spec, t, 0, &in);
 			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
 			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%d nodes %s: %s", N, spec, err.msg);
@@ -829,11 +847,18 @@ Test(nccl, collnet_schedule_by_hand)
 				  k.bw_s, c.bw_s);
 		}
 		/* NCCL's CollNetDirect prices this schedule: at 64 MiB a block
-		 * of 8 MiB in 2 MiB steps, K = 4, 7 steps */
+		 * of 8 MiB in 2 MiB steps, K = 4, 7 steps; its NVLS across
+		 * nodes the NVLS one, at 256 MiB K = 16 */
 		resolve_or_die("nccl:collnetdirect", t, 0, &in);
 		cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
 		cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
 		cr_assert_eq(s.nsteps, 7);
+		pm_sched_release(&s);
+		resolve_or_die("nccl:nvls", t, 0, &in);
+		cr_assert_eq(pm_algo_at_size(&in, 256 << 20, &at, &err), PM_OK);
+		cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(s.nsteps, 19);
+		cr_assert_eq(s.x[0].at_switch, 1);
 		pm_sched_release(&s);
 		pm_topo_free(t);
 		unlink(p2);

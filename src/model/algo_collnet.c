@@ -1,4 +1,4 @@
-/* algo_collnet.c: collnet[:K], NCCL's CollNetDirect all-reduce: the
+/* algo_collnet.c: collnet[:K][,nvls], NCCL's CollNetDirect all-reduce: the
  * network's switches reduce (SHARP, Graham et al., "Scalable Hierarchical
  * Aggregation Protocol (SHArP)", COMHPC 2016; NCCL src/device/all_reduce.h,
  * runTreeCollnetDirect, with the SHARP network plugin).
@@ -14,7 +14,12 @@
  *   step j + 2  it comes back down, the switches copying it to every
  *               node's GPU g (multicast);
  *   step j + 3  GPU g sends it to the other GPUs of its node.
- * S = K + 3 steps (K + 1 with one GPU a node).  The switches' part is
+ * S = K + 3 steps (K + 1 with one GPU a node).  With nvls (NCCL's NVLS
+ * across nodes, SHARP between them) the node's switch does steps j and
+ * j + 3 as in nvls: the copies go up to it, one sum down to GPU g, and
+ * GPU g's result up once and multicast, those transfers at NVLS's rate
+ * (at_switch, switch_scale); a GPU's link then carries G units each way a
+ * steady step, G - 1 where one of the two runs.  The switches' part is
  * charged as NVLink SHARP's is in nvls: every transfer carries its links,
  * node v's sum the links of its route to node 0's GPU g that no earlier
  * node's sum has crossed this step (where routes join, the switch has
@@ -51,6 +56,8 @@
 
 struct cn_state {
 	int G, N, K;		/* GPUs a node, nodes, chunks a block */
+	int nvls;		/* in the nodes NVLS (the switch reduces), not direct copies */
+	double nvl_Bps;		/* a GPU's link to its node's switch */
 	double r;		/* a GPU's switch link over the slowest link */
 	int from_size;		/* K from the message size */
 };
@@ -81,9 +88,26 @@ static int link_ratio(const struct pm_inst *in, struct cn_state *st, struct pm_e
 	st->r = 1;
 	if (rate <= 0)
 		return PM_ENOTAPPLICABLE;
+	st->nvl_Bps = rate;
 	pm_topo_slowest(in->topo, &slow, &lat);
 	if (st->G > 1 && slow > 0)
 		st->r = rate / slow;
+	return PM_OK;
+}
+
+/* "K", "nvls" or "K,nvls". */
+static int parse_arg(const char *arg, long *K, int *nvls, struct pm_err *err)
+{
+	char buf[32];
+	const char *comma = strchr(arg, ',');
+
+	*nvls = strcmp(arg, "nvls") == 0 || (comma && strcmp(comma + 1, "nvls") == 0);
+	if (strcmp(arg, "nvls") == 0)
+		return PM_OK;
+	snprintf(buf, sizeof buf, "%.*s", comma ? (int)(comma - arg) : (int)strlen(arg), arg);
+	if ((comma && !*nvls) || pm_parse_int(buf, 1, 4096, "chunk count", K, err))
+		return pm_fail(err, PM_EINPUT, "invalid argument '%s' for collnet (expected K, nvls or K,nvls, K a chunk count from 1 to 4096)",
+			       arg);
 	return PM_OK;
 }
 
@@ -99,10 +123,13 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: collnet needs whole nodes (%d ranks on nodes of %d GPUs)",
 			       in->P, st->G);
 	st->N = in->P / st->G;
-	if (arg && pm_parse_int(arg, 1, 4096, "chunk count", &K, err))
+	if (arg && parse_arg(arg, &K, &st->nvls, err))
 		return PM_EINPUT;
+	if (st->nvls && (m->nccl.nvls_Bps <= 0 || st->G < 2))
+		return pm_fail(err, PM_ENOTAPPLICABLE,
+			       "not applicable: collnet:nvls needs nodes whose NVSwitch reduces (NVLink SHARP, param nvls_busbw) and two or more GPUs a node");
 	st->K = (int)K;
-	st->from_size = !arg;
+	st->from_size = !arg || strcmp(arg, "nvls") == 0;
 	in->sized = st->from_size;
 	in->steps = steps_of(st);
 	return link_ratio(in, st, err);
@@ -123,7 +150,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 		most /= 2;
 	st->K = (int)pm_pipe_chunks(n / st->G, 16 * 131072.0, most);
 	in->steps = steps_of(st);
-	snprintf(in->label, sizeof in->label, "collnet:%d", st->K);
+	snprintf(in->label, sizeof in->label, st->nvls ? "collnet:%d,nvls" : "collnet:%d", st->K);
 	return PM_OK;
 }
 
@@ -173,8 +200,8 @@ static int claim_routes(const struct pm_topo *t, const struct cn_state *st, stru
  * every other; in rounds d = 1 .. G-1 of GPU h with GPU h + d, so each
  * GPU's link starts on a different peer (the link simulator serves a
  * link's transfers in order). */
-static void add_node(const struct pm_topo *t, const struct cn_state *st, struct pm_sched *s, int step, int j,
-		     int phase, int *buf)
+static void add_node(const struct pm_topo *t, const struct cn_state *st, const int *up, const int *down,
+		     struct pm_sched *s, int step, int j, int phase, int *buf)
 {
 	int G = st->G;
 
@@ -183,8 +210,18 @@ static void add_node(const struct pm_topo *t, const struct cn_state *st, struct 
 			for (int h = 0; h < G; h++) {
 				int g = (h + d) % G, a = v * G + (phase == 0 ? h : g), b = v * G + (phase == 0 ? g : h);
 				uint32_t lo = (uint32_t)(j * G + g);	/* block g, to or from its GPU */
-				pm_sched_add_routed(s, step, a, b, lo, 1, phase == 0 ? PM_REDUCE : PM_COPY, phase, buf,
-						    pm_topo_route(t, a, b, buf));
+				enum pm_op op = phase == 0 ? PM_REDUCE : PM_COPY;
+				if (!st->nvls) {
+					pm_sched_add_routed(s, step, a, b, lo, 1, op, phase, buf, pm_topo_route(t, a, b, buf));
+					continue;
+				}
+				/* NVLS, as nvls: a copy up to the switch, the sum down
+				 * to g with the first (GPU g + 1's); g's multicast up
+				 * with the first copy, down to each */
+				int first = d == 1, via[2] = {up[a], down[b]};
+				pm_sched_add_routed(s, step, a, b, lo, 1, op, phase, phase == 0 || first ? via : via + 1,
+						    first ? 2 : 1);
+				pm_sched_at_switch(s);
 			}
 }
 
@@ -208,7 +245,7 @@ static void add_rails(const struct cn_state *st, const struct rail_routes *R, st
  * step-2 down, step-3 out to the nodes (with one GPU a node, only the
  * rails: chunk step up, step-1 down). */
 static void add_step(const struct pm_topo *t, const struct cn_state *st, const struct rail_routes *R,
-		     struct pm_sched *s, int step, int *buf)
+		     const int *up, const int *down, struct pm_sched *s, int step, int *buf)
 {
 	for (int phase = 0; phase < 4; phase++) {
 		int j = step - (st->G > 1 ? phase : phase - 1);
@@ -217,7 +254,7 @@ static void add_step(const struct pm_topo *t, const struct cn_state *st, const s
 		if (phase == 1 || phase == 2)
 			add_rails(st, R, s, step, j, phase);
 		else if (st->G > 1)
-			add_node(t, st, s, step, j, phase, buf);
+			add_node(t, st, up, down, s, step, j, phase, buf);
 	}
 }
 
@@ -231,13 +268,17 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 			       "past %d ranks collnet is priced in closed form only (its schedule would store %.3g transfers on %d ranks; --model closed)",
 			       MAX_P, xfers_of(st), in->P);
 	int *buf = malloc(sizeof(int) * (size_t)pm_topo_max_hops(in->topo) + 8);
-	int rc = buf ? claim_routes(in->topo, st, &R, err) : pm_fail(err, PM_EINTERNAL, "collnet: out of memory");
+	int *sw = st->nvls ? malloc(sizeof(int) * 2 * (size_t)in->P) : NULL;	/* up, down */
+	int rc = buf && (sw || !st->nvls) ? claim_routes(in->topo, st, &R, err)
+					  : pm_fail(err, PM_EINTERNAL, "collnet: out of memory");
+	if (!rc && sw)
+		rc = pm_node_switch_links(in->topo, st->G, st->N, sw, sw + in->P, "collnet:nvls", err);
 	if (!rc) {
 		s->nchunks = (uint32_t)(st->G * st->K);
 		for (int step = 0; step < steps_of(st); step++)
-			add_step(in->topo, st, &R, s, step, buf);
+			add_step(in->topo, st, &R, sw, sw ? sw + in->P : NULL, s, step, buf);
 	}
-	free(R.off), free(R.links), free(buf);
+	free(R.off), free(R.links), free(buf), free(sw);
 	return rc;
 }
 
@@ -246,12 +287,14 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
  * switch link G-1 units each, r times faster; the rail phases (chunk
  * k-1 up, k-2 down; k and k-1 with one GPU a node) a NIC one unit each
  * way. */
-static double step_units(const struct cn_state *st, int k)
+static double step_units(const struct cn_state *st, int k, double s)
 {
 	int K = st->K, at = st->G > 1;
 	int in_node = at * ((k < K) + (k >= 3 && k - 3 < K));
 	int rail = (k - at >= 0 && k - at < K) || (k - at - 1 >= 0 && k - at - 1 < K);
-	double nvl = in_node * (st->G - 1) / st->r;
+	/* NVLS: a link carries G - 1 copies one way and one unit the other a
+	 * phase, so G each way when both run */
+	double nvl = (st->nvls ? (in_node == 2 ? st->G : in_node ? st->G - 1 : 0) * s : in_node * (st->G - 1)) / st->r;
 
 	return nvl > rail ? nvl : rail;
 }
@@ -263,15 +306,16 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	double units = 0;
 
 	for (int k = 0; k < S; k++)
-		units += step_units(st, k);
+		units += step_units(st, k, pm_switch_scale(p));
 	c->steps = S;
 	c->alpha_s = S * p->alpha_s;
 	c->lat_s = S * pm_hop_lat(in, p);
 	c->bw_s = units * pm_msg_bw_s(p, n / ((double)st->G * st->K));
 	c->red_s = n / st->G * (st->G - 1 + st->N - 1) / st->N * p->gamma_spB;
-	/* the G-1 copies scattered and gathered in the node (2 (G-1)/G n), and
-	 * the block up the rail (n/G) */
-	c->sent_B = n / st->G * (2.0 * (st->G - 1) + 1);
+	/* the G-1 copies scattered and gathered in the node (2 (G-1)/G n; with
+	 * NVLS the G-1 contributions and one multicast up, n), and the block
+	 * up the rail (n/G) */
+	c->sent_B = n / st->G * (st->nvls ? st->G + 1 : 2.0 * (st->G - 1) + 1);
 }
 
 static double xfers(const struct pm_inst *in)
@@ -279,11 +323,21 @@ static double xfers(const struct pm_inst *in)
 	return in->P > MAX_P ? 0 : xfers_of(ccns(in));
 }
 
+/* collnet:nvls: NVLS's rate on the transfers its nodes' switches carry. */
+static void params(const struct pm_inst *in, struct pm_params *p)
+{
+	const struct cn_state *st = ccns(in);
+	double s = st->nvls ? pm_nvls_switch_scale(in->topo, st->G, st->nvl_Bps) : 1;
+
+	if (s != 1)
+		p->switch_scale = s;
+}
+
 const struct pm_algo pm_algo_collnet = {
 	.name = "collnet",
 	.summary = "NCCL's CollNetDirect across nodes: the network's switches reduce and multicast (SHARP), each GPU's block through its own NIC, direct reduce-scatter and all-gather in the node, K chunks pipelined",
-	.arg_syntax = "K",
-	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers); past 4,096 ranks closed form only",
+	.arg_syntax = "[K][,nvls]",
+	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers; past 4,096 ranks closed form only); nvls: in the nodes NVLS instead of direct copies, each node's switch reducing and multicasting at NVLS's rate (NCCL's NVLS across nodes with SHARP; machines with nvls_busbw)",
 	.formula = "S (a + d) + sum_k max(e_k (G-1)/r, f_k) w(n/(GK)) b + (n/G)(G-1+N-1)/N g, S = K + 3, e_k in-node phases of step k (2 steady), f_k its rail phases (0 or 1), r = a GPU's switch link / the slowest link",
 	.reference = "NCCL src/device/all_reduce.h (CollNetDirect); Graham et al., COMHPC 2016 (SHARP)",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_NET_REDUCES,
@@ -292,4 +346,5 @@ const struct pm_algo pm_algo_collnet = {
 	.closed = closed,
 	.xfers = xfers,
 	.at_size = at_size,
+	.params = params,
 };

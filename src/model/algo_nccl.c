@@ -220,7 +220,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
  * per NIC rail, or the channels the size fills where fewer), its NVLS
  * all-reduce on one node (reduced and multicast in the switch: nvls), its
  * tree's and NVLSTree's all-reduces across nodes (nodetree, nvlstree) and
- * its CollNetDirect (collnet) and its all-to-all (every pair at once,
+ * its CollNetDirect (collnet) and NVLS across nodes (collnet:nvls, SHARP
+ * across, NVLS in the nodes) and its all-to-all (every pair at once,
  * direct:grouped).  The rest have none yet, and say so. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
 {
@@ -248,9 +249,10 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, "nvlstree", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
-	/* CollNetDirect: the network's switches reduce (SHARP; algo_collnet.c) */
-	if (a == PM_NCCL_COLLNET_DIRECT && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
-		int rc = pm_algo_resolve_coll(in->coll, "collnet", in->topo, 0, sub, err);
+	/* CollNetDirect, and NVLS across nodes: the network's switches reduce
+	 * (SHARP; algo_collnet.c), with NVLS in the nodes for the latter */
+	if ((a == PM_NCCL_COLLNET_DIRECT || a == PM_NCCL_NVLS) && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
+		int rc = pm_algo_resolve_coll(in->coll, a == PM_NCCL_NVLS ? "collnet:nvls" : "collnet", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
 	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c) */
@@ -260,7 +262,7 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce on one node, its tree's, NVLSTree's and CollNetDirect's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce, its tree's, NVLSTree's and CollNetDirect's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
@@ -290,11 +292,14 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	 * schedule, which moves n each way on a GPU's link; NCCL's NVLS
 	 * reaches its own rate (nvls_busbw), so each byte takes the link as
 	 * long as link / NVLS algbw bytes would */
-	if (st->pick.algo == PM_NCCL_NVLS && st->pick.algbw_Bps > 0 && st->sys.ring_Bps > st->pick.algbw_Bps)
+	int one = st->sys.nodes == 1;
+	if (st->pick.algo == PM_NCCL_NVLS && one && st->pick.algbw_Bps > 0 && st->sys.ring_Bps > st->pick.algbw_Bps)
 		p->switch_scale = st->sys.ring_Bps / st->pick.algbw_Bps;
-	/* NVLSTree: its nodes' NVLS at NVLS's rate in a node, the NICs at theirs */
+	/* NVLSTree, and NVLS with SHARP across nodes: their nodes' NVLS at
+	 * NVLS's rate in a node, the NICs at theirs */
 	double node = st->sys.ppn > 1 ? st->sys.nvls_Bps * st->sys.ppn / (2.0 * (st->sys.ppn - 1)) : 0;
-	if (st->pick.algo == PM_NCCL_NVLS_TREE && node > 0 && st->sys.ring_Bps > node)
+	if ((st->pick.algo == PM_NCCL_NVLS_TREE || (st->pick.algo == PM_NCCL_NVLS && !one)) && node > 0 &&
+	    st->sys.ring_Bps > node)
 		p->switch_scale = st->sys.ring_Bps / node;
 }
 

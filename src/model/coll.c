@@ -104,7 +104,7 @@ double pm_coll_bound(enum pm_coll c, double n, const struct pm_topo *t,
 	 * once, the switch sums the copies and multicasts the sums, so each
 	 * moves (P-1)/P n each way (algo_nvls.c), half what ranks that
 	 * reduce must */
-	if (c == PM_COLL_ALLREDUCE && pm_topo_switch_reduces(t))
+	if (c == PM_COLL_ALLREDUCE && (pm_topo_switch_reduces(t) || pm_topo_net_reduces(t)))
 		bound /= 2;
 	if (c == PM_COLL_ALLTOALL) {
 		struct pm_topo_info info;
