@@ -753,12 +753,12 @@ Test(nccl, nvlstree_schedule_by_hand)
 	pm_topo_free(t);
 }
 
-/* A DGX H100 machine whose network reduces (SHARP: param sharp 1), from
- * the shipped description. */
-static struct pm_topo *sharp_machine(int nodes, char *path)
+/* A shipped machine (dgx-h100 when preset is NULL) whose network reduces
+ * (SHARP: param sharp 1). */
+static struct pm_topo *sharp_machine(int nodes, char *path, const char *preset)
 {
 	char src[512], line[1024], spec[600];
-	snprintf(src, sizeof src, "%s/data/machines/dgx-h100.csv", getenv("PM_SRCDIR"));
+	snprintf(src, sizeof src, "%s/data/machines/%s.csv", getenv("PM_SRCDIR"), preset ? preset : "dgx-h100");
 	FILE *in = fopen(src, "r"), *out;
 	int fd = mkstemp(path);
 	cr_assert(in && fd >= 0 && (out = fdopen(fd, "w")));
@@ -785,7 +785,7 @@ static struct pm_topo *sharp_machine(int nodes, char *path)
 Test(nccl, collnet_schedule_by_hand)
 {
 	char path[] = "/tmp/pm_sharpXXXXXX";
-	struct pm_topo *t = sharp_machine(2, path);
+	struct pm_topo *t = sharp_machine(2, path, NULL);
 	struct pm_params p = plain_params(0, 0, 48e9, 0);	/* the closed form's one link, the slowest */
 	double n = 16 << 20, MiB = 1 << 20;
 	struct pm_inst in, at;
@@ -833,7 +833,7 @@ Test(nccl, collnet_schedule_by_hand)
 	 * form's bytes are the contention evaluator's */
 	for (int N = 3; N <= 4; N++) {
 		char p2[] = "/tmp/pm_sharpXXXXXX";
-		t = sharp_machine(N, p2);
+		t = sharp_machine(N, p2, NULL);
 		for (int K = 1; K <= 18; K += 4) {
 			char spec[32];
 			snprintf(spec, sizeof spec, K > 9 ? "collnet:%d,nvls" : "collnet:%d", K - (K > 9 ? 8 : 0));
@@ -863,6 +863,20 @@ Test(nccl, collnet_schedule_by_hand)
 		pm_topo_free(t);
 		unlink(p2);
 	}
+	/* AWS p4d: two GPUs share each of the 4 NICs, so a rail step carries
+	 * two units on a NIC; the closed form counts them as the evaluator does */
+	char p3[] = "/tmp/pm_sharpXXXXXX";
+	t = sharp_machine(3, p3, "aws-p4d");
+	double lat;
+	pm_topo_slowest(t, &p.link_bw_Bps, &lat);	/* the closed form's one link, as the CLI sets it */
+	resolve_or_die("collnet:3", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	pm_algo_closed(&in, n, &p, &k);
+	cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "p4d: closed %g contention %g", k.bw_s, c.bw_s);
+	pm_topo_free(t);
+	unlink(p3);
 	/* without SHARP (the shipped preset) it does not run */
 	t = topo_or_die("machine:dgx-h100:2");
 	cr_assert_eq(pm_algo_resolve("collnet", t, 0, &in, &err), PM_ENOTAPPLICABLE);

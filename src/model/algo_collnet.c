@@ -32,8 +32,9 @@
  * Cost:  T = S (a + d) + sum over steps k of max(e_k (G-1)/r, f_k) w(n/(GK)) b
  *            + (n/G)(G-1+N-1)/N g,
  *        e_k the in-node phases step k runs (2 in the steady pipeline, 1
- *        in its first and last three steps), f_k 1 where a rail phase
- *        runs; b the slowest link's time a byte (the NIC's), r how much
+ *        in its first and last three steps), f_k the GPUs a NIC serves
+ *        (1 with a NIC a GPU; 2 on AWS p4d) where a rail phase runs, else
+ *        0; b the slowest link's time a byte (the NIC's), r how much
  *        faster a GPU's link to its node's switch is (370 / 48 GB/s on DGX
  *        H100: the NVLink side binds there, 14 units a steady step against
  *        one on the NIC, 7.7 times faster); the reductions booked to the
@@ -57,6 +58,7 @@
 struct cn_state {
 	int G, N, K;		/* GPUs a node, nodes, chunks a block */
 	int nvls;		/* in the nodes NVLS (the switch reduces), not direct copies */
+	int share;		/* GPUs a NIC serves (G / the node's rails, rounded up) */
 	double nvl_Bps;		/* a GPU's link to its node's switch */
 	double r;		/* a GPU's switch link over the slowest link */
 	int from_size;		/* K from the message size */
@@ -123,6 +125,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: collnet needs whole nodes (%d ranks on nodes of %d GPUs)",
 			       in->P, st->G);
 	st->N = in->P / st->G;
+	st->share = (st->G + pm_machine_rails(m) - 1) / pm_machine_rails(m);
 	if (arg && parse_arg(arg, &K, &st->nvls, err))
 		return PM_EINPUT;
 	if (st->nvls && (m->nccl.nvls_Bps <= 0 || st->G < 2))
@@ -291,7 +294,7 @@ static double step_units(const struct cn_state *st, int k, double s)
 {
 	int K = st->K, at = st->G > 1;
 	int in_node = at * ((k < K) + (k >= 3 && k - 3 < K));
-	int rail = (k - at >= 0 && k - at < K) || (k - at - 1 >= 0 && k - at - 1 < K);
+	int rail = ((k - at >= 0 && k - at < K) || (k - at - 1 >= 0 && k - at - 1 < K)) * st->share;
 	/* NVLS: a link carries G - 1 copies one way and one unit the other a
 	 * phase, so G each way when both run */
 	double nvl = (st->nvls ? (in_node == 2 ? st->G : in_node ? st->G - 1 : 0) * s : in_node * (st->G - 1)) / st->r;
@@ -338,7 +341,7 @@ const struct pm_algo pm_algo_collnet = {
 	.summary = "NCCL's CollNetDirect across nodes: the network's switches reduce and multicast (SHARP), each GPU's block through its own NIC, direct reduce-scatter and all-gather in the node, K chunks pipelined",
 	.arg_syntax = "[K][,nvls]",
 	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers; past 4,096 ranks closed form only); nvls: in the nodes NVLS instead of direct copies, each node's switch reducing and multicasting at NVLS's rate (NCCL's NVLS across nodes with SHARP; machines with nvls_busbw)",
-	.formula = "S (a + d) + sum_k max(e_k (G-1)/r, f_k) w(n/(GK)) b + (n/G)(G-1+N-1)/N g, S = K + 3, e_k in-node phases of step k (2 steady), f_k its rail phases (0 or 1), r = a GPU's switch link / the slowest link",
+	.formula = "S (a + d) + sum_k max(e_k (G-1)/r, f_k) w(n/(GK)) b + (n/G)(G-1+N-1)/N g, S = K + 3, e_k in-node phases of step k (2 steady), f_k the GPUs a NIC serves where a rail phase runs (else 0), r = a GPU's switch link / the slowest link",
 	.reference = "NCCL src/device/all_reduce.h (CollNetDirect); Graham et al., COMHPC 2016 (SHARP)",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_NET_REDUCES,
 	.prepare = prepare,

@@ -24,7 +24,8 @@
  * the most half-chunks a node moves on one rail a step over both trees
  * (a node inner in one tree with two children and a leaf in the other:
  * 4; two nodes, each the root of one tree: 2).
- * Cost:  T = S (a + d + max(L, 2 G s / r) w(n/(2 G K)) b) + n g,
+ * Cost:  T = S (a + d + max(L m, 2 G s / r) w(n/(2 G K)) b) + n g,
+ *        m the GPUs a NIC serves (1 with a NIC a GPU),
  *        b the slowest link's time a byte (on NVSwitch clusters the NIC),
  *        r how much faster a GPU's link to its switch is (370 / 48 on DGX
  *        H100), s the switch's rate as a scale on the bytes it carries
@@ -57,6 +58,7 @@ struct nvt_state {
 	int H[2];		/* each tree's height in edges */
 	int L;			/* most half-chunks on one rail a step, each way */
 	double nvl_Bps, r;	/* a GPU's link to its switch; over the slowest link */
+	int share;		/* GPUs a NIC serves (G / the node's rails, rounded up) */
 	int from_size;		/* K from the message size */
 };
 _Static_assert(sizeof(struct nvt_state) <= PM_PRIV_BYTES, "nvlstree state fits pm_inst.priv");
@@ -142,6 +144,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: nvlstree needs whole nodes (%d ranks on nodes of %d GPUs)",
 			       in->P, st->G);
 	st->N = in->P / st->G;
+	st->share = (st->G + pm_machine_rails(m) - 1) / pm_machine_rails(m);
 	if (arg && pm_parse_int(arg, 1, 4096, "chunk count", &K, err))
 		return PM_EINPUT;
 	st->K = (int)K;
@@ -304,7 +307,8 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->alpha_s = S * p->alpha_s;
 	c->lat_s = S * pm_hop_lat(in, p);
 	double nvl = 2.0 * st->G * pm_switch_scale(p) / st->r;	/* NVLink's G units at the switch's rate */
-	c->bw_s = S * (nvl > st->L ? nvl : st->L) * pm_msg_bw_s(p, half);
+	double rail = (double)st->L * st->share;	/* a NIC's halves: its GPUs' L each */
+	c->bw_s = S * (nvl > rail ? nvl : rail) * pm_msg_bw_s(p, half);
 	c->red_s = n * p->gamma_spB;	/* the switch's (G-1)/G n and the tree's n/G, booked to the owner */
 	/* a GPU sends G - 1 copies and a multicast up to its switch a chunk
 	 * (n in all) and L halves on its rail */
@@ -331,7 +335,7 @@ const struct pm_algo pm_algo_nvlstree = {
 	.summary = "NCCL's NVLSTree across NVSwitch nodes: each node's switch reduces and multicasts, the double binary tree joins the nodes on every NIC rail, K chunks pipelined",
 	.arg_syntax = "K",
 	.arg_help = "pipeline chunks K (default from the size: a block n/G in steps of 16 of NCCL's NVLSTree chunks, 128 KiB, 64 KiB from four nodes, at most 64 and within 2^20 stored transfers); past 4,096 ranks closed form only",
-	.formula = "S (a + d + max(L, 2Gs/r) w(n/(2GK)) b) + n g, S = K + 2H + 1, H the taller tree's height, L the most half-chunks a rail carries a step (4; 2 on two nodes), r = a GPU's switch link / the slowest link, s = the switch's rate as a scale on its bytes (link / NVLS algbw)",
+	.formula = "S (a + d + max(L m, 2Gs/r) w(n/(2GK)) b) + n g, S = K + 2H + 1, H the taller tree's height, L the most half-chunks a GPU's rail carries a step (4; 2 on two nodes), m the GPUs a NIC serves, r = a GPU's switch link / the slowest link, s = the switch's rate as a scale on its bytes (link / NVLS algbw)",
 	.reference = "NCCL src/graph/connect.cc, src/device/all_reduce.h (NVLSTree); Klenk et al., ISCA 2020; Sanders, Speck & Traff 2009",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_NODES_REDUCE,
 	.prepare = prepare,
