@@ -1594,3 +1594,21 @@ Test(cli, nvls_rows)
 	cr_assert(closed > 0 && fabs(sim / closed - 1) < 0.01, "sim %g us against closed %g us", sim, closed);
 	run_free(&r);
 }
+
+/* MSCCL's programs send from GPU to GPU: exporting a schedule whose
+ * switch reduces and multicasts (nvls:1 on one DGX H100 node: 7 x 8
+ * contributions and 7 x 8 multicast copies, 112 transfers) says that
+ * those run as copies over the links; a ring's export says nothing. */
+Test(cli, msccl_export_says_the_switch_is_lost)
+{
+	struct run r = run_perfmodel("schedule --topo machine:dgx-h100:1 --algo nvls:1 --format msccl");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "its 112 transfers that a switch reduces or multicasts are written as GPU-to-GPU sends"),
+		  "%s", r.err);
+	cr_assert(strstr(r.out, "<algo name=\"nvls:1\""), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("schedule --topo machine:dgx-h100:1 --algo ring --format msccl");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(r.err[0], '\0', "%s", r.err);
+	run_free(&r);
+}

@@ -423,8 +423,15 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 		write_dot(cli_out(), in, s);
 		return PM_OK;
 	}
-	if (o->msccl)
+	if (o->msccl) {
+		size_t sw = 0;
+		for (size_t i = 0; i < s->nx; i++)
+			sw += s->x[i].at_switch;
+		if (sw)	/* MSCCL's programs run GPU to GPU */
+			fprintf(stderr, "perfmodel: warning: %s: its %zu transfers that a switch reduces or multicasts are written as GPU-to-GPU sends, which MSCCL runs as copies over the links, not in the switch\n",
+				in->label, sw);
 		return pm_msccl_write(cli_out(), s, in->label, "allreduce", &o->mo, err);
+	}
 	if (o->v == V_STEPS)
 		rc = view_steps(&tab, in, s, bytes, p, err);
 	else if (o->v == V_TRANSFERS)
