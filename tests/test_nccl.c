@@ -807,14 +807,14 @@ Test(nccl, collnet_schedule_by_hand)
 	 * the block up the rail (2 MiB) */
 	cr_assert(rel_close(c.sent_B, 30 * MiB, 1e-12) && rel_close(k.sent_B, 30 * MiB, 1e-12), "sent %g %g",
 		  c.sent_B, k.sent_B);
-	/* collnet:1,nvls, NVLS in the nodes (NCCL's NVLS across nodes with
+	/* collnet:1,nodes=nvls, NVLS in the nodes (NCCL's NVLS across nodes with
 	 * SHARP): step 0 each GPU's 7 copies up to its switch, 14 MiB at the
 	 * switch's rate (s = 370 / 274.3 link bytes a byte, as nvls); steps 1
 	 * and 2 the rails as above; step 3 each GPU's downlink takes the 7
 	 * other blocks' multicast, 14 MiB x s.  A GPU sends 7 copies, one
 	 * multicast and one block up the rail: 18 MiB */
 	double sw = 370e9 / (480e9 * 8 / 14);
-	resolve_or_die("collnet:1,nvls", t, 0, &in);
+	resolve_or_die("collnet:1,nodes=nvls", t, 0, &in);
 	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
@@ -836,7 +836,7 @@ Test(nccl, collnet_schedule_by_hand)
 		t = sharp_machine(N, p2, NULL);
 		for (int K = 1; K <= 18; K += 4) {
 			char spec[32];
-			snprintf(spec, sizeof spec, K > 9 ? "collnet:%d,nvls" : "collnet:%d", K - (K > 9 ? 8 : 0));
+			snprintf(spec, sizeof spec, K > 9 ? "collnet:%d,nodes=nvls" : "collnet:%d", K - (K > 9 ? 8 : 0));
 			resolve_or_die(spec, t, 0, &in);
 			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
 			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%d nodes %s: %s", N, spec, err.msg);

@@ -1,4 +1,4 @@
-/* algo_collnet.c: collnet[:K][,nvls], NCCL's CollNetDirect all-reduce: the
+/* algo_collnet.c: collnet[:K][,nodes=nvls], NCCL's CollNetDirect all-reduce: the
  * network's switches reduce (SHARP, Graham et al., "Scalable Hierarchical
  * Aggregation Protocol (SHArP)", COMHPC 2016; NCCL src/device/all_reduce.h,
  * runTreeCollnetDirect, with the SHARP network plugin).
@@ -14,7 +14,7 @@
  *   step j + 2  it comes back down, the switches copying it to every
  *               node's GPU g (multicast);
  *   step j + 3  GPU g sends it to the other GPUs of its node.
- * S = K + 3 steps (K + 1 with one GPU a node).  With nvls (NCCL's NVLS
+ * S = K + 3 steps (K + 1 with one GPU a node).  With nodes=nvls (NCCL's NVLS
  * across nodes, SHARP between them) the node's switch does steps j and
  * j + 3 as in nvls: the copies go up to it, one sum down to GPU g, and
  * GPU g's result up once and multicast, those transfers at NVLS's rate
@@ -97,18 +97,21 @@ static int link_ratio(const struct pm_inst *in, struct cn_state *st, struct pm_e
 	return PM_OK;
 }
 
-/* "K", "nvls" or "K,nvls". */
+/* "K", "nodes=nvls" or "K,nodes=nvls" (a key, since a bare "nvls" in an
+ * --algo list names that algorithm). */
 static int parse_arg(const char *arg, long *K, int *nvls, struct pm_err *err)
 {
+	static const char key[] = "nodes=nvls";
 	char buf[32];
 	const char *comma = strchr(arg, ',');
 
-	*nvls = strcmp(arg, "nvls") == 0 || (comma && strcmp(comma + 1, "nvls") == 0);
-	if (strcmp(arg, "nvls") == 0)
+	*nvls = strcmp(arg, key) == 0 || (comma && strcmp(comma + 1, key) == 0);
+	if (strcmp(arg, key) == 0)
 		return PM_OK;
 	snprintf(buf, sizeof buf, "%.*s", comma ? (int)(comma - arg) : (int)strlen(arg), arg);
 	if ((comma && !*nvls) || pm_parse_int(buf, 1, 4096, "chunk count", K, err))
-		return pm_fail(err, PM_EINPUT, "invalid argument '%s' for collnet (expected K, nvls or K,nvls, K a chunk count from 1 to 4096)",
+		return pm_fail(err, PM_EINPUT,
+			       "invalid argument '%s' for collnet (expected K, nodes=nvls or K,nodes=nvls, K a chunk count from 1 to 4096)",
 			       arg);
 	return PM_OK;
 }
@@ -130,9 +133,9 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 		return PM_EINPUT;
 	if (st->nvls && (m->nccl.nvls_Bps <= 0 || st->G < 2))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: collnet:nvls needs nodes whose NVSwitch reduces (NVLink SHARP, param nvls_busbw) and two or more GPUs a node");
+			       "not applicable: collnet:nodes=nvls needs nodes whose NVSwitch reduces (NVLink SHARP, param nvls_busbw) and two or more GPUs a node");
 	st->K = (int)K;
-	st->from_size = !arg || strcmp(arg, "nvls") == 0;
+	st->from_size = !arg || strcmp(arg, "nodes=nvls") == 0;
 	in->sized = st->from_size;
 	in->steps = steps_of(st);
 	return link_ratio(in, st, err);
@@ -153,7 +156,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 		most /= 2;
 	st->K = (int)pm_pipe_chunks(n / st->G, 16 * 131072.0, most);
 	in->steps = steps_of(st);
-	snprintf(in->label, sizeof in->label, st->nvls ? "collnet:%d,nvls" : "collnet:%d", st->K);
+	snprintf(in->label, sizeof in->label, st->nvls ? "collnet:%d,nodes=nvls" : "collnet:%d", st->K);
 	return PM_OK;
 }
 
@@ -275,7 +278,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	int rc = buf && (sw || !st->nvls) ? claim_routes(in->topo, st, &R, err)
 					  : pm_fail(err, PM_EINTERNAL, "collnet: out of memory");
 	if (!rc && sw)
-		rc = pm_node_switch_links(in->topo, st->G, st->N, sw, sw + in->P, "collnet:nvls", err);
+		rc = pm_node_switch_links(in->topo, st->G, st->N, sw, sw + in->P, "collnet:nodes=nvls", err);
 	if (!rc) {
 		s->nchunks = (uint32_t)(st->G * st->K);
 		for (int step = 0; step < steps_of(st); step++)
@@ -326,7 +329,7 @@ static double xfers(const struct pm_inst *in)
 	return in->P > MAX_P ? 0 : xfers_of(ccns(in));
 }
 
-/* collnet:nvls: NVLS's rate on the transfers its nodes' switches carry. */
+/* collnet:nodes=nvls: NVLS's rate on the transfers its nodes' switches carry. */
 static void params(const struct pm_inst *in, struct pm_params *p)
 {
 	const struct cn_state *st = ccns(in);
@@ -339,8 +342,8 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 const struct pm_algo pm_algo_collnet = {
 	.name = "collnet",
 	.summary = "NCCL's CollNetDirect across nodes: the network's switches reduce and multicast (SHARP), each GPU's block through its own NIC, direct reduce-scatter and all-gather in the node, K chunks pipelined",
-	.arg_syntax = "[K][,nvls]",
-	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers; past 4,096 ranks closed form only); nvls: in the nodes NVLS instead of direct copies, each node's switch reducing and multicasting at NVLS's rate (NCCL's NVLS across nodes with SHARP; machines with nvls_busbw)",
+	.arg_syntax = "[K][,nodes=nvls]",
+	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers; past 4,096 ranks closed form only); nodes=nvls: in the nodes NVLS instead of direct copies, each node's switch reducing and multicasting at NVLS's rate (NCCL's NVLS across nodes with SHARP; machines with nvls_busbw)",
 	.formula = "S (a + d) + sum_k max(e_k (G-1)/r, f_k) w(n/(GK)) b + (n/G)(G-1+N-1)/N g, S = K + 3, e_k in-node phases of step k (2 steady), f_k the GPUs a NIC serves where a rail phase runs (else 0), r = a GPU's switch link / the slowest link",
 	.reference = "NCCL src/device/all_reduce.h (CollNetDirect); Graham et al., COMHPC 2016 (SHARP)",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_NET_REDUCES,

@@ -220,7 +220,7 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
  * per NIC rail, or the channels the size fills where fewer), its NVLS
  * all-reduce on one node (reduced and multicast in the switch: nvls), its
  * tree's and NVLSTree's all-reduces across nodes (nodetree, nvlstree) and
- * its CollNetDirect (collnet) and NVLS across nodes (collnet:nvls, SHARP
+ * its CollNetDirect (collnet) and NVLS across nodes (collnet:nodes=nvls, SHARP
  * across, NVLS in the nodes) and its all-to-all (every pair at once,
  * direct:grouped).  The rest have none yet, and say so. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
@@ -252,7 +252,7 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	/* CollNetDirect, and NVLS across nodes: the network's switches reduce
 	 * (SHARP; algo_collnet.c), with NVLS in the nodes for the latter */
 	if ((a == PM_NCCL_COLLNET_DIRECT || a == PM_NCCL_NVLS) && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
-		int rc = pm_algo_resolve_coll(in->coll, a == PM_NCCL_NVLS ? "collnet:nvls" : "collnet", in->topo, 0, sub, err);
+		int rc = pm_algo_resolve_coll(in->coll, a == PM_NCCL_NVLS ? "collnet:nodes=nvls" : "collnet", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
 	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c) */
