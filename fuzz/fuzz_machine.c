@@ -1,6 +1,7 @@
-/* fuzz_machine.c: a machine description searched by hier and built as a
- * network (machine:PATH:2): read as JSON when it starts with '{' (after
- * blanks), as CSV otherwise. */
+/* fuzz_machine.c: a machine description searched by hier, built as a
+ * network (machine:PATH:2) and priced there by NCCL's model and the
+ * schedules of switches that reduce: read as JSON when it starts with
+ * '{' (after blanks), as CSV otherwise. */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -9,8 +10,13 @@ static const char *const search[] = {"hier", "--machine", "@", "--procs", "64",
 				     "--size", "1M", "--layers", "4x16", NULL};
 static const char *const net[] = {"allreduce", "--topo", "@", "--size", "1M",
 				  "--algo", "ring,hring", "--model", "closed,contention", NULL};
+/* NCCL's model and the schedules of switches that reduce (NVLS, SHARP)
+ * read the description's NCCL params */
+static const char *const nccl[] = {"allreduce", "--topo", "@", "--size", "8:64M:x4096",
+				   "--algo", "nccl,nvls,nvlstree,collnet,collnet:nodes=nvls", "--model", "closed,contention",
+				   NULL};
 static const char *const *const first[] = {search, NULL};
-static const char *const *const second[] = {net, NULL};
+static const char *const *const second[] = {net, nccl, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
