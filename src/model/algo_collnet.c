@@ -333,10 +333,9 @@ static double xfers(const struct pm_inst *in)
 static void params(const struct pm_inst *in, struct pm_params *p)
 {
 	const struct cn_state *st = ccns(in);
-	double s = st->nvls ? pm_nvls_switch_scale(in->topo, st->G, st->nvl_Bps) : 1;
 
-	if (s != 1)
-		p->switch_scale = s;
+	if (st->nvls)
+		p->switch_scale = pm_nvls_switch_scale(in->topo, st->G, st->nvl_Bps);
 }
 
 const struct pm_algo pm_algo_collnet = {

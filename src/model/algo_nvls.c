@@ -172,10 +172,8 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	int cnt;
 	const int *out = pm_topo_out(in->topo, 0, &cnt);
 	double link = cnt > 0 ? pm_topo_link(in->topo, out[0])->bw_Bps : 0;	/* one node: its only link, up */
-	double s = pm_nvls_switch_scale(in->topo, in->P, link);
 
-	if (s != 1)
-		p->switch_scale = s;
+	p->switch_scale = pm_nvls_switch_scale(in->topo, in->P, link);
 }
 
 static double xfers(const struct pm_inst *in)

@@ -323,11 +323,7 @@ static double xfers(const struct pm_inst *in)
 /* NVLS's rate on the transfers the switches carry (as nvls). */
 static void params(const struct pm_inst *in, struct pm_params *p)
 {
-	const struct nvt_state *st = cnvs(in);
-	double s = pm_nvls_switch_scale(in->topo, st->G, st->nvl_Bps);
-
-	if (s != 1)
-		p->switch_scale = s;
+	p->switch_scale = pm_nvls_switch_scale(in->topo, cnvs(in)->G, cnvs(in)->nvl_Bps);
 }
 
 const struct pm_algo pm_algo_nvlstree = {
