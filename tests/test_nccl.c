@@ -753,21 +753,81 @@ Test(nccl, nvlstree_schedule_by_hand)
 	pm_topo_free(t);
 }
 
-/* A shipped machine (dgx-h100 when preset is NULL) whose network reduces
- * (SHARP: param sharp 1). */
-static struct pm_topo *sharp_machine(int nodes, char *path, const char *preset)
+/* A shipped machine description with the rows that start as subs[2i]
+ * replaced by subs[2i+1] (NULL-ended), written to path (a mkstemp
+ * template), as a network of `nodes` nodes. */
+static struct pm_topo *machine_variant(const char *preset, int nodes, char *path, const char *const *subs)
 {
 	char src[512], line[1024], spec[600];
-	snprintf(src, sizeof src, "%s/data/machines/%s.csv", getenv("PM_SRCDIR"), preset ? preset : "dgx-h100");
+	snprintf(src, sizeof src, "%s/data/machines/%s.csv", getenv("PM_SRCDIR"), preset);
 	FILE *in = fopen(src, "r"), *out;
 	int fd = mkstemp(path);
 	cr_assert(in && fd >= 0 && (out = fdopen(fd, "w")));
-	while (fgets(line, sizeof line, in))
-		fputs(strncmp(line, "param,sharp,", 12) ? line : "param,sharp,,,,,1,test: SHARP on\n", out);
+	while (fgets(line, sizeof line, in)) {
+		const char *row = line;
+		for (int i = 0; subs[i]; i += 2)
+			if (strncmp(line, subs[i], strlen(subs[i])) == 0)
+				row = subs[i + 1];
+		fputs(row, out);
+	}
 	fclose(in);
 	fclose(out);
 	snprintf(spec, sizeof spec, "machine:%s:%d", path, nodes);
 	return topo_or_die(spec);
+}
+
+/* A shipped machine (dgx-h100 when preset is NULL) whose network reduces
+ * (SHARP: param sharp 1). */
+static struct pm_topo *sharp_machine(int nodes, char *path, const char *preset)
+{
+	static const char *const subs[] = {"param,sharp,", "param,sharp,,,,,1,test: SHARP on\n", NULL};
+	return machine_variant(preset ? preset : "dgx-h100", nodes, path, subs);
+}
+
+/* pat on 5 ranks: m = 3 all-gather steps at distances 4, 2, 1 (far
+ * first).  Rank r holds offsets {0}; step 1 (d = 4) brings offset 4, step
+ * 2 (d = 2) offset 2 (4 + 2 = 6 is past P), step 3 (d = 1) offsets 1 and 3
+ * (5 is past P): 1 + 1 + 2 = 4 = P - 1 blocks.  On full:5 each step's
+ * blocks share the one link from rank r + d: the all-gather's bytes are 4
+ * blocks of n/5 at the links' 16 GB/s in both evaluators; the all-reduce is twice
+ * that, 2 P (P-1) = 40 transfers.  NCCL's PAT (one GPU a node) prices this
+ * schedule: on 16 nodes lg 16 = 4 steps. */
+Test(nccl, pat_by_hand)
+{
+	struct pm_topo *t = topo_or_die("full:5");
+	struct pm_params p = plain_params(0, 0, 16e9, 0);	/* full:5's links' rate */
+	double n = 5 << 20;
+	struct pm_inst in, at;
+	struct pm_sched s;
+	struct pm_cost c, k;
+	struct pm_err err;
+
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLGATHER, "pat", t, 0, &in, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 3);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	pm_algo_closed(&in, n, &p, &k);
+	cr_assert(rel_close(c.bw_s, 4.0 * (1 << 20) / 16e9, 1e-12), "contention %g", c.bw_s);
+	cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "closed %g", k.bw_s);
+	resolve_or_die("pat", t, 0, &in);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nx, 40);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+
+	static const char *const one_gpu[] = {"level,node,", "level,node,1,450GB/s,400GB/s,,,one GPU a node\n",
+					      "param,nics,", "param,nics,,,,,1,one NIC\n", NULL};
+	char path[] = "/tmp/pm_patXXXXXX";
+	t = machine_variant("dgx-h100", 16, path, one_gpu);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_REDUCESCATTER, "nccl:pat", t, 0, &in, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 20, &at, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 4);
+	pm_sched_release(&s);
+	pm_topo_free(t);
+	unlink(path);
 }
 
 /* CollNetDirect on two DGX H100 nodes whose switches reduce, unpipelined

@@ -15,8 +15,8 @@
  * Restrictions: a machine: network whose description gives the NCCL
  * parameters (arch, ring_busbw, ...).
  * Schedule: where NCCL's choice has one of ours (its ring, tree, NVLS,
- * NVLSTree and CollNetDirect all-reduces, its rings, its all-to-all:
- * schedule_inst),
+ * NVLSTree and CollNetDirect all-reduces, its rings, its PAT, its
+ * all-to-all: schedule_inst),
  * that schedule, priced with the protocol's wire bytes and NCCL's launch
  * and latency as alpha; its other algorithms are priced in closed form
  * only.
@@ -151,17 +151,18 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
 		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
 	in->steps = (int)st->pick.steps;
-	/* NCCL's steps are its ring's schedule's; its tree's and NVLS's
-	 * schedules have their own */
+	/* NCCL's steps are its ring's schedule's; its tree's, NVLS's, CollNet's
+	 * and PAT's schedules have their own (PAT's phase: half the steps of
+	 * pat's all-reduce) */
 	struct pm_inst sub;
 	struct pm_err e;
 	st->sched_steps = (int)st->pick.steps;
 	if ((st->pick.algo == PM_NCCL_TREE || st->pick.algo == PM_NCCL_NVLS || st->pick.algo == PM_NCCL_NVLS_TREE ||
-	     st->pick.algo == PM_NCCL_COLLNET_DIRECT ||
+	     st->pick.algo == PM_NCCL_COLLNET_DIRECT || st->pick.algo == PM_NCCL_PAT ||
 	     in->coll == PM_COLL_BROADCAST ||
 	     in->coll == PM_COLL_REDUCE) &&
 	    !schedule_inst(in, &sub, &e))
-		st->sched_steps = sub.steps;
+		st->sched_steps = st->pick.algo == PM_NCCL_PAT ? sub.steps / 2 : sub.steps;
 	return PM_OK;
 }
 
@@ -221,8 +222,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
  * all-reduce on one node (reduced and multicast in the switch: nvls), its
  * tree's and NVLSTree's all-reduces across nodes (nodetree, nvlstree) and
  * its CollNetDirect (collnet) and NVLS across nodes (collnet:nodes=nvls, SHARP
- * across, NVLS in the nodes) and its all-to-all (every pair at once,
- * direct:grouped).  The rest have none yet, and say so. */
+ * across, NVLS in the nodes), its PAT (pat) and its all-to-all (every
+ * pair at once, direct:grouped).  The rest have none yet, and say so. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
 {
 	const struct nccl_state *st = cstate(in);
@@ -255,6 +256,9 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, a == PM_NCCL_NVLS ? "collnet:nodes=nvls" : "collnet", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
+	/* PAT: all-gather and reduce-scatter at one GPU a node (algo_pat.c) */
+	if (a == PM_NCCL_PAT)
+		return pm_algo_resolve_coll(in->coll, "pat", in->topo, 0, sub, err);
 	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c) */
 	if (a == PM_NCCL_NVLS && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes == 1) {
 		int rc = pm_algo_resolve_coll(in->coll, "nvls", in->topo, 0, sub, err);
@@ -262,7 +266,7 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce, its tree's, NVLSTree's and CollNetDirect's all-reduce across nodes and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce, its tree's, NVLSTree's and CollNetDirect's all-reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
