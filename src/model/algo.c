@@ -61,6 +61,13 @@ int pm_node_switch_links(const struct pm_topo *t, int G, int N, int *up, int *do
 	return PM_OK;
 }
 
+int pm_switch_via(const int *up, const int *down, int src, int dst, enum pm_op op, int first, int via[2])
+{
+	via[0] = op == PM_REDUCE || first ? up[src] : down[dst];
+	via[1] = down[dst];
+	return first ? 2 : 1;
+}
+
 double pm_node_switch_rate(const struct pm_topo *t, const char *who, struct pm_err *err)
 {
 	int up[2], down[2];

@@ -197,6 +197,24 @@ int pm_node_switch_links(const struct pm_topo *t, int G, int N, int *up, int *do
 /* The rate of GPU 0's link to its node's switch (B/s; 0 with err set
  * where its node has no two GPUs on one switch). */
 double pm_node_switch_rate(const struct pm_topo *t, const char *who, struct pm_err *err);
+/* The links of a transfer a node's switch carries (nvls, nvlstree,
+ * collnet:nodes=nvls) into via: a copy up to the switch (PM_REDUCE; the
+ * first of a block's copies also carries the sum on down to dst) or one
+ * from the switch down (PM_COPY, a multicast; the first also carries
+ * src's one copy up); returns their number. */
+int pm_switch_via(const int *up, const int *down, int src, int dst, enum pm_op op, int first, int via[2]);
+/* The GPU nodes of a machine network as the node-aware schedules read
+ * them (nvlstree, collnet). */
+struct pm_gpu_nodes {
+	int G, N;		/* GPUs a node, nodes */
+	int share;		/* GPUs a NIC serves (G / the node's rails, rounded up) */
+	double nvl_Bps;		/* a GPU's link to its node's switch (0 with one GPU a node) */
+	double r;		/* that link over the network's slowest (1 with one GPU a node) */
+};
+/* Fill nd for in (a machine: network, which the caller's restriction
+ * row has checked); PM_ENOTAPPLICABLE, naming who, where the ranks are
+ * not whole nodes or a node's GPUs are not joined by one switch. */
+int pm_gpu_nodes_of(const struct pm_inst *in, const char *who, struct pm_gpu_nodes *nd, struct pm_err *err);
 /* NVLS's rate (the machine's nvls_busbw as the all-reduce of G GPUs:
  * algbw = busbw G / 2(G-1)) as a scale on the bytes its switch carries
  * over links of link_Bps (pm_params.switch_scale; 1 where the links are

@@ -56,11 +56,9 @@
 #define MAX_P 4096		/* ranks with a schedule; beyond, the closed form */
 
 struct cn_state {
-	int G, N, K;		/* GPUs a node, nodes, chunks a block */
+	struct pm_gpu_nodes n;	/* G GPUs a node, N nodes, ... */
+	int K;			/* chunks a block */
 	int nvls;		/* in the nodes NVLS (the switch reduces), not direct copies */
-	int share;		/* GPUs a NIC serves (G / the node's rails, rounded up) */
-	double nvl_Bps;		/* a GPU's link to its node's switch */
-	double r;		/* a GPU's switch link over the slowest link */
 	int from_size;		/* K from the message size */
 };
 _Static_assert(sizeof(struct cn_state) <= PM_PRIV_BYTES, "collnet state fits pm_inst.priv");
@@ -73,28 +71,12 @@ static const struct cn_state *ccns(const struct pm_inst *in)
 
 static int steps_of(const struct cn_state *st)
 {
-	return st->K + (st->G > 1 ? 3 : 1);
+	return st->K + (st->n.G > 1 ? 3 : 1);
 }
 
 static double xfers_of(const struct cn_state *st)
 {
-	return (double)st->K * st->G * (2.0 * st->N * (st->G - 1) + 2.0 * (st->N - 1));
-}
-
-/* r: how much faster GPU 0's link to its node's switch is than the
- * slowest link (1 with one GPU a node). */
-static int link_ratio(const struct pm_inst *in, struct cn_state *st, struct pm_err *err)
-{
-	double slow, lat, rate = st->G < 2 ? 1 : pm_node_switch_rate(in->topo, "collnet", err);
-
-	st->r = 1;
-	if (rate <= 0)
-		return PM_ENOTAPPLICABLE;
-	st->nvl_Bps = rate;
-	pm_topo_slowest(in->topo, &slow, &lat);
-	if (st->G > 1 && slow > 0)
-		st->r = rate / slow;
-	return PM_OK;
+	return (double)st->K * st->n.G * (2.0 * st->n.N * (st->n.G - 1) + 2.0 * (st->n.N - 1));
 }
 
 /* "K", "nodes=nvls" or "K,nodes=nvls" (a key, since a bare "nvls" in an
@@ -121,24 +103,21 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	struct cn_state *st = cns(in);
 	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
 	long K = 1;
+	int rc;
 
 	memset(st, 0, sizeof *st);
-	st->G = (int)m->level[0].count;	/* the restriction row has checked the machine */
-	if (in->P % st->G)
-		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: collnet needs whole nodes (%d ranks on nodes of %d GPUs)",
-			       in->P, st->G);
-	st->N = in->P / st->G;
-	st->share = (st->G + pm_machine_rails(m) - 1) / pm_machine_rails(m);
+	if ((rc = pm_gpu_nodes_of(in, "collnet", &st->n, err)))	/* the restriction row has checked the machine */
+		return rc;
 	if (arg && parse_arg(arg, &K, &st->nvls, err))
 		return PM_EINPUT;
-	if (st->nvls && (m->nccl.nvls_Bps <= 0 || st->G < 2))
+	if (st->nvls && (m->nccl.nvls_Bps <= 0 || st->n.G < 2))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: collnet:nodes=nvls needs nodes whose NVSwitch reduces (NVLink SHARP, param nvls_busbw) and two or more GPUs a node");
 	st->K = (int)K;
 	st->from_size = !arg || strcmp(arg, "nodes=nvls") == 0;
 	in->sized = st->from_size;
 	in->steps = steps_of(st);
-	return link_ratio(in, st, err);
+	return PM_OK;
 }
 
 /* K from the size: a block in 2 MiB steps (16 channels of 128 KiB, as
@@ -154,7 +133,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 		return PM_OK;
 	while (in->P <= MAX_P && most > 1 && (st->K = (int)most, xfers_of(st) > MAX_XFERS))
 		most /= 2;
-	st->K = (int)pm_pipe_chunks(n / st->G, 16 * 131072.0, most);
+	st->K = (int)pm_pipe_chunks(n / st->n.G, 16 * 131072.0, most);
 	in->steps = steps_of(st);
 	snprintf(in->label, sizeof in->label, st->nvls ? "collnet:%d,nodes=nvls" : "collnet:%d", st->K);
 	return PM_OK;
@@ -172,7 +151,7 @@ struct rail_routes {
 static int claim_routes(const struct pm_topo *t, const struct cn_state *st, struct rail_routes *R,
 			struct pm_err *err)
 {
-	int G = st->G, N = st->N, H = pm_topo_max_hops(t), i = 0;
+	int G = st->n.G, N = st->n.N, H = pm_topo_max_hops(t), i = 0;
 	char *used = calloc((size_t)pm_topo_nlinks(t) + 1, 1);
 	int *buf = malloc(sizeof(int) * (size_t)H + 8);
 
@@ -209,10 +188,10 @@ static int claim_routes(const struct pm_topo *t, const struct cn_state *st, stru
 static void add_node(const struct pm_topo *t, const struct cn_state *st, const int *up, const int *down,
 		     struct pm_sched *s, int step, int j, int phase, int *buf)
 {
-	int G = st->G;
+	int G = st->n.G;
 
 	for (int d = 1; d < G; d++)
-		for (int v = 0; v < st->N; v++)
+		for (int v = 0; v < st->n.N; v++)
 			for (int h = 0; h < G; h++) {
 				int g = (h + d) % G, a = v * G + (phase == 0 ? h : g), b = v * G + (phase == 0 ? g : h);
 				uint32_t lo = (uint32_t)(j * G + g);	/* block g, to or from its GPU */
@@ -221,12 +200,10 @@ static void add_node(const struct pm_topo *t, const struct cn_state *st, const i
 					pm_sched_add_routed(s, step, a, b, lo, 1, op, phase, buf, pm_topo_route(t, a, b, buf));
 					continue;
 				}
-				/* NVLS, as nvls: a copy up to the switch, the sum down
-				 * to g with the first (GPU g + 1's); g's multicast up
-				 * with the first copy, down to each */
-				int first = d == 1, via[2] = {up[a], down[b]};
-				pm_sched_add_routed(s, step, a, b, lo, 1, op, phase, phase == 0 || first ? via : via + 1,
-						    first ? 2 : 1);
+				/* NVLS, as nvls, the first (d = 1) carrying the sum
+				 * down or the multicast up */
+				int via[2], h = pm_switch_via(up, down, a, b, op, d == 1, via);
+				pm_sched_add_routed(s, step, a, b, lo, 1, op, phase, via, h);
 				pm_sched_at_switch(s);
 			}
 }
@@ -236,7 +213,7 @@ static void add_node(const struct pm_topo *t, const struct cn_state *st, const i
 static void add_rails(const struct cn_state *st, const struct rail_routes *R, struct pm_sched *s, int step, int j,
 		      int phase)
 {
-	int G = st->G, N = st->N;
+	int G = st->n.G, N = st->n.N;
 
 	for (int g = 0; g < G; g++)
 		for (int v = 1; v < N; v++) {
@@ -254,12 +231,12 @@ static void add_step(const struct pm_topo *t, const struct cn_state *st, const s
 		     const int *up, const int *down, struct pm_sched *s, int step, int *buf)
 {
 	for (int phase = 0; phase < 4; phase++) {
-		int j = step - (st->G > 1 ? phase : phase - 1);
+		int j = step - (st->n.G > 1 ? phase : phase - 1);
 		if (j < 0 || j >= st->K)
 			continue;
 		if (phase == 1 || phase == 2)
 			add_rails(st, R, s, step, j, phase);
-		else if (st->G > 1)
+		else if (st->n.G > 1)
 			add_node(t, st, up, down, s, step, j, phase, buf);
 	}
 }
@@ -278,9 +255,9 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	int rc = buf && (sw || !st->nvls) ? claim_routes(in->topo, st, &R, err)
 					  : pm_fail(err, PM_EINTERNAL, "collnet: out of memory");
 	if (!rc && sw)
-		rc = pm_node_switch_links(in->topo, st->G, st->N, sw, sw + in->P, "collnet:nodes=nvls", err);
+		rc = pm_node_switch_links(in->topo, st->n.G, st->n.N, sw, sw + in->P, "collnet:nodes=nvls", err);
 	if (!rc) {
-		s->nchunks = (uint32_t)(st->G * st->K);
+		s->nchunks = (uint32_t)(st->n.G * st->K);
 		for (int step = 0; step < steps_of(st); step++)
 			add_step(in->topo, st, &R, sw, sw ? sw + in->P : NULL, s, step, buf);
 	}
@@ -295,12 +272,12 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
  * way. */
 static double step_units(const struct cn_state *st, int k, double s)
 {
-	int K = st->K, at = st->G > 1;
+	int K = st->K, at = st->n.G > 1;
 	int in_node = at * ((k < K) + (k >= 3 && k - 3 < K));
-	int rail = ((k - at >= 0 && k - at < K) || (k - at - 1 >= 0 && k - at - 1 < K)) * st->share;
+	int rail = ((k - at >= 0 && k - at < K) || (k - at - 1 >= 0 && k - at - 1 < K)) * st->n.share;
 	/* NVLS: a link carries G - 1 copies one way and one unit the other a
 	 * phase, so G each way when both run */
-	double nvl = (st->nvls ? (in_node == 2 ? st->G : in_node ? st->G - 1 : 0) * s : in_node * (st->G - 1)) / st->r;
+	double nvl = (st->nvls ? (in_node == 2 ? st->n.G : in_node ? st->n.G - 1 : 0) * s : in_node * (st->n.G - 1)) / st->n.r;
 
 	return nvl > rail ? nvl : rail;
 }
@@ -316,12 +293,12 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	c->steps = S;
 	c->alpha_s = S * p->alpha_s;
 	c->lat_s = S * pm_hop_lat(in, p);
-	c->bw_s = units * pm_msg_bw_s(p, n / ((double)st->G * st->K));
-	c->red_s = n / st->G * (st->G - 1 + st->N - 1) / st->N * p->gamma_spB;
+	c->bw_s = units * pm_msg_bw_s(p, n / ((double)st->n.G * st->K));
+	c->red_s = n / st->n.G * (st->n.G - 1 + st->n.N - 1) / st->n.N * p->gamma_spB;
 	/* the G-1 copies scattered and gathered in the node (2 (G-1)/G n; with
 	 * NVLS the G-1 contributions and one multicast up, n), and the block
 	 * up the rail (n/G) */
-	c->sent_B = n / st->G * (st->nvls ? st->G + 1 : 2.0 * (st->G - 1) + 1);
+	c->sent_B = n / st->n.G * (st->nvls ? st->n.G + 1 : 2.0 * (st->n.G - 1) + 1);
 }
 
 static double xfers(const struct pm_inst *in)
@@ -335,7 +312,7 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	const struct cn_state *st = ccns(in);
 
 	if (st->nvls)
-		p->switch_scale = pm_nvls_switch_scale(in->topo, st->G, st->nvl_Bps);
+		p->switch_scale = pm_nvls_switch_scale(in->topo, st->n.G, st->n.nvl_Bps);
 }
 
 const struct pm_algo pm_algo_collnet = {

@@ -102,22 +102,21 @@ static void add_step(const struct pm_inst *in, struct pm_sched *s, int j, const 
 
 	for (int k = 0; k < P; k++) {
 		int first = (k + 1) % P;
+		int via[2];
 		if (j < C)
 			for (int g = 0; g < P; g++) {
 				if (g == k)
 					continue;
-				int via[2] = {up[g], down[k]};
-				pm_sched_add_routed(s, j, g, k, (uint32_t)(j * P + k), 1, PM_REDUCE, 0, via,
-						    g == first ? 2 : 1);
+				int h = pm_switch_via(up, down, g, k, PM_REDUCE, g == first, via);
+				pm_sched_add_routed(s, j, g, k, (uint32_t)(j * P + k), 1, PM_REDUCE, 0, via, h);
 				pm_sched_at_switch(s);
 			}
 		if (j >= 1)
 			for (int g = 0; g < P; g++) {
 				if (g == k)
 					continue;
-				int via[2] = {up[k], down[g]};
-				pm_sched_add_routed(s, j, k, g, (uint32_t)((j - 1) * P + k), 1, PM_COPY, 1,
-						    g == first ? via : via + 1, g == first ? 2 : 1);
+				int h = pm_switch_via(up, down, k, g, PM_COPY, g == first, via);
+				pm_sched_add_routed(s, j, k, g, (uint32_t)((j - 1) * P + k), 1, PM_COPY, 1, via, h);
 				pm_sched_at_switch(s);
 			}
 	}

@@ -54,11 +54,10 @@
 #define MAX_P 4096		/* ranks with a schedule; beyond, the closed form */
 
 struct nvt_state {
-	int G, N, K;		/* GPUs a node, nodes, chunks a block */
+	struct pm_gpu_nodes n;	/* G GPUs a node, N nodes, ... */
+	int K;			/* chunks a block */
 	int H[2];		/* each tree's height in edges */
 	int L;			/* most half-chunks on one rail a step, each way */
-	double nvl_Bps, r;	/* a GPU's link to its switch; over the slowest link */
-	int share;		/* GPUs a NIC serves (G / the node's rails, rounded up) */
 	int from_size;		/* K from the message size */
 };
 _Static_assert(sizeof(struct nvt_state) <= PM_PRIV_BYTES, "nvlstree state fits pm_inst.priv");
@@ -94,7 +93,7 @@ static void levels(int N, int t, int *depth, int *height)
  * children's out on the way down, both at once in the steady pipeline. */
 static int tree_shape(struct nvt_state *st, struct pm_err *err)
 {
-	int N = st->N, *kids = calloc(2 * (size_t)N, sizeof(int)), *lv = malloc(sizeof(int) * 2 * (size_t)N);
+	int N = st->n.N, *kids = calloc(2 * (size_t)N, sizeof(int)), *lv = malloc(sizeof(int) * 2 * (size_t)N);
 
 	if (!kids || !lv) {
 		free(kids), free(lv);
@@ -129,34 +128,26 @@ static int steps_of(const struct nvt_state *st)
 
 static double xfers_of(const struct nvt_state *st)
 {
-	return (double)st->K * st->G * (3.0 * st->N * (st->G - 1) + 4.0 * (st->N - 1));
+	return (double)st->K * st->n.G * (3.0 * st->n.N * (st->n.G - 1) + 4.0 * (st->n.N - 1));
 }
 
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	struct nvt_state *st = nvs(in);
-	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
 	long K = 1;
+	int rc;
 
 	memset(st, 0, sizeof *st);
-	st->G = (int)m->level[0].count;	/* the restriction row has checked the machine */
-	if (in->P % st->G)
-		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: nvlstree needs whole nodes (%d ranks on nodes of %d GPUs)",
-			       in->P, st->G);
-	st->N = in->P / st->G;
-	st->share = (st->G + pm_machine_rails(m) - 1) / pm_machine_rails(m);
+	if ((rc = pm_gpu_nodes_of(in, "nvlstree", &st->n, err)))	/* the restriction row has checked the machine */
+		return rc;
 	if (arg && pm_parse_int(arg, 1, 4096, "chunk count", &K, err))
 		return PM_EINPUT;
 	st->K = (int)K;
 	st->from_size = !arg;
 	in->sized = st->from_size;
-	int rc = tree_shape(st, err);
+	rc = tree_shape(st, err);
 	in->steps = steps_of(st);
-	double slow, lat;
-	pm_topo_slowest(in->topo, &slow, &lat);
-	st->nvl_Bps = rc ? 0 : pm_node_switch_rate(in->topo, "nvlstree", err);
-	st->r = slow > 0 ? st->nvl_Bps / slow : 1;
-	return rc ? rc : st->nvl_Bps > 0 ? PM_OK : PM_ENOTAPPLICABLE;
+	return rc;
 }
 
 /* K from the size: NCCL's NVLSTree chunk (128 KiB, 64 KiB from four
@@ -173,7 +164,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 		return PM_OK;
 	while (in->P <= MAX_P && most > 1 && (st->K = (int)most, xfers_of(st) > MAX_XFERS))
 		most /= 2;
-	st->K = (int)pm_pipe_chunks(n / st->G, 16 * (st->N >= 4 ? 65536.0 : 131072.0), most);
+	st->K = (int)pm_pipe_chunks(n / st->n.G, 16 * (st->n.N >= 4 ? 65536.0 : 131072.0), most);
 	in->steps = steps_of(st);
 	snprintf(in->label, sizeof in->label, "nvlstree:%d", st->K);
 	return PM_OK;
@@ -199,21 +190,23 @@ struct plan {			/* what build fills */
 static void add_node(struct plan *pl, int j, int v, int g)
 {
 	const struct nvt_state *st = pl->st;
-	int G = st->G, N = st->N, k = v * G + g, first = v * G + (g + 1) % G;
+	int G = st->n.G, N = st->n.N, k = v * G + g, first = v * G + (g + 1) % G;
 	uint32_t lo = (uint32_t)(j * G + g) * 2;
 
 	for (int q = v * G; q < (v + 1) * G; q++)
-		if (q != k)
-			pl->x[pl->n++] = (struct tx){j, q, k, lo, 2, PM_REDUCE, 0, q == first ? 2 : 1,
-						     {pl->up[q], pl->down[k]}};
+		if (q != k) {
+			struct tx *x = &pl->x[pl->n++];
+			*x = (struct tx){j, q, k, lo, 2, PM_REDUCE, 0, 0, {0, 0}};
+			x->nvia = pm_switch_via(pl->up, pl->down, q, k, PM_REDUCE, q == first, x->via);
+		}
 	for (int t = 0; t < 2; t++) {
 		int at = j + st->H[t] + pl->lv[2 * t * N + v] + 1;
 		for (int q = v * G; q < (v + 1) * G; q++)
-			if (q != k)
-				pl->x[pl->n++] = q == first ? (struct tx){at, k, q, lo + (uint32_t)t, 1, PM_COPY, 3, 2,
-									  {pl->up[k], pl->down[q]}}
-							    : (struct tx){at, k, q, lo + (uint32_t)t, 1, PM_COPY, 3, 1,
-									  {pl->down[q], 0}};
+			if (q != k) {
+				struct tx *x = &pl->x[pl->n++];
+				*x = (struct tx){at, k, q, lo + (uint32_t)t, 1, PM_COPY, 3, 0, {0, 0}};
+				x->nvia = pm_switch_via(pl->up, pl->down, k, q, PM_COPY, q == first, x->via);
+			}
 	}
 }
 
@@ -222,7 +215,7 @@ static void add_node(struct plan *pl, int j, int v, int g)
 static void add_tree(struct plan *pl, int j, int v, int g)
 {
 	const struct nvt_state *st = pl->st;
-	int G = st->G, N = st->N, k = v * G + g;
+	int G = st->n.G, N = st->n.N, k = v * G + g;
 	uint32_t lo = (uint32_t)(j * G + g) * 2;
 
 	for (int t = 0; t < 2; t++) {
@@ -268,7 +261,7 @@ static int emit(const struct pm_topo *topo, struct pm_sched *s, const struct tx 
 static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
 {
 	const struct nvt_state *st = cnvs(in);
-	int G = st->G, N = st->N;
+	int G = st->n.G, N = st->n.N;
 
 	if (in->P > MAX_P)
 		return pm_fail(err, PM_EINPUT,
@@ -301,18 +294,18 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 static void closed(const struct pm_inst *in, double n, const struct pm_params *p, struct pm_cost *c)
 {
 	const struct nvt_state *st = cnvs(in);
-	double S = steps_of(st), half = n / (2.0 * st->G * st->K);
+	double S = steps_of(st), half = n / (2.0 * st->n.G * st->K);
 
 	c->steps = S;
 	c->alpha_s = S * p->alpha_s;
 	c->lat_s = S * pm_hop_lat(in, p);
-	double nvl = 2.0 * st->G * pm_switch_scale(p) / st->r;	/* NVLink's G units at the switch's rate */
-	double rail = (double)st->L * st->share;	/* a NIC's halves: its GPUs' L each */
+	double nvl = 2.0 * st->n.G * pm_switch_scale(p) / st->n.r;	/* NVLink's G units at the switch's rate */
+	double rail = (double)st->L * st->n.share;	/* a NIC's halves: its GPUs' L each */
 	c->bw_s = S * (nvl > rail ? nvl : rail) * pm_msg_bw_s(p, half);
 	c->red_s = n * p->gamma_spB;	/* the switch's (G-1)/G n and the tree's n/G, booked to the owner */
 	/* a GPU sends G - 1 copies and a multicast up to its switch a chunk
 	 * (n in all) and L halves on its rail */
-	c->sent_B = n + st->L * n / (2.0 * st->G);
+	c->sent_B = n + st->L * n / (2.0 * st->n.G);
 }
 
 static double xfers(const struct pm_inst *in)
@@ -323,7 +316,7 @@ static double xfers(const struct pm_inst *in)
 /* NVLS's rate on the transfers the switches carry (as nvls). */
 static void params(const struct pm_inst *in, struct pm_params *p)
 {
-	p->switch_scale = pm_nvls_switch_scale(in->topo, cnvs(in)->G, cnvs(in)->nvl_Bps);
+	p->switch_scale = pm_nvls_switch_scale(in->topo, cnvs(in)->n.G, cnvs(in)->n.nvl_Bps);
 }
 
 const struct pm_algo pm_algo_nvlstree = {

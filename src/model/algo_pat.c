@@ -74,16 +74,16 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	}
 	s->nchunks = (uint32_t)P;
 	for (int i = 0; i < m; i++) {	/* reduce-scatter: all-gather step m-1-i backwards */
-		int k = m - 1 - i, d = 1 << (m - 1 - k);
+		int k = m - 1 - i, d = 1 << (m - 1 - k), c = blocks(P, m, k);
 		for (int r = 0; r < P; r++)
-			for (int j = 0; j < blocks(P, m, k); j++)
+			for (int j = 0; j < c; j++)
 				pm_sched_add(s, i, r, (r + d) % P, (uint32_t)((r + sends[(size_t)k * P + j]) % P), 1, PM_REDUCE, 0);
 	}
 	s->second_phase = m;
 	for (int k = 0; k < m; k++) {	/* all-gather */
-		int d = 1 << (m - 1 - k);
+		int d = 1 << (m - 1 - k), c = blocks(P, m, k);
 		for (int r = 0; r < P; r++)
-			for (int j = 0; j < blocks(P, m, k); j++)
+			for (int j = 0; j < c; j++)
 				pm_sched_add(s, m + k, (r + d) % P, r, (uint32_t)((r + sends[(size_t)k * P + j]) % P), 1, PM_COPY, 0);
 	}
 	free(sends);
