@@ -250,6 +250,47 @@ Test(nccl, protocol_mask)
 	cr_assert(strstr(err.msg, "NVLSTree needs more than one node"), "%s", err.msg);
 }
 
+/* NCCL_ALGO and NCCL_PROTO as a platform's setup exports them (param
+ * nccl_algo, nccl_proto): NCCL's syntax (names in any case, "^" to
+ * exclude), p2p kept (NCCL_ALGO does not govern it).  An 8-byte
+ * all-reduce on one node, which NCCL runs as Ring/LL (protocol_mask's
+ * latencies), runs Simple when the platform exports NCCL_PROTO=Simple;
+ * a choice the user forces replaces the platform's, as a user's export
+ * does, and the other dimension keeps the platform's. */
+Test(nccl, platform_environment)
+{
+	unsigned m;
+	cr_assert_eq(pm_nccl_mask_parse("Ring,Tree", 0, &m), 0);
+	cr_assert_eq(m, 1u << PM_NCCL_RING | 1u << PM_NCCL_TREE | 1u << PM_NCCL_P2P);
+	cr_assert_eq(pm_nccl_mask_parse("^LL128", 1, &m), 0);
+	cr_assert_eq(m, 1u << PM_NCCL_LL | 1u << PM_NCCL_SIMPLE);
+	cr_assert_eq(pm_nccl_mask_parse("simple", 1, &m), 0);
+	cr_assert_eq(m, 1u << PM_NCCL_SIMPLE);
+	cr_assert_eq(pm_nccl_mask_parse("ring,,tree", 0, &m), -1);
+	cr_assert_eq(pm_nccl_mask_parse("p2p", 0, &m), -1);
+	cr_assert_eq(pm_nccl_mask_parse("^", 1, &m), -1);
+	cr_assert_eq(pm_nccl_mask_parse("fast", 1, &m), -1);
+
+	struct pm_nccl_sys s = one_node();
+	struct pm_nccl_cost k;
+	struct pm_err err;
+	s.algo_env = 1u << PM_NCCL_RING | 1u << PM_NCCL_TREE | 1u << PM_NCCL_P2P;
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, ~0u, ~0u, 8, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_RING && k.proto == PM_NCCL_LL);
+	/* at 1 GiB NVLS (480 GB/s) would win; the platform's list has none */
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, ~0u, ~0u, 1 << 30, &k, &err), PM_OK);
+	cr_assert_neq(k.algo, PM_NCCL_NVLS);
+	s.proto_env = 1u << PM_NCCL_SIMPLE;
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, ~0u, ~0u, 8, &k, &err), PM_OK);
+	cr_assert_eq(k.proto, PM_NCCL_SIMPLE);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, ~0u, 1u << PM_NCCL_LL, 8, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_RING && k.proto == PM_NCCL_LL);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, 1u << PM_NCCL_NVLS, ~0u, 8, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_NVLS && k.proto == PM_NCCL_SIMPLE);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLTOALL, ~0u, ~0u, 8, &k, &err), PM_OK);
+	cr_assert_eq(k.algo, PM_NCCL_P2P);
+}
+
 /* Two nodes: a tree all-reduce node sends n/2 up and n/2 down per tree,
  * so its rate is capped by twice the node's NICs (46 GB/s: 4 x 11.5 on a
  * p4d-like node): bus min(232, 2 x 46) x 0.92 = 84.64 GB/s, algbw half
@@ -371,6 +412,26 @@ Test(nccl, machine_file_params_checked)
 	struct pm_err err;
 	cr_assert_eq(pm_machine_load(path, &mach, &err), PM_EINPUT);
 	cr_assert(strstr(err.msg, "'pascal'") && strstr(err.msg, "hopper"), "%s", err.msg);
+	unlink(path);
+}
+
+/* A platform's NCCL_PROTO that names no protocol is refused with the
+ * value and what is expected. */
+Test(nccl, machine_file_environment_checked)
+{
+	char path[] = "/tmp/pm_nccl_machineXXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("kind,name,count,inner_bw,egress_bw,flow_bw,value,source\n"
+	      "param,arch,,,,,hopper,x\n"
+	      "param,nccl_proto,,,,,\"simple,fast\",x\n"
+	      "level,node,8,300GB/s,200GB/s,,,x\n", f);
+	fclose(f);
+	struct pm_machine mach;
+	struct pm_err err;
+	cr_assert_eq(pm_machine_load(path, &mach, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "'simple,fast'") && strstr(err.msg, "NCCL_PROTO"), "%s", err.msg);
 	unlink(path);
 }
 

@@ -86,7 +86,7 @@ static int take_level(const struct mreader *r, struct pm_err *err)
 }
 
 /* The NCCL parameters (struct pm_machine_nccl), as a table. */
-enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG, N_VERSION };
+enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG, N_VERSION, N_ALGOS, N_PROTOS };
 static const struct nparam {
 	const char *name;
 	enum nkind kind;
@@ -103,6 +103,8 @@ static const struct nparam {
 	{"channels", N_COUNT, offsetof(struct pm_machine_nccl, channels), "a channel count from 1 to 64"},
 	{"sharp", N_FLAG, offsetof(struct pm_machine_nccl, collnet), "0 or 1"},
 	{"ll128", N_FLAG, offsetof(struct pm_machine_nccl, ll128), "0 or 1"},
+	{"nccl_algo", N_ALGOS, offsetof(struct pm_machine_nccl, algo_env), "NCCL_ALGO as the platform's documented setup exports it: algorithms such as ring,tree (or ^nvls to exclude)"},
+	{"nccl_proto", N_PROTOS, offsetof(struct pm_machine_nccl, proto_env), "NCCL_PROTO as the platform's documented setup exports it: protocols such as simple or ^ll128"},
 	{"nccl_version", N_VERSION, offsetof(struct pm_machine_nccl, version), "an NCCL release from 2.18 on, such as 2.24.3"},
 };
 
@@ -116,6 +118,9 @@ static int nccl_value(const struct nparam *np, const char *v, void *dst, struct 
 		return (*(int *)dst = pm_nccl_arch_find(v)) < 0;
 	case N_VERSION:
 		return (*(int *)dst = pm_nccl_version_find(v)) < 0;
+	case N_ALGOS:
+	case N_PROTOS:
+		return pm_nccl_mask_parse(v, np->kind == N_PROTOS, dst) != 0;
 	case N_CPU:
 		k = pm_pick(v, cpus, 3);
 		*(int *)dst = (int)k;	/* 0 Intel, 1 AMD, 2 Arm */
@@ -187,7 +192,7 @@ static int take_param(const struct mreader *r, struct pm_err *err)
 		int rc = take_nccl_param(r, name, v, err);
 		if (rc < 0)
 			return bad(r, "parameter", name,
-				   "description, alpha, pipeline, nics, device, network, or an NCCL parameter: arch, cpu, ring_busbw, nvls_busbw, nic_bw, launch, net_latency, channels, sharp, ll128",
+				   "description, alpha, pipeline, nics, device, network, or an NCCL parameter: arch, cpu, ring_busbw, nvls_busbw, nic_bw, launch, net_latency, channels, sharp, ll128, nccl_algo, nccl_proto, nccl_version",
 				   err);
 		return rc;
 	}

@@ -29,7 +29,7 @@ struct pm_level {
 /* What NCCL needs to know of a machine (nccl.h), each figure with its
  * source; rates are achieved ones, not nominal (docs/model.md, "NCCL").
  * arch < 0: the description gives none, and NCCL is not modelled on it. */
-#define PM_MACHINE_NCCL_PARAMS 13
+#define PM_MACHINE_NCCL_PARAMS 15
 struct pm_machine_nccl {
 	int arch;		/* enum pm_nccl_arch, -1 none */
 	int amd_cpu;		/* host CPU: 0 Intel, 1 AMD, 2 Arm */
@@ -41,6 +41,8 @@ struct pm_machine_nccl {
 	int channels;		/* param channels */
 	int collnet;		/* param sharp: SHARP reduction in the switches */
 	int ll128;		/* param ll128 (default 1) */
+	unsigned algo_env;	/* param nccl_algo: NCCL_ALGO as the platform sets it (mask; 0, the default: unset) */
+	unsigned proto_env;	/* param nccl_proto: NCCL_PROTO as the platform sets it */
 	int version;		/* param nccl_version: the constants' epoch (nccl.h), 0 the newest */
 	int nsrc;		/* the nccl params given, as written, for --explain */
 	char src[PM_MACHINE_NCCL_PARAMS][3][320];	/* name, value, source */

@@ -18,6 +18,7 @@
 #include "model/machine.h"
 #include "model/text.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -130,6 +131,34 @@ static const int thread_threshold[PM_NCCL_NPROTO] = {8, 8, 64};
 int pm_nccl_algo_find(const char *name) { return pm_pick(name, pm_nccl_algo_names, PM_NCCL_NALGO); }
 int pm_nccl_proto_find(const char *name) { return pm_pick(name, pm_nccl_proto_names, PM_NCCL_NPROTO); }
 int pm_nccl_arch_find(const char *name) { return pm_pick(name, pm_nccl_arch_names, PM_NCCL_NARCH); }
+
+int pm_nccl_mask_parse(const char *list, int proto, unsigned *mask)
+{
+	const int n = proto ? PM_NCCL_NPROTO : PM_NCCL_NALGO;
+	const unsigned all = (1u << n) - 1;
+	int exclude = *list == '^';
+	unsigned m = 0;
+
+	for (const char *t = list + exclude; *t;) {
+		char word[32];
+		size_t len = strcspn(t, ",");
+		if (len == 0 || len >= sizeof word)
+			return -1;
+		for (size_t i = 0; i < len; i++)
+			word[i] = (char)tolower((unsigned char)t[i]);
+		word[len] = '\0';
+		int k = proto ? pm_nccl_proto_find(word) : pm_nccl_algo_find(word);
+		if (k < 0 || (!proto && k == PM_NCCL_P2P))
+			return -1;
+		m |= 1u << k;
+		t += len + (t[len] == ',');
+	}
+	if (m == 0)
+		return -1;
+	m = exclude ? all & ~m : m;
+	*mask = proto ? m : m | 1u << PM_NCCL_P2P;
+	return 0;
+}
 
 /* Steps NCCL counts for collective c (tuning.cc, nsteps). */
 static int nsteps(enum pm_coll c, int R)
@@ -472,6 +501,8 @@ int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, str
 	s->channels = m->nccl.channels;
 	s->collnet = m->nccl.collnet;
 	s->ll128 = m->nccl.ll128;
+	s->algo_env = m->nccl.algo_env;
+	s->proto_env = m->nccl.proto_env;
 	s->version = m->nccl.version;
 	return PM_OK;
 }
@@ -522,6 +553,11 @@ int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_ma
 	struct pm_nccl_cost best = {0}, one;
 	const char *why = NULL;
 	int found = 0;
+
+	if (s->algo_env && (algo_mask & ((1u << PM_NCCL_NALGO) - 1)) == (1u << PM_NCCL_NALGO) - 1)
+		algo_mask = s->algo_env;
+	if (s->proto_env && (proto_mask & ((1u << PM_NCCL_NPROTO) - 1)) == (1u << PM_NCCL_NPROTO) - 1)
+		proto_mask = s->proto_env;
 
 	for (int a = 0; a < PM_NCCL_NALGO; a++)
 		for (int p = 0; p < PM_NCCL_NPROTO; p++) {

@@ -38,6 +38,8 @@ struct pm_nccl_sys {
 	int channels;			/* ring and tree channels */
 	int collnet;			/* SHARP reduction in the switches (CollNet) */
 	int ll128;			/* LL128 enabled */
+	unsigned algo_env, proto_env;	/* what the platform's environment lets NCCL pick
+					 * (its NCCL_ALGO, NCCL_PROTO as masks; 0: unset) */
 	int version;			/* the release epoch of the constants (pm_nccl_version_find); 0 newest */
 };
 
@@ -79,6 +81,9 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 /* NCCL's choice among the pairs allowed by algo_mask and proto_mask
  * (bit 1 << enum value each, as NCCL_ALGO and NCCL_PROTO restrict it):
  * the lowest model_s; ties to the lower algorithm, then protocol number.
+ * A mask with every bit set is the variable unset: the platform's own
+ * setting (s->algo_env, s->proto_env) applies, as a user's export of
+ * NCCL_ALGO replaces the one a vendor's profile sets.
  * PM_ENOTAPPLICABLE when none applies. */
 int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_mask,
 		   unsigned proto_mask, double n, struct pm_nccl_cost *out,
@@ -93,5 +98,11 @@ void pm_nccl_epoch_name(int epoch, char *buf, size_t size);
 int pm_nccl_algo_find(const char *name);
 int pm_nccl_proto_find(const char *name);
 int pm_nccl_arch_find(const char *name);
+
+/* An NCCL_ALGO or NCCL_PROTO value ("Ring,Tree", "^LL128", "simple";
+ * names in any case) as a mask of algorithms (protocols when proto);
+ * -1 on a name that is neither.  An algorithm mask keeps p2p, which
+ * NCCL_ALGO does not govern. */
+int pm_nccl_mask_parse(const char *list, int proto, unsigned *mask);
 
 #endif
