@@ -945,7 +945,30 @@ Test(nccl, collnet_schedule_by_hand)
 	cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "nvls closed %g", k.bw_s);
 	cr_assert(rel_close(c.sent_B, 18 * MiB, 1e-12) && rel_close(k.sent_B, 18 * MiB, 1e-12), "nvls sent %g %g",
 		  c.sent_B, k.sent_B);
+	/* collnet:1,nodes=chain (NCCL's CollNetChain): block g reduced along
+	 * the node's chain g+1, ..., g+7, g, a hop a step (7 steps), up and
+	 * down the rail (2), broadcast back along the chain (7): S = 2G = 16.
+	 * In hop p's step every GPU sends one unit (it is at position p of
+	 * exactly one block's chain): 14 steps of 2 MiB on NVLink, 28 MiB /
+	 * 370 GB/s as the direct form's two steps of 7 units, and the two
+	 * rail steps; the same 240 transfers (8 blocks x 2 nodes x 14 hops +
+	 * 8 x 2 on the rails) and what a GPU sends (7 + 7 units and its block
+	 * up: 30 MiB) */
+	resolve_or_die("collnet:1,nodes=chain", t, 0, &in);
+	cr_assert_eq(in.steps, 16);
+	cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nx, 240);
+	cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	cr_assert(rel_close(c.bw_s, 28 * MiB / 370e9 + 4 * MiB / 48e9, 1e-9), "chain bw %g", c.bw_s);
+	pm_algo_closed(&in, n, &p, &k);
+	cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "chain closed %g", k.bw_s);
+	cr_assert(rel_close(c.sent_B, 30 * MiB, 1e-12) && rel_close(k.sent_B, 30 * MiB, 1e-12), "chain sent %g %g",
+		  c.sent_B, k.sent_B);
 	cr_assert_eq(pm_algo_resolve("collnet:2,", t, 0, &in, &err), PM_EINPUT);
+	cr_assert_eq(pm_algo_resolve("collnet:nodes=ring", t, 0, &in, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "nodes=chain"), "%s", err.msg);
 	pm_topo_free(t);
 	unlink(path);
 
@@ -955,9 +978,10 @@ Test(nccl, collnet_schedule_by_hand)
 	for (int N = 3; N <= 4; N++) {
 		char p2[] = "/tmp/pm_sharpXXXXXX";
 		t = sharp_machine(N, p2, NULL);
-		for (int K = 1; K <= 18; K += 4) {
+		for (int K = 1; K <= 30; K += 4) {
 			char spec[32];
-			snprintf(spec, sizeof spec, K > 9 ? "collnet:%d,nodes=nvls" : "collnet:%d", K - (K > 9 ? 8 : 0));
+			static const char *const modes[] = {"", ",nodes=nvls", ",nodes=chain"};
+			snprintf(spec, sizeof spec, "collnet:%d%s", K % 10, modes[K / 10]);
 			resolve_or_die(spec, t, 0, &in);
 			cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
 			cr_assert_eq(pm_sched_check_allreduce(&s, &err), PM_OK, "%d nodes %s: %s", N, spec, err.msg);
@@ -980,6 +1004,14 @@ Test(nccl, collnet_schedule_by_hand)
 		cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
 		cr_assert_eq(s.nsteps, 19);
 		cr_assert_eq(s.x[0].at_switch, 1);
+		pm_sched_release(&s);
+		/* its CollNetChain the chain: at 64 MiB K = 4, 4 + 2 x 8 - 1 = 19
+		 * steps, none through a switch that reduces in the node */
+		resolve_or_die("nccl:collnetchain", t, 0, &in);
+		cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
+		cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(s.nsteps, 19);
+		cr_assert_eq(s.x[0].at_switch, 0);
 		pm_sched_release(&s);
 		pm_topo_free(t);
 		unlink(p2);

@@ -1,4 +1,4 @@
-/* algo_collnet.c: collnet[:K][,nodes=nvls], NCCL's CollNetDirect all-reduce: the
+/* algo_collnet.c: collnet[:K][,nodes=nvls|chain], NCCL's CollNetDirect all-reduce: the
  * network's switches reduce (SHARP, Graham et al., "Scalable Hierarchical
  * Aggregation Protocol (SHArP)", COMHPC 2016; NCCL src/device/all_reduce.h,
  * runTreeCollnetDirect, with the SHARP network plugin).
@@ -29,10 +29,21 @@
  * tree.  A step loads a GPU's NVLink 2(G-1) units each way (the G-1
  * copies it scatters and the G-1 it gathers, from two chunks in flight)
  * and its NIC one each way.
+ * With nodes=chain (NCCL's CollNetChain, src/device/all_reduce.h: each
+ * channel a chain in the node whose head sends to the network) block g
+ * is reduced along GPUs g+1, g+2, ..., g+G-1, g of every node (mod G), a
+ * hop a step, so its head GPU g holds the node's sum after D = G - 1
+ * steps; up and down the rail as above; then broadcast back down the
+ * chain, D steps.  Chunk j: reduce hop p at step j + p, up at j + D,
+ * down at j + D + 1, broadcast hop q at j + D + 2 + q: S = K + 2D + 1,
+ * the direct form's with D = 1.  A GPU sits at every position of some
+ * block's chain, so in a step it sends (and receives) one unit for each
+ * chain hop that runs: 2(G-1) in the steady pipeline, as direct.
  * Cost:  T = S (a + d) + sum over steps k of max(e_k (G-1)/r, f_k) w(n/(GK)) b
  *            + (n/G)(G-1+N-1)/N g,
  *        e_k the in-node phases step k runs (2 in the steady pipeline, 1
- *        in its first and last three steps), f_k the GPUs a NIC serves
+ *        in its first and last three steps; chain: the chain hops that
+ *        run over G - 1), f_k the GPUs a NIC serves
  *        (1 with a NIC a GPU; 2 on AWS p4d) where a rail phase runs, else
  *        0; b the slowest link's time a byte (the NIC's), r how much
  *        faster a GPU's link to its node's switch is (370 / 48 GB/s on DGX
@@ -45,6 +56,7 @@
  */
 #include "model/algo.h"
 #include "model/machine.h"
+#include "model/text.h"
 #include "model/units.h"
 
 #include <stdio.h>
@@ -55,10 +67,13 @@
 #define MAX_XFERS 1048576.0	/* stored transfers (as nodetree) */
 #define MAX_P 4096		/* ranks with a schedule; beyond, the closed form */
 
+enum cn_nodes { CN_DIRECT, CN_NVLS, CN_CHAIN };	/* what runs in the nodes */
+static const char *const cn_keys[] = {"", "nodes=nvls", "nodes=chain"};
+
 struct cn_state {
 	struct pm_gpu_nodes n;	/* G GPUs a node, N nodes, ... */
 	int K;			/* chunks a block */
-	int nvls;		/* in the nodes NVLS (the switch reduces), not direct copies */
+	enum cn_nodes mode;	/* direct copies, NVLS (the switch reduces) or a chain */
 	int from_size;		/* K from the message size */
 };
 _Static_assert(sizeof(struct cn_state) <= PM_PRIV_BYTES, "collnet state fits pm_inst.priv");
@@ -69,9 +84,16 @@ static const struct cn_state *ccns(const struct pm_inst *in)
 	return (const struct cn_state *)(const void *)in->priv.bytes;
 }
 
+/* Hops a chunk takes in a node on its way to the rail (D): none with one
+ * GPU a node, one direct or through the switch, G - 1 along a chain. */
+static int depth_of(const struct cn_state *st)
+{
+	return st->n.G < 2 ? 0 : st->mode == CN_CHAIN ? st->n.G - 1 : 1;
+}
+
 static int steps_of(const struct cn_state *st)
 {
-	return st->K + (st->n.G > 1 ? 3 : 1);
+	return st->K + 2 * depth_of(st) + 1;
 }
 
 static double xfers_of(const struct cn_state *st)
@@ -79,21 +101,23 @@ static double xfers_of(const struct cn_state *st)
 	return (double)st->K * st->n.G * (2.0 * st->n.N * (st->n.G - 1) + 2.0 * (st->n.N - 1));
 }
 
-/* "K", "nodes=nvls" or "K,nodes=nvls" (a key, since a bare "nvls" in an
- * --algo list names that algorithm). */
-static int parse_arg(const char *arg, long *K, int *nvls, struct pm_err *err)
+/* "K", "nodes=M" or "K,nodes=M", M nvls or chain (a key, since a bare
+ * "nvls" in an --algo list names that algorithm).  Sets *sized when K
+ * is not given. */
+static int parse_arg(const char *arg, long *K, enum cn_nodes *mode, int *sized, struct pm_err *err)
 {
-	static const char key[] = "nodes=nvls";
 	char buf[32];
-	const char *comma = strchr(arg, ',');
+	const char *comma = strchr(arg, ','), *key = strncmp(arg, "nodes=", 6) ? (comma ? comma + 1 : NULL) : arg;
+	int m = key ? pm_pick(key, cn_keys + 1, 2) : -1;
 
-	*nvls = strcmp(arg, key) == 0 || (comma && strcmp(comma + 1, key) == 0);
-	if (strcmp(arg, key) == 0)
+	*mode = m < 0 ? CN_DIRECT : (enum cn_nodes)(m + 1);
+	*sized = key == arg;
+	if (key == arg && m >= 0)
 		return PM_OK;
 	snprintf(buf, sizeof buf, "%.*s", comma ? (int)(comma - arg) : (int)strlen(arg), arg);
-	if ((comma && !*nvls) || pm_parse_int(buf, 1, 4096, "chunk count", K, err))
+	if ((key && m < 0) || pm_parse_int(buf, 1, 4096, "chunk count", K, err))
 		return pm_fail(err, PM_EINPUT,
-			       "invalid argument '%s' for collnet (expected K, nodes=nvls or K,nodes=nvls, K a chunk count from 1 to 4096)",
+			       "invalid argument '%s' for collnet (expected K, nodes=nvls, nodes=chain or K,nodes=..., K a chunk count from 1 to 4096)",
 			       arg);
 	return PM_OK;
 }
@@ -108,13 +132,13 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	memset(st, 0, sizeof *st);
 	if ((rc = pm_gpu_nodes_of(in, "collnet", &st->n, err)))	/* the restriction row has checked the machine */
 		return rc;
-	if (arg && parse_arg(arg, &K, &st->nvls, err))
+	st->from_size = 1;
+	if (arg && parse_arg(arg, &K, &st->mode, &st->from_size, err))
 		return PM_EINPUT;
-	if (st->nvls && (m->nccl.nvls_Bps <= 0 || st->n.G < 2))
+	if (st->mode == CN_NVLS && (m->nccl.nvls_Bps <= 0 || st->n.G < 2))
 		return pm_fail(err, PM_ENOTAPPLICABLE,
 			       "not applicable: collnet:nodes=nvls needs nodes whose NVSwitch reduces (NVLink SHARP, param nvls_busbw) and two or more GPUs a node");
 	st->K = (int)K;
-	st->from_size = !arg || strcmp(arg, "nodes=nvls") == 0;
 	in->sized = st->from_size;
 	in->steps = steps_of(st);
 	return PM_OK;
@@ -135,7 +159,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 		most /= 2;
 	st->K = (int)pm_pipe_chunks(n / st->n.G, 16 * 131072.0, most);
 	in->steps = steps_of(st);
-	snprintf(in->label, sizeof in->label, st->nvls ? "collnet:%d,nodes=nvls" : "collnet:%d", st->K);
+	snprintf(in->label, sizeof in->label, "collnet:%d%s%s", st->K, st->mode ? "," : "", cn_keys[st->mode]);
 	return PM_OK;
 }
 
@@ -196,7 +220,7 @@ static void add_node(const struct pm_topo *t, const struct cn_state *st, const i
 				int g = (h + d) % G, a = v * G + (phase == 0 ? h : g), b = v * G + (phase == 0 ? g : h);
 				uint32_t lo = (uint32_t)(j * G + g);	/* block g, to or from its GPU */
 				enum pm_op op = phase == 0 ? PM_REDUCE : PM_COPY;
-				if (!st->nvls) {
+				if (st->mode != CN_NVLS) {
 					pm_sched_add_routed(s, step, a, b, lo, 1, op, phase, buf, pm_topo_route(t, a, b, buf));
 					continue;
 				}
@@ -224,12 +248,50 @@ static void add_rails(const struct cn_state *st, const struct rail_routes *R, st
 		}
 }
 
+/* Chunk j one hop along every node's chain of every block: reduce hop p
+ * (way 0) from position p to p + 1, or broadcast hop p (way 1) from
+ * position G-1-p to G-2-p; block g's chain is GPUs g+1, ..., g+G-1, g. */
+static void add_chain(const struct pm_topo *t, const struct cn_state *st, struct pm_sched *s, int step, int j,
+		      int way, int p, int *buf)
+{
+	int G = st->n.G, from = way ? G - 1 - p : p, to = way ? from - 1 : from + 1;
+
+	for (int v = 0; v < st->n.N; v++)
+		for (int g = 0; g < G; g++) {
+			int a = v * G + (g + 1 + from) % G, b = v * G + (g + 1 + to) % G;
+			pm_sched_add_routed(s, step, a, b, (uint32_t)(j * G + g), 1, way ? PM_COPY : PM_REDUCE,
+					    way ? 3 : 0, buf, pm_topo_route(t, a, b, buf));
+		}
+}
+
+/* Step `step` of a chain: chunk step - p on reduce hop p, step - D up the
+ * rails, step - D - 1 down, step - D - 2 - q on broadcast hop q. */
+static void add_chain_step(const struct pm_topo *t, const struct cn_state *st, const struct rail_routes *R,
+			   struct pm_sched *s, int step, int *buf)
+{
+	int D = depth_of(st), K = st->K;
+
+	for (int p = 0; p < D; p++)
+		if (step - p >= 0 && step - p < K)
+			add_chain(t, st, s, step, step - p, 0, p, buf);
+	for (int phase = 1; phase <= 2; phase++)
+		if (step - D - phase + 1 >= 0 && step - D - phase + 1 < K)
+			add_rails(st, R, s, step, step - D - phase + 1, phase);
+	for (int q = 0; q < D; q++)
+		if (step - D - 2 - q >= 0 && step - D - 2 - q < K)
+			add_chain(t, st, s, step, step - D - 2 - q, 1, q, buf);
+}
+
 /* Step `step`: chunk step reduced in the nodes, step-1 up the rails,
  * step-2 down, step-3 out to the nodes (with one GPU a node, only the
  * rails: chunk step up, step-1 down). */
 static void add_step(const struct pm_topo *t, const struct cn_state *st, const struct rail_routes *R,
 		     const int *up, const int *down, struct pm_sched *s, int step, int *buf)
 {
+	if (st->mode == CN_CHAIN) {
+		add_chain_step(t, st, R, s, step, buf);
+		return;
+	}
 	for (int phase = 0; phase < 4; phase++) {
 		int j = step - (st->n.G > 1 ? phase : phase - 1);
 		if (j < 0 || j >= st->K)
@@ -251,8 +313,9 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 			       "past %d ranks collnet is priced in closed form only (its schedule would store %.3g transfers on %d ranks; --model closed)",
 			       MAX_P, xfers_of(st), in->P);
 	int *buf = malloc(sizeof(int) * (size_t)pm_topo_max_hops(in->topo) + 8);
-	int *sw = st->nvls ? malloc(sizeof(int) * 2 * (size_t)in->P) : NULL;	/* up, down */
-	int rc = buf && (sw || !st->nvls) ? claim_routes(in->topo, st, &R, err)
+	int nvls = st->mode == CN_NVLS;
+	int *sw = nvls ? malloc(sizeof(int) * 2 * (size_t)in->P) : NULL;	/* up, down */
+	int rc = buf && (sw || !nvls) ? claim_routes(in->topo, st, &R, err)
 					  : pm_fail(err, PM_EINTERNAL, "collnet: out of memory");
 	if (!rc && sw)
 		rc = pm_node_switch_links(in->topo, st->n.G, st->n.N, sw, sw + in->P, "collnet:nodes=nvls", err);
@@ -265,19 +328,31 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	return rc;
 }
 
+/* Chain hops (reduce and broadcast) that run in step k: chunk k - p on
+ * reduce hop p, k - D - 2 - q on broadcast hop q. */
+static int chain_hops(const struct cn_state *st, int k)
+{
+	int D = depth_of(st), h = 0;
+	for (int p = 0; p < D; p++)
+		h += (k - p >= 0 && k - p < st->K) + (k - D - 2 - p >= 0 && k - D - 2 - p < st->K);
+	return h;
+}
+
 /* Step k's busiest link in units of n/(GK) at the slowest link's rate:
  * the in-node phases (chunk k scattered, chunk k-3 gathered) load a GPU's
- * switch link G-1 units each, r times faster; the rail phases (chunk
- * k-1 up, k-2 down; k and k-1 with one GPU a node) a NIC one unit each
- * way. */
+ * switch link G-1 units each, r times faster (a chain: a unit for each
+ * hop that runs); the rail phases (chunk k-D up, k-D-1 down) a NIC one
+ * unit each way. */
 static double step_units(const struct cn_state *st, int k, double s)
 {
-	int K = st->K, at = st->n.G > 1;
+	int K = st->K, at = st->n.G > 1, D = depth_of(st);
 	int in_node = at * ((k < K) + (k >= 3 && k - 3 < K));
-	int rail = ((k - at >= 0 && k - at < K) || (k - at - 1 >= 0 && k - at - 1 < K)) * st->n.share;
+	int rail = ((k - D >= 0 && k - D < K) || (k - D - 1 >= 0 && k - D - 1 < K)) * st->n.share;
 	/* NVLS: a link carries G - 1 copies one way and one unit the other a
 	 * phase, so G each way when both run */
-	double nvl = (st->nvls ? (in_node == 2 ? st->n.G : in_node ? st->n.G - 1 : 0) * s : in_node * (st->n.G - 1)) / st->n.r;
+	double nvl = (st->mode == CN_NVLS ? (in_node == 2 ? st->n.G : in_node ? st->n.G - 1 : 0) * s
+		      : st->mode == CN_CHAIN ? chain_hops(st, k)
+					     : in_node * (st->n.G - 1)) / st->n.r;
 
 	return nvl > rail ? nvl : rail;
 }
@@ -298,7 +373,7 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 	/* the G-1 copies scattered and gathered in the node (2 (G-1)/G n; with
 	 * NVLS the G-1 contributions and one multicast up, n), and the block
 	 * up the rail (n/G) */
-	c->sent_B = n / st->n.G * (st->nvls ? st->n.G + 1 : 2.0 * (st->n.G - 1) + 1);
+	c->sent_B = n / st->n.G * (st->mode == CN_NVLS ? st->n.G + 1 : 2.0 * (st->n.G - 1) + 1);
 }
 
 static double xfers(const struct pm_inst *in)
@@ -311,16 +386,16 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 {
 	const struct cn_state *st = ccns(in);
 
-	if (st->nvls)
+	if (st->mode == CN_NVLS)
 		p->switch_scale = pm_nvls_switch_scale(in->topo, st->n.G, st->n.nvl_Bps);
 }
 
 const struct pm_algo pm_algo_collnet = {
 	.name = "collnet",
-	.summary = "NCCL's CollNetDirect across nodes: the network's switches reduce and multicast (SHARP), each GPU's block through its own NIC, direct reduce-scatter and all-gather in the node, K chunks pipelined",
-	.arg_syntax = "[K][,nodes=nvls]",
-	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers; past 4,096 ranks closed form only); nodes=nvls: in the nodes NVLS instead of direct copies, each node's switch reducing and multicasting at NVLS's rate (NCCL's NVLS across nodes with SHARP; machines with nvls_busbw)",
-	.formula = "S (a + d) + sum_k max(e_k (G-1)/r, f_k) w(n/(GK)) b + (n/G)(G-1+N-1)/N g, S = K + 3, e_k in-node phases of step k (2 steady), f_k the GPUs a NIC serves where a rail phase runs (else 0), r = a GPU's switch link / the slowest link",
+	.summary = "NCCL's CollNetDirect across nodes: the network's switches reduce and multicast (SHARP), each GPU's block through its own NIC, direct reduce-scatter and all-gather in the node (or NVLS, or CollNetChain's chain), K chunks pipelined",
+	.arg_syntax = "[K][,nodes=nvls|chain]",
+	.arg_help = "pipeline chunks K (default from the size: a block n/G in 2 MiB steps, at most 64 and within 2^20 stored transfers; past 4,096 ranks closed form only); nodes=nvls: in the nodes NVLS instead of direct copies, each node's switch reducing and multicasting at NVLS's rate (NCCL's NVLS across nodes with SHARP; machines with nvls_busbw); nodes=chain: NCCL's CollNetChain, each block reduced along a chain of the node's GPUs to the GPU on its rail and broadcast back, S = K + 2G - 1",
+	.formula = "S (a + d) + sum_k max(e_k (G-1)/r, f_k) w(n/(GK)) b + (n/G)(G-1+N-1)/N g, S = K + 2D + 1 (D = 1; chain G-1), e_k in-node phases of step k (2 steady), f_k the GPUs a NIC serves where a rail phase runs (else 0), r = a GPU's switch link / the slowest link",
 	.reference = "NCCL src/device/all_reduce.h (CollNetDirect); Graham et al., COMHPC 2016 (SHARP)",
 	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_NET_REDUCES,
 	.prepare = prepare,

@@ -158,7 +158,8 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	struct pm_err e;
 	st->sched_steps = (int)st->pick.steps;
 	if ((st->pick.algo == PM_NCCL_TREE || st->pick.algo == PM_NCCL_NVLS || st->pick.algo == PM_NCCL_NVLS_TREE ||
-	     st->pick.algo == PM_NCCL_COLLNET_DIRECT || st->pick.algo == PM_NCCL_PAT ||
+	     st->pick.algo == PM_NCCL_COLLNET_DIRECT || st->pick.algo == PM_NCCL_COLLNET_CHAIN ||
+	     st->pick.algo == PM_NCCL_PAT ||
 	     in->coll == PM_COLL_BROADCAST ||
 	     in->coll == PM_COLL_REDUCE) &&
 	    !schedule_inst(in, &sub, &e))
@@ -221,8 +222,8 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
  * per NIC rail, or the channels the size fills where fewer), its NVLS
  * all-reduce on one node (reduced and multicast in the switch: nvls), its
  * tree's and NVLSTree's all-reduces across nodes (nodetree, nvlstree) and
- * its CollNetDirect (collnet) and NVLS across nodes (collnet:nodes=nvls, SHARP
- * across, NVLS in the nodes), its PAT (pat) and its all-to-all (every
+ * its CollNetDirect (collnet), CollNetChain (collnet:nodes=chain) and NVLS
+ * across nodes (collnet:nodes=nvls, SHARP across, NVLS in the nodes), its PAT (pat) and its all-to-all (every
  * pair at once, direct:grouped).  The rest have none yet, and say so. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
 {
@@ -250,10 +251,13 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, "nvlstree", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
-	/* CollNetDirect, and NVLS across nodes: the network's switches reduce
-	 * (SHARP; algo_collnet.c), with NVLS in the nodes for the latter */
-	if ((a == PM_NCCL_COLLNET_DIRECT || a == PM_NCCL_NVLS) && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
-		int rc = pm_algo_resolve_coll(in->coll, a == PM_NCCL_NVLS ? "collnet:nodes=nvls" : "collnet", in->topo, 0, sub, err);
+	/* CollNetDirect, CollNetChain and NVLS across nodes: the network's
+	 * switches reduce (SHARP; algo_collnet.c), with a chain or NVLS in the
+	 * nodes for the latter two */
+	if ((a == PM_NCCL_COLLNET_DIRECT || a == PM_NCCL_COLLNET_CHAIN || a == PM_NCCL_NVLS) &&
+	    in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
+		const char *spec = a == PM_NCCL_NVLS ? "collnet:nodes=nvls" : a == PM_NCCL_COLLNET_CHAIN ? "collnet:nodes=chain" : "collnet";
+		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
 	/* PAT: all-gather and reduce-scatter at one GPU a node (algo_pat.c) */
@@ -266,7 +270,7 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce, its tree's, NVLSTree's and CollNetDirect's all-reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce, its tree's, NVLSTree's, CollNetDirect's and CollNetChain's all-reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
