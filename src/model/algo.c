@@ -315,6 +315,8 @@ static int keep_part(const struct pm_inst *in, struct pm_sched *s, struct pm_err
 			 : pm_sched_keep(s, s->second_phase, s->nsteps, err);
 }
 
+static int build_whole(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err);
+
 int pm_algo_check(const struct pm_inst *in, struct pm_err *err)
 {
 	static const enum pm_coll_end ends[PM_NCOLL] = {
@@ -331,8 +333,10 @@ int pm_algo_check(const struct pm_inst *in, struct pm_err *err)
 	if (in->algo->only_coll || (in->algo->flags & PM_ALGO_EVERY_COLL))
 		return PM_OK;	/* all-to-all algorithms check themselves (algo_direct.c, algo_bruck.c);
 				 * NCCL's model builds no schedule */
-	whole.coll = PM_COLL_ALLREDUCE;
-	if ((rc = pm_algo_schedule(&whole, &s, err)))
+	/* the whole all-reduce the part is cut from: the one built for this
+	 * collective (an algorithm that prices its parts may build them apart) */
+	whole.coll = in->algo->flags & PM_ALGO_PRICES_PARTS ? in->coll : PM_COLL_ALLREDUCE;
+	if ((rc = build_whole(&whole, &s, err)))
 		return rc;
 	if (part == 0)
 		rc = pm_sched_check(&s, -1, PM_END_ALL_EVERYWHERE, ends[in->coll], err);
@@ -346,14 +350,10 @@ int pm_algo_check(const struct pm_inst *in, struct pm_err *err)
 	return rc;
 }
 
-int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
-		     struct pm_err *err)
+/* The schedule of in's whole all-reduce, as its builder makes it for
+ * in->coll (not cut to the collective's part). */
+static int build_whole(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
 {
-	if (in->algo->schedule_inst) {
-		struct pm_inst sub;
-		int rc = in->algo->schedule_inst(in, &sub, err);
-		return rc ? rc : pm_algo_schedule(&sub, s, err);
-	}
 	double want = in->P > 1 ? in->algo->xfers(in) : 0;
 	if (want > PM_SCHED_MAX_XFERS)
 		return pm_fail(err, PM_EINPUT,
@@ -366,8 +366,23 @@ int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
 	rc = in->algo->build(in, s, err);
 	if (rc == PM_OK)
 		rc = pm_sched_finish(s, err);
-	if (rc == PM_OK)
-		rc = keep_part(in, s, err);
+	if (rc)
+		pm_sched_release(s);
+	return rc;
+}
+
+int pm_algo_schedule(const struct pm_inst *in, struct pm_sched *s,
+		     struct pm_err *err)
+{
+	if (in->algo->schedule_inst) {
+		struct pm_inst sub;
+		int rc = in->algo->schedule_inst(in, &sub, err);
+		return rc ? rc : pm_algo_schedule(&sub, s, err);
+	}
+	int rc = build_whole(in, s, err);
+	if (rc)
+		return rc;
+	rc = keep_part(in, s, err);
 	double visits = rc == PM_OK && in->topo ? pm_eval_route_estimate(in->topo, s) : 0;
 	if (visits > PM_EVAL_MAX_VISITS)
 		rc = pm_fail(err, PM_EINPUT,
@@ -433,7 +448,8 @@ void pm_algo_closed(const struct pm_inst *in, double n,
 	pm_cost_closed_init(c);
 	if (in->P > 1)
 		in->algo->closed(in, n, &q, c);
-	int part = part_of(in);
+	/* its all-reduce's cost halved, unless it prices the part itself */
+	int part = in->algo->flags & PM_ALGO_PRICES_PARTS ? 0 : part_of(in);
 	if (part) {
 		c->alpha_s /= 2;
 		c->lat_s /= 2;

@@ -35,6 +35,10 @@ enum pm_algo_flags {
 					 * a switch that reduces (NVLS) */
 	PM_ALGO_NET_REDUCES = 1 << 8,	/* needs two or more nodes joined by switches
 					 * that reduce (SHARP) */
+	PM_ALGO_PRICES_PARTS = 1 << 9,	/* its closed form prices a reduce-scatter or
+					 * all-gather (a phase of its all-reduce) itself,
+					 * and its builder may build their schedule apart
+					 * from the all-reduce's (in->coll) */
 };
 
 struct pm_algo;
