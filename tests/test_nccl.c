@@ -559,6 +559,57 @@ Test(nccl, ring_schedule_priced_as_the_protocol_runs)
 	pm_topo_free(t);
 }
 
+/* NVLS's reduce-scatter and all-gather on one DGX H100 node, nvls:2, 16
+ * MiB, u = n / (C P) = 1 MiB: the reduce-scatter's two steps each carry
+ * a rank's 7 contributions up its link (7u), the all-gather's two steps
+ * 7 multicast copies down each link (7u): 14u at NVLS's rate (480 x 8/14
+ * = 274.3 GB/s as the links' scale), two steps, 7 C P = 112 transfers
+ * each.  A rank sends its 7/8 n of contributions, or its own block
+ * once (n/8).  NCCL's NVLS reduce-scatter prices this schedule at its
+ * own rate, nvls_busbw / 2 x (P-1)/P = 210 GB/s as busbw (tuning.cc: no
+ * two pipelined operations), algbw 240 GB/s: at 1 GiB (C = 64) both
+ * evaluators' bytes are n / 240 GB/s. */
+Test(nccl, nvls_reducescatter_allgather_by_hand)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:1");
+	struct pm_params p = plain_params(0, 0, 370e9, 0);
+	double n = 16 << 20, u = n / 16, alg = 480e9 * 8 / 14;
+	const enum pm_coll colls[2] = {PM_COLL_REDUCESCATTER, PM_COLL_ALLGATHER};
+	const double sent[2] = {7.0 / 8 * n, n / 8};
+
+	for (int i = 0; i < 2; i++) {
+		struct pm_inst in, at;
+		struct pm_sched s;
+		struct pm_cost c, k;
+		struct pm_err err;
+		cr_assert_eq(pm_algo_resolve_coll(colls[i], "nvls:2", t, 0, &in, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(in.steps, 2);
+		cr_assert_eq(pm_algo_check(&in, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(s.nx, 112);
+		cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+		pm_sched_release(&s);
+		pm_algo_closed(&in, n, &p, &k);
+		cr_assert(rel_close(c.bw_s, 14 * u / alg, 1e-9), "%d: bw %g", i, c.bw_s);
+		cr_assert(rel_close(k.bw_s, c.bw_s, 1e-12), "%d: closed %g", i, k.bw_s);
+		cr_assert_eq(c.steps, 2);
+		cr_assert_eq(k.steps, 2);
+		cr_assert(rel_close(c.sent_B, sent[i], 1e-12) && rel_close(k.sent_B, sent[i], 1e-12), "%d: sent %g %g", i,
+			  c.sent_B, k.sent_B);
+
+		cr_assert_eq(pm_algo_resolve_coll(colls[i], "nccl:nvls", t, 0, &in, &err), PM_OK, "%s", err.msg);
+		double m = 1 << 30;
+		cr_assert_eq(pm_algo_at_size(&in, m, &at, &err), PM_OK);
+		cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(s.nsteps, 64);
+		struct pm_params q = plain_params(0, 0, 370e9, 0);
+		pm_algo_contention(&at, &s, m, &q, &c, NULL, &err);
+		pm_sched_release(&s);
+		cr_assert(rel_close(c.bw_s, m / 240e9, 1e-9), "%d: nccl bw %g want %g", i, c.bw_s, m / 240e9);
+	}
+	pm_topo_free(t);
+}
+
 /* NVLS on one DGX H100 node (P = 8, links 370 GB/s each way), by hand
  * with C = 2 chunks: unit u = n / (C P).  Step 0 reduces chunk 0: each
  * rank's uplink carries its 7 contributions, each downlink 1 sum (7u);

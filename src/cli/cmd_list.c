@@ -33,7 +33,7 @@ static void print_algo(const struct pm_algo *a)
 		}
 	printf("  %-18s   collectives: %s\n", "", colls);
 	printf("  %-18s   T = %s%s\n", "", a->formula,
-	       a->phases != PM_PHASES_NONE ? "  (all-reduce; a phase: half of a, d and b terms)" : "");
+	       a->phases != PM_PHASES_NONE && !(a->flags & PM_ALGO_PRICES_PARTS) ? "  (all-reduce; a phase: half of a, d and b terms)" : "");
 	printf("  %-18s   from: %s\n", "", a->reference);
 }
 

@@ -217,7 +217,7 @@ static int applicable(const struct pm_algo *a, const struct pm_inst *in,
 	return PM_OK;
 }
 
-static int resolve_any(const char *spec, const struct pm_topo *t, int P,
+static int resolve_any(enum pm_coll c, const char *spec, const struct pm_topo *t, int P,
 		       struct pm_inst *in, struct pm_err *err)
 {
 	char name[64];
@@ -249,6 +249,7 @@ static int resolve_any(const char *spec, const struct pm_topo *t, int P,
 			       "empty option in '%s' (expected %s:%s, options separated by single commas)", spec, name,
 			       a->arg_syntax);
 	memset(in, 0, sizeof *in);
+	in->coll = c;	/* prepare may size itself for the collective (nvls) */
 	in->algo = a;
 	in->topo = t;
 	in->P = t ? pm_topo_endpoints(t) : P;
@@ -282,7 +283,7 @@ int pm_algo_resolve_coll(enum pm_coll c, const char *spec, const struct pm_topo 
 			 int P, struct pm_inst *in, struct pm_err *err)
 {
 	in->algo = NULL;
-	int rc = resolve_any(spec, t, P, in, err);
+	int rc = resolve_any(c, spec, t, P, in, err);
 
 	if (in->algo && !pm_algo_does(in->algo, c))
 		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: %s is not %s %s algorithm",

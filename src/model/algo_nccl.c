@@ -263,14 +263,15 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 	/* PAT: all-gather and reduce-scatter at one GPU a node (algo_pat.c) */
 	if (a == PM_NCCL_PAT)
 		return pm_algo_resolve_coll(in->coll, "pat", in->topo, 0, sub, err);
-	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c) */
-	if (a == PM_NCCL_NVLS && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes == 1) {
+	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c);
+	 * its reduce-scatter the reduction alone, its all-gather the multicast */
+	if (a == PM_NCCL_NVLS && st->sys.nodes == 1) {
 		int rc = pm_algo_resolve_coll(in->coll, "nvls", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce, its tree's, NVLSTree's, CollNetDirect's and CollNetChain's all-reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
+			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce (and on one node its reduce-scatter and all-gather), its tree's, NVLSTree's, CollNetDirect's and CollNetChain's all-reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
 			       pm_nccl_algo_names[a],
 			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
@@ -297,12 +298,15 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	p->alpha_s = steps > 0 ? (st->pick.launch_s + st->pick.lat_s) / steps : 0;
 	p->lat_in_alpha = 1;	/* NCCL's latency counts every hop */
 	/* NVLS: the switch's reduction and multicast are no resource of the
-	 * schedule, which moves n each way on a GPU's link; NCCL's NVLS
-	 * reaches its own rate (nvls_busbw), so each byte takes the link as
-	 * long as link / NVLS algbw bytes would */
-	int one = st->sys.nodes == 1;
-	if (st->pick.algo == PM_NCCL_NVLS && one && st->pick.algbw_Bps > 0 && st->sys.ring_Bps > st->pick.algbw_Bps)
-		p->switch_scale = st->sys.ring_Bps / st->pick.algbw_Bps;
+	 * schedule, which moves n each way on a GPU's link (its reduce-scatter
+	 * (P-1)/P n up, its all-gather as much down); NCCL's NVLS reaches its
+	 * own rate (nvls_busbw), so the share of n a link carries takes it as
+	 * long as n bytes at NVLS's algbw would */
+	int one = st->sys.nodes == 1, P = in->P;
+	double share = in->coll == PM_COLL_ALLREDUCE ? 1 : (P - 1.0) / P;
+	if (st->pick.algo == PM_NCCL_NVLS && one && st->pick.algbw_Bps > 0 &&
+	    st->sys.ring_Bps > share * st->pick.algbw_Bps)
+		p->switch_scale = st->sys.ring_Bps / (share * st->pick.algbw_Bps);
 	/* NVLSTree, and NVLS with SHARP across nodes: their nodes' NVLS at
 	 * NVLS's rate in a node, the NICs at theirs */
 	double node = st->sys.ppn > 1 ? st->sys.nvls_Bps * st->sys.ppn / (2.0 * (st->sys.ppn - 1)) : 0;

@@ -23,6 +23,14 @@
  *        booked to the block's owner (g, 0 by default) (docs/model.md,
  *        nvls).
  *
+ * Its reduce-scatter is the reduction alone and its all-gather the
+ * multicast alone (NCCL's NVLS reduce-scatter, multimem.ld_reduce of a
+ * rank's own block, and all-gather, multimem.st of it): C steps each,
+ * built as one whole of C reduce steps then C multicast steps.  Cost
+ * of either: T = C(a + d) + C(P-1) w(n/(C P)) b, the reduce-scatter
+ * adding C(P-1)(n/(C P)) g (a rank's uplink carries its P-1
+ * contributions a step, or its downlink P-1 multicast copies).
+ *
  * Every transfer carries its links (a source-routed schedule), since the
  * switch, not a rank, ends or starts most of them: rank g's contribution to
  * block k crosses g's uplink only, and one of them, the first (from rank
@@ -57,6 +65,18 @@ static const struct nvls_state *nstate(const struct pm_inst *in)
 	return (const struct nvls_state *)in->priv.bytes;
 }
 
+/* Its all-reduce pipelines reduction and multicast (C + 1 steps); its
+ * reduce-scatter and all-gather run one of them (C steps). */
+static int pipelined(const struct pm_inst *in)
+{
+	return in->coll != PM_COLL_REDUCESCATTER && in->coll != PM_COLL_ALLGATHER;
+}
+
+static int steps_of(const struct pm_inst *in)
+{
+	return nstate(in)->chunks + pipelined(in);
+}
+
 static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 {
 	struct nvls_state *st = (struct nvls_state *)in->priv.bytes;
@@ -76,7 +96,7 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	}
 	/* the restriction row has checked the switch; build finds its links */
 	in->sized = st->from_size;
-	in->steps = st->chunks + 1;
+	in->steps = steps_of(in);
 	in->hop_links = 2;
 	return PM_OK;
 }
@@ -88,35 +108,36 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	(void)err;
 	if (st->from_size) {
 		st->chunks = (int)pm_pipe_chunks(n / in->P, NVLS_CHUNK_B, NVLS_MOST_CHUNKS);
-		in->steps = st->chunks + 1;
+		in->steps = steps_of(in);
 		snprintf(in->label, sizeof in->label, "nvls:%d", st->chunks);	/* the chunks it runs */
 	}
 	return PM_OK;
 }
 
-/* Step j: chunk j reduced into its owners (j < C), chunk j-1 multicast
- * from them (j >= 1). */
-static void add_step(const struct pm_inst *in, struct pm_sched *s, int j, const int *up, const int *down)
+/* Into step `step`: chunk r reduced into its owners (r >= 0), chunk m
+ * multicast from them (m >= 0). */
+static void add_step(const struct pm_inst *in, struct pm_sched *s, int step, int r, int m, const int *up,
+		     const int *down)
 {
-	int P = in->P, C = nstate(in)->chunks;
+	int P = in->P;
 
 	for (int k = 0; k < P; k++) {
 		int first = (k + 1) % P;
 		int via[2];
-		if (j < C)
+		if (r >= 0)
 			for (int g = 0; g < P; g++) {
 				if (g == k)
 					continue;
 				int h = pm_switch_via(up, down, g, k, PM_REDUCE, g == first, via);
-				pm_sched_add_routed(s, j, g, k, (uint32_t)(j * P + k), 1, PM_REDUCE, 0, via, h);
+				pm_sched_add_routed(s, step, g, k, (uint32_t)(r * P + k), 1, PM_REDUCE, 0, via, h);
 				pm_sched_at_switch(s);
 			}
-		if (j >= 1)
+		if (m >= 0)
 			for (int g = 0; g < P; g++) {
 				if (g == k)
 					continue;
 				int h = pm_switch_via(up, down, k, g, PM_COPY, g == first, via);
-				pm_sched_add_routed(s, j, k, g, (uint32_t)((j - 1) * P + k), 1, PM_COPY, 1, via, h);
+				pm_sched_add_routed(s, step, k, g, (uint32_t)(m * P + k), 1, PM_COPY, 1, via, h);
 				pm_sched_at_switch(s);
 			}
 	}
@@ -132,9 +153,15 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	int rc = pm_node_switch_links(in->topo, P, 1, links, links + P, "nvls", err);
 	if (!rc) {
 		s->nchunks = (uint32_t)(C * P);
-		for (int j = 0; j <= C; j++)
-			add_step(in, s, j, links, links + P);
-		s->second_phase = 1;	/* chunk 0's multicast, as multiphase marks its all-gather */
+		if (pipelined(in)) {	/* step j: chunk j reduced, chunk j-1 multicast */
+			for (int j = 0; j <= C; j++)
+				add_step(in, s, j, j < C ? j : -1, j - 1, links, links + P);
+			s->second_phase = 1;	/* chunk 0's multicast, as multiphase marks its all-gather */
+		} else {	/* every chunk reduced, then every chunk multicast */
+			for (int j = 0; j < 2 * C; j++)
+				add_step(in, s, j, j < C ? j : -1, j >= C ? j - C : -1, links, links + P);
+			s->second_phase = C;
+		}
 	}
 	free(links);
 	return rc;
@@ -144,9 +171,16 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 {
 	double P = in->P, C = nstate(in)->chunks, u = n / (C * P);
 
-	c->steps = C + 1;
-	c->alpha_s = (C + 1) * p->alpha_s;
-	c->lat_s = (C + 1) * pm_hop_lat(in, p);
+	c->steps = steps_of(in);
+	c->alpha_s = c->steps * p->alpha_s;
+	c->lat_s = c->steps * pm_hop_lat(in, p);
+	if (!pipelined(in)) {	/* P-1 units a step on an uplink (reducing) or a downlink (multicast) */
+		int rs = in->coll == PM_COLL_REDUCESCATTER;
+		c->bw_s = C * (P - 1) * pm_msg_bw_s(p, u) * pm_switch_scale(p);
+		c->red_s = rs ? C * (P - 1) * u * p->gamma_spB : 0;
+		c->sent_B = rs ? n * (P - 1) / P : n / P;	/* its contributions up, or its block once */
+		return;
+	}
 	/* the first step only reduces (P-1 units up a link), the last only
 	 * multicasts (P-1 down), the C-1 between do both (P each way) */
 	c->bw_s = (2 * (P - 1) + (C - 1) * P) * pm_msg_bw_s(p, u) * pm_switch_scale(p);
@@ -182,12 +216,13 @@ static double xfers(const struct pm_inst *in)
 
 const struct pm_algo pm_algo_nvls = {
 	.name = "nvls",
-	.summary = "all-reduce reduced and multicast in the switch (NCCL's NVLS on an NVSwitch node), C chunks pipelined",
+	.summary = "all-reduce reduced and multicast in the switch (NCCL's NVLS on an NVSwitch node), C chunks pipelined; its reduce-scatter the reduction alone, its all-gather the multicast alone",
 	.arg_syntax = "C",
 	.arg_help = "pipeline chunks C (default from the size: n/P in 2 MiB steps, NCCL's 128 KiB NVLS chunk on each of 16 channels, at most 64)",
-	.formula = "(C+1)(a+d) + (2(P-1) + (C-1)P) w(n/(CP)) b + (P-1)(n/P) g",
+	.formula = "(C+1)(a+d) + (2(P-1) + (C-1)P) w(n/(CP)) b + (P-1)(n/P) g; reduce-scatter, all-gather: C(a+d) + C(P-1) w(n/(CP)) b (+ (P-1)(n/P) g reducing)",
 	.reference = "Klenk et al., ISCA 2020 (in-network reduction and multicast); NCCL's NVLS all-reduce",
-	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_SWITCH_REDUCES,
+	.flags = PM_ALGO_NEEDS_TOPO | PM_ALGO_SWITCH_REDUCES | PM_ALGO_PRICES_PARTS,
+	.phases = PM_PHASES_RS_AG,
 	.prepare = prepare,
 	.build = build,
 	.closed = closed,
