@@ -547,15 +547,71 @@ Test(nccl, ring_schedule_priced_as_the_protocol_runs)
 	c = contention_of(&nc, 8192, &p);
 	r = contention_of(&ring1, 8192, &none);
 	cr_assert(rel_close(c.bw_s, 2 * r.bw_s, 1e-12), "ll 1ch %g ring:1 %g", c.bw_s, r.bw_s);
-	/* its ring broadcast across nodes (a pipelined chain a channel, one
-	 * per rail) has no schedule */
+	/* its ring broadcast across nodes is a pipelined chain a channel, one
+	 * per rail (railchain): at 1 GiB Simple on 16 channels, 8 chains (the
+	 * rails), each 128 MiB in 32 KiB chunks capped at 1024 chunks: K =
+	 * 1024, 1024 + 14 steps */
 	struct pm_topo *two = topo_or_die("machine:dgx-h100:2");
 	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "nccl", two, 0, &nc, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_at_size(&nc, 1 << 30, &at, &err), PM_OK);
 	struct pm_sched s;
-	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_EINPUT);
-	cr_assert(strstr(err.msg, "no schedule here"), "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 1038);
+	cr_assert_eq(s.nchunks, 8 * 1024);
+	pm_sched_release(&s);
 	pm_topo_free(two);
+	pm_topo_free(t);
+}
+
+/* railchain on two DGX H100 nodes (P = 16), railchain:1,channels=2, by
+ * hand.  Channel 0 walks node 0 up from GPU 0 and node 1 down: 0..7, 15..8;
+ * channel 1 starts node 0 at GPU 4: 4..7, 0..3, then 11..8, 15..12, which
+ * turned to start at the root is 0 1 2 3 11 10 9 8 15 14 13 12 4 5 6 7.
+ * K = 1, u = n/2, S = K + P - 2 = 15 broadcast steps, hop t in step t:
+ *   steps 0-2 and 8-10 both channels take the same hop (0->1, 1->2, 2->3,
+ *   15->14, 14->13, 13->12): 2u on one NVLink, 2u/370 GB/s each;
+ *   steps 3, 7, 11 one channel crosses a rail (3->11, 7->15, 12->4): u on
+ *   a NIC, u/48 GB/s;
+ *   steps 4-6 and 12-14 the two on different GPUs: u/370 GB/s.
+ * So 18u/370 + 3u/48 = 9n/370 + 1.5n/48; the reduce mirrors it hop for
+ * hop.  2 C K (P-1) = 60 transfers for the whole. */
+Test(nccl, railchain_by_hand)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:2");
+	struct pm_params p = plain_params(0, 0, 48e9, 0);
+	double n = 64 << 20;
+	const enum pm_coll colls[2] = {PM_COLL_BROADCAST, PM_COLL_REDUCE};
+
+	for (int i = 0; i < 2; i++) {
+		struct pm_inst in;
+		struct pm_sched s;
+		struct pm_cost c, k;
+		struct pm_err err;
+		cr_assert_eq(pm_algo_resolve_coll(colls[i], "railchain:1,channels=2", t, 0, &in, &err), PM_OK, "%s",
+			     err.msg);
+		cr_assert_eq(pm_algo_check(&in, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_algo_schedule(&in, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(s.nsteps, 15);
+		cr_assert_eq(s.nx, 30);
+		cr_assert_eq(pm_algo_contention(&in, &s, n, &p, &c, NULL, &err), PM_OK, "%s", err.msg);
+		pm_sched_release(&s);
+		cr_assert(rel_close(c.bw_s, 9 * n / 370e9 + 1.5 * n / 48e9, 1e-9), "%d: bw %g", i, c.bw_s);
+		/* the closed form: every step at the steady pipeline's busiest
+		 * link, 2 units a GPU at the slower of NVLink (370) and two
+		 * rails (96 GB/s): 15 x 2u / 96 GB/s, an upper bound here */
+		pm_algo_closed(&in, n, &p, &k);
+		cr_assert(rel_close(k.bw_s, 15 * n / 96e9, 1e-9), "%d: closed %g", i, k.bw_s);
+		cr_assert_geq(k.bw_s, c.bw_s);
+		cr_assert(rel_close(c.sent_B, n, 1e-12), "%d: sent %g", i, c.sent_B);
+	}
+	struct pm_inst in;
+	struct pm_err err;
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "railchain:channels=9", t, 0, &in, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "expected 1 to 8"), "%s", err.msg);
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "railchain:4,ch=2", t, 0, &in, &err), PM_EINPUT);
+	pm_topo_free(t);
+	t = topo_or_die("torus:4x4");
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "railchain", t, 0, &in, &err), PM_ENOTAPPLICABLE);
 	pm_topo_free(t);
 }
 
@@ -1118,7 +1174,10 @@ Test(nccl, schedule_rows_count_no_link_latency)
  * S = K + P - 2 = 262 steps, every GPU but the last sends the whole 2 GiB
  * once (the busiest link carries 2^31 bytes), and the alpha column is
  * NCCL's launch plus latency, the closed form's two terms.  Across nodes
- * it has no schedule and says so. */
+ * it is a chain a channel (railchain, railchain_by_hand): at 1 MiB
+ * Simple all 16 channels run (1 MiB is not below 16 x 512 threads x
+ * 64 B), so 8 chains (one per rail) of 128 KiB, 4 chunks of 32 KiB,
+ * K + P - 2 = 18 steps. */
 Test(nccl, ring_broadcast_is_a_chain_on_one_node)
 {
 	struct pm_topo *t = topo_or_die("machine:dgx-h100:1");
@@ -1145,7 +1204,9 @@ Test(nccl, ring_broadcast_is_a_chain_on_one_node)
 	struct pm_sched s;
 	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "nccl:ring/simple", t, 0, &in, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_at_size(&in, 1 << 20, &at, &err), PM_OK, "%s", err.msg);
-	cr_assert_neq(pm_algo_schedule(&at, &s, &err), PM_OK);
-	cr_assert(strstr(err.msg, "across nodes"), "%s", err.msg);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.nsteps, 18);
+	cr_assert_eq(s.nchunks, 32);
+	pm_sched_release(&s);
 	pm_topo_free(t);
 }

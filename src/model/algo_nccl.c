@@ -269,11 +269,18 @@ static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct p
 		int rc = pm_algo_resolve_coll(in->coll, "nvls", in->topo, 0, sub, err);
 		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
 	}
+	/* its ring broadcast and reduce across nodes: a chain a channel, one
+	 * per NIC rail, or the channels the size fills where fewer */
+	if (a == PM_NCCL_RING && !ring && m) {
+		int C = st->pick.channels < pm_machine_rails(m) ? st->pick.channels : pm_machine_rails(m);
+		snprintf(spec, sizeof spec, "railchain:channels=%d", C);
+		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
+		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
+	}
 	if (!ring && a != PM_NCCL_P2P)
 		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s%s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce (and on one node its reduce-scatter and all-gather), its tree's, NVLSTree's, CollNetDirect's and CollNetChain's all-reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
-			       pm_nccl_algo_names[a],
-			       a == PM_NCCL_RING ? " broadcast and reduce across nodes (a pipelined chain per channel, one per NIC rail)" : "");
+			       "NCCL's %s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce (and on one node its reduce-scatter and all-gather), its tree's, NVLSTree's, CollNetDirect's and CollNetChain's all-reduce across nodes, its ring broadcast and reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
+			       pm_nccl_algo_names[a]);
 	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
 		snprintf(spec, sizeof spec, "ring:%d", st->pick.channels);
 	else if (ring)

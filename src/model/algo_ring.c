@@ -55,9 +55,7 @@ static const struct ring_state *rstate(const struct pm_inst *in)
 	return (const struct ring_state *)in->priv.bytes;
 }
 
-/* Channel c's members in rank order: node by node, walked up on even
- * nodes from the channel's start and down on odd ones (see above). */
-static void channel_members(int P, int G, int C, int c, int *members)
+void pm_ring_channel_members(int P, int G, int C, int c, int *members)
 {
 	int start = c * G / C;
 
@@ -81,7 +79,7 @@ static int build_channels(const struct pm_inst *in, struct pm_sched *s, struct p
 		s->map[i] = i;
 	snprintf(s->mapping, sizeof s->mapping, "rank i on GPU i; %d channels, one per NIC rail", C);
 	for (int c = 0; c < C; c++)
-		channel_members(P, st->G, C, c, members + (size_t)c * P);
+		pm_ring_channel_members(P, st->G, C, c, members + (size_t)c * P);
 	for (int c = 0; c < C; c++)
 		pm_ring_rs_step(s, members + (size_t)c * P, P, (uint32_t)(c * P), (uint32_t)P, 0, 0, +1, c);
 	pm_sched_repeat(s, 1, P - 1);
@@ -169,19 +167,26 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	if (C > G)
 		return pm_fail(err, PM_EINPUT, "invalid channel count %ld in '%s' (expected 1 to %d, the GPUs of a node of '%s')",
 			       C, in->label, G, m->name);
-	double gpu = pm_machine_gpu_bw(m), nic = pm_machine_egress_bw(m) / nics;	/* per rail */
 	st->channels = (int)C;
 	st->G = G;
-	/* across nodes each channel leaves a node by its own GPU, whose send
-	 * then takes the NIC, not NVLink: with a channel per GPU the busiest
-	 * NVLink carries C-1 of the C parts */
-	double nvlink = nodes > 1 && C == G && C > 1 ? gpu * C / (C - 1) : gpu;
-	st->bw_Bps = nodes > 1 ? fmin(nvlink, (C < nics ? C : nics) * nic) : gpu;
+	st->bw_Bps = pm_ring_channels_bw(m, in->P, (int)C);
 	double lat = 0;
 	pm_topo_slowest(in->topo, &st->slowest_Bps, &lat);
 	if (C > 1)
 		snprintf(in->label, sizeof in->label, "ring:%ld", C);
 	return PM_OK;
+}
+
+double pm_ring_channels_bw(const struct pm_machine *m, int P, int C)
+{
+	int G = (int)m->level[0].count, nics = pm_machine_rails(m), nodes = (P + G - 1) / G;
+	double gpu = pm_machine_gpu_bw(m), nic = pm_machine_egress_bw(m) / nics;	/* per rail */
+	/* across nodes each channel leaves a node by its own GPU, whose send
+	 * then takes the NIC, not NVLink: with a channel per GPU the busiest
+	 * NVLink carries C-1 of the C parts */
+	double nvlink = nodes > 1 && C == G && C > 1 ? gpu * C / (C - 1) : gpu;
+
+	return nodes > 1 ? fmin(nvlink, (C < nics ? C : nics) * nic) : gpu;
 }
 
 static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *err)
