@@ -217,75 +217,65 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	return pm_fail(err, PM_EINTERNAL, "%s: built through its schedule instance", in->label);
 }
 
-/* The schedule NCCL's choice runs, where it is one of ours: its ring
- * (reduce-scatter, all-gather and all-reduce; on a cluster one channel
- * per NIC rail, or the channels the size fills where fewer), its NVLS
- * all-reduce on one node (reduced and multicast in the switch: nvls), its
- * tree's and NVLSTree's all-reduces across nodes (nodetree, nvlstree) and
- * its CollNetDirect (collnet), CollNetChain (collnet:nodes=chain) and NVLS
- * across nodes (collnet:nodes=nvls, SHARP across, NVLS in the nodes), its PAT (pat) and its all-to-all (every
- * pair at once, direct:grouped).  The rest have none yet, and say so. */
+/* The schedules NCCL's choices run, a row each: its algorithm, the
+ * collectives (bits of enum pm_coll), where (1 one node, 2 across nodes,
+ * 0 either), our algorithm (%d: the channels it runs, at most the NIC
+ * rails) and whether its chunks come from the size. */
+#define C_(c) (1u << PM_COLL_##c)
+static const struct sched_row {
+	enum pm_nccl_algo algo;
+	unsigned colls;
+	int where;
+	const char *spec;
+	int sized;
+} sched_rows[] = {
+	/* its rings: one channel per NIC rail across nodes */
+	{PM_NCCL_RING, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 1, "ring", 0},
+	{PM_NCCL_RING, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 2, "ring:%d", 0},
+	/* its ring broadcast and reduce, and its tree, on one node: one
+	 * chain of the node's GPUs; across nodes a chain a ring channel */
+	{PM_NCCL_RING, C_(BROADCAST) | C_(REDUCE), 1, "chain", 1},
+	{PM_NCCL_TREE, C_(ALLREDUCE), 1, "chain", 1},
+	{PM_NCCL_RING, C_(BROADCAST) | C_(REDUCE), 2, "railchain:channels=%d", 1},
+	/* its double binary tree of nodes on the rails */
+	{PM_NCCL_TREE, C_(ALLREDUCE), 2, "nodetree:%d", 1},
+	/* NVLS on one node: the switch reduces and multicasts; its
+	 * reduce-scatter the reduction alone, its all-gather the multicast */
+	{PM_NCCL_NVLS, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 1, "nvls", 1},
+	/* NVLSTree: NVLS in the nodes, the double binary tree on every rail */
+	{PM_NCCL_NVLS_TREE, C_(ALLREDUCE), 2, "nvlstree", 1},
+	/* SHARP: the network's switches reduce, with direct copies, a chain
+	 * or NVLS in the nodes */
+	{PM_NCCL_COLLNET_DIRECT, C_(ALLREDUCE), 2, "collnet", 1},
+	{PM_NCCL_COLLNET_CHAIN, C_(ALLREDUCE), 2, "collnet:nodes=chain", 1},
+	{PM_NCCL_NVLS, C_(ALLREDUCE), 2, "collnet:nodes=nvls", 1},
+	/* PAT: all-gather and reduce-scatter at one GPU a node */
+	{PM_NCCL_PAT, C_(REDUCESCATTER) | C_(ALLGATHER), 0, "pat", 0},
+	/* all-to-all: every pair at once */
+	{PM_NCCL_P2P, C_(ALLTOALL), 0, "direct:grouped", 0},
+};
+#undef C_
+
+/* The schedule NCCL's choice runs (sched_rows), its chunks from the
+ * size where they come from it. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
 {
 	const struct nccl_state *st = cstate(in);
-	const struct pm_machine *m = pm_topo_machine_desc(in->topo);
-	enum pm_nccl_algo a = st->pick.algo;
-	int ring = a == PM_NCCL_RING && in->coll != PM_COLL_BROADCAST && in->coll != PM_COLL_REDUCE;
-	char spec[32] = "direct:grouped";
+	int where = st->sys.nodes > 1 ? 2 : 1;
 
-	if (a == PM_NCCL_TREE && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1 && m) {
-		int C = st->pick.channels < pm_machine_rails(m) ? st->pick.channels : pm_machine_rails(m);
-		snprintf(spec, sizeof spec, "nodetree:%d", C);
+	for (size_t i = 0; i < sizeof sched_rows / sizeof *sched_rows; i++) {
+		const struct sched_row *r = &sched_rows[i];
+		if (r->algo != st->pick.algo || !(r->colls >> in->coll & 1) || (r->where && r->where != where))
+			continue;
+		const struct pm_machine *m = pm_topo_machine_desc(in->topo);
+		int rails = pm_machine_rails(m);
+		char spec[48];
+		snprintf(spec, sizeof spec, r->spec, st->pick.channels < rails ? st->pick.channels : rails);
 		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
-		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
+		return rc || !r->sized ? rc : pm_algo_at_size(sub, st->n, sub, err);
 	}
-	/* one node: its ring broadcast and reduce, and its tree (a chain of
-	 * the node's GPUs, reduced up and broadcast down), are one chain */
-	if (((a == PM_NCCL_RING && !ring) || a == PM_NCCL_TREE) && st->sys.nodes == 1) {
-		int rc = pm_algo_resolve_coll(in->coll, "chain", in->topo, 0, sub, err);
-		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
-	}
-	/* NVLSTree: each node's switch reduces and multicasts, the double
-	 * binary tree joins the nodes on every rail (algo_nvlstree.c) */
-	if (a == PM_NCCL_NVLS_TREE && in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
-		int rc = pm_algo_resolve_coll(in->coll, "nvlstree", in->topo, 0, sub, err);
-		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
-	}
-	/* CollNetDirect, CollNetChain and NVLS across nodes: the network's
-	 * switches reduce (SHARP; algo_collnet.c), with a chain or NVLS in the
-	 * nodes for the latter two */
-	if ((a == PM_NCCL_COLLNET_DIRECT || a == PM_NCCL_COLLNET_CHAIN || a == PM_NCCL_NVLS) &&
-	    in->coll == PM_COLL_ALLREDUCE && st->sys.nodes > 1) {
-		const char *spec = a == PM_NCCL_NVLS ? "collnet:nodes=nvls" : a == PM_NCCL_COLLNET_CHAIN ? "collnet:nodes=chain" : "collnet";
-		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
-		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
-	}
-	/* PAT: all-gather and reduce-scatter at one GPU a node (algo_pat.c) */
-	if (a == PM_NCCL_PAT)
-		return pm_algo_resolve_coll(in->coll, "pat", in->topo, 0, sub, err);
-	/* NVLS on one node: the switch reduces and multicasts (algo_nvls.c);
-	 * its reduce-scatter the reduction alone, its all-gather the multicast */
-	if (a == PM_NCCL_NVLS && st->sys.nodes == 1) {
-		int rc = pm_algo_resolve_coll(in->coll, "nvls", in->topo, 0, sub, err);
-		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
-	}
-	/* its ring broadcast and reduce across nodes: a chain a channel, one
-	 * per NIC rail, or the channels the size fills where fewer */
-	if (a == PM_NCCL_RING && !ring && m) {
-		int C = st->pick.channels < pm_machine_rails(m) ? st->pick.channels : pm_machine_rails(m);
-		snprintf(spec, sizeof spec, "railchain:channels=%d", C);
-		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
-		return rc ? rc : pm_algo_at_size(sub, st->n, sub, err);	/* its chunks from the size */
-	}
-	if (!ring && a != PM_NCCL_P2P)
-		return pm_fail(err, PM_EINPUT,
-			       "NCCL's %s has no schedule here, only NCCL's closed form (schedules: its ring for all-reduce, reduce-scatter and all-gather, its ring broadcast and reduce and its tree on one node, its NVLS all-reduce (and on one node its reduce-scatter and all-gather), its tree's, NVLSTree's, CollNetDirect's and CollNetChain's all-reduce across nodes, its ring broadcast and reduce across nodes, its PAT and its all-to-all; nccl:ring forces the ring)",
-			       pm_nccl_algo_names[a]);
-	if (ring && st->sys.nodes > 1 && m && st->pick.channels < pm_machine_rails(m))
-		snprintf(spec, sizeof spec, "ring:%d", st->pick.channels);
-	else if (ring)
-		snprintf(spec, sizeof spec, "ring");
-	return pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
+	return pm_fail(err, PM_EINPUT, "NCCL's %s for %s has no schedule here, only NCCL's closed form",
+		       pm_nccl_algo_names[st->pick.algo], pm_coll_info(in->coll)->title);
 }
 
 /* The schedule priced as NCCL runs it: the protocol's lines on the wire
