@@ -17,7 +17,7 @@ static const char *const quick_algos[] = {"ring", "dbtree", "2d-ring", "multitre
 static const double quick_sizes[] = {65536, 1048576, 0};
 
 static const char *const full_topos[] = {"torus:4x4", "torus:8x8", "mesh:4x4", "fattree:4,2",
-					 "fattree:8,2", "bigraph:4x8", NULL};
+					 "fattree:8,2", "bigraph:4x8", "machine:dgx-h100:2", NULL};
 /* the full matrix runs every all-reduce algorithm of the table (a new one
  * is never skipped), all but NCCL's model, which prices a machine's NCCL */
 static int full_algos(const char **out, int max)
@@ -59,12 +59,28 @@ static int contention_free(const struct pm_sched *s, const struct pm_step_cost *
 	return ok;
 }
 
-/* The check of one priced row (see validate.h). */
-static void check(struct pm_validate_row *r, const struct pm_sched *s,
-		  const struct pm_step_cost *st, const struct pm_cost *c,
-		  const struct pm_params *q, const struct pm_router_cfg *rc)
+/* The network's fastest link and its shortest link latency: on a network
+ * whose links differ (a GPU cluster's NVLink and NICs) the bounds take a
+ * link's bytes at its own rate, and every transfer at least the shortest
+ * latency. */
+static void link_extremes(const struct pm_topo *t, double *fast_Bps, double *lat_s)
 {
-	double unit = r->size_B / s->nchunks;
+	const struct pm_link *l = pm_topo_links(t);
+
+	*fast_Bps = 0;
+	*lat_s = INFINITY;
+	for (int i = 0; i < pm_topo_nlinks(t); i++) {
+		*fast_Bps = fmax(*fast_Bps, l[i].bw_Bps);
+		*lat_s = fmin(*lat_s, l[i].lat_s);
+	}
+}
+
+/* The check of one priced row (see validate.h). */
+static void check(struct pm_validate_row *r, const struct pm_topo *t, const struct pm_sched *s,
+		  const struct pm_step_cost *st, const struct pm_cost *c, const struct pm_router_cfg *rc,
+		  const struct pm_params *q)
+{
+	double unit = r->size_B / s->nchunks, fast, lat;
 	double fixed = (2 * rc->inj_cycles + 2 * rc->pipe_cycles) / rc->clock_Hz;
 
 	r->exact = fmod(unit, q->payload_B) == 0 && contention_free(s, st);
@@ -73,11 +89,13 @@ static void check(struct pm_validate_row *r, const struct pm_sched *s,
 		r->ok = fabs(r->sim_s - r->bound_s) <= 1e-9 * r->bound_s;
 		return;
 	}
+	/* each step: its slowest link (its bytes at that link's rate) and one
+	 * link's latency; the run: the busiest link's bytes at the fastest rate */
+	link_extremes(t, &fast, &lat);
 	r->bound_s = 0;
 	for (int k = 0; k < s->nsteps; k++)
-		r->bound_s += st[k].max_link_B / q->link_bw_Bps + (st[k].hops_max > 0 ? q->link_lat_s : 0);
-	r->ok = r->sim_s >= r->bound_s * (1 - 1e-9) &&
-		r->dataflow_s >= c->max_link_B / q->link_bw_Bps * (1 - 1e-9);
+		r->bound_s += st[k].bw_s + (st[k].hops_max > 0 ? lat : 0);
+	r->ok = r->sim_s >= r->bound_s * (1 - 1e-9) && r->dataflow_s >= c->max_link_B / fast * (1 - 1e-9);
 }
 
 /* One row of r's checks at the pricer's size: the closed form, the
@@ -112,7 +130,7 @@ static int price_row(struct pm_pricer *q, struct pm_validate_row *r, struct pm_s
 	}
 	if (code)
 		return pm_fail(err, code, "%s", why.msg);
-	check(r, &q->sched, steps, &c, &pq, &rc);
+	check(r, q->at.topo, &q->sched, steps, &c, &rc, &pq);
 	return PM_OK;
 }
 

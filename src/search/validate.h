@@ -11,12 +11,14 @@
  *          channels and two router pipelines (6 ns with the defaults), to
  *          1e-9 relative;
  *  bound   everywhere else, barrier lockstep is never below the sum over
- *          steps of the busiest link's bytes / bandwidth + one link
- *          latency, and dataflow never below the busiest link's bytes
- *          over the whole run / bandwidth (1e-9 relative slack).
- * Uniform networks only (one link bandwidth and latency), zero alpha and
- * gamma, packet flow control: the cases where both checks are theorems of
- * the router model.
+ *          steps of the step's slowest link (its bytes at its own rate) +
+ *          the network's shortest link latency, and dataflow never below
+ *          the busiest link's bytes over the whole run at the fastest
+ *          link's rate (1e-9 relative slack).
+ * Zero alpha and gamma, packet flow control: the cases where both checks
+ * are theorems of the router model; the exact check on uniform networks
+ * (one link bandwidth and latency), the bounds on any (a GPU cluster's
+ * NVLink and NICs too).
  */
 #ifndef PM_VALIDATE_H
 #define PM_VALIDATE_H
