@@ -60,16 +60,15 @@ static int parse_arg(const char *arg, long *K, long *C, int *sized, struct pm_er
 {
 	const char *comma = strchr(arg, ','), *key = strncmp(arg, "channels=", 9) ? (comma ? comma + 1 : NULL) : arg;
 	char buf[32];
+	int bad;
 
 	*sized = key == arg;
-	if (key && (strncmp(key, "channels=", 9) || pm_parse_int(key + 9, 1, 64, "channel count", C, err)))
-		return pm_fail(err, PM_EINPUT,
-			       "invalid argument '%s' for railchain (expected K, channels=C or K,channels=C; K chunks from 1 to 4096, C channels from 1 to 64)",
-			       arg);
-	if (key == arg)
-		return PM_OK;
-	snprintf(buf, sizeof buf, "%.*s", comma ? (int)(comma - arg) : (int)strlen(arg), arg);
-	if (pm_parse_int(buf, 1, 4096, "chunk count", K, err))
+	bad = key && (strncmp(key, "channels=", 9) || pm_parse_int(key + 9, 1, 64, "channel count", C, err));
+	if (!bad && key != arg) {
+		snprintf(buf, sizeof buf, "%.*s", comma ? (int)(comma - arg) : (int)strlen(arg), arg);
+		bad = pm_parse_int(buf, 1, 4096, "chunk count", K, err) != PM_OK;
+	}
+	if (bad)
 		return pm_fail(err, PM_EINPUT,
 			       "invalid argument '%s' for railchain (expected K, channels=C or K,channels=C; K chunks from 1 to 4096, C channels from 1 to 64)",
 			       arg);
