@@ -233,6 +233,11 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 		cli_table_kv(t, f.lat_name, "%s (was %s)", b, f.lat_was);
 		cli_table_kv(t, "nccl_error_before_pct", "%.3g", f.error_before * 100);
 		cli_table_kv(t, "nccl_error_after_pct", "%.3g", f.error_after * 100);
+		if (f.kept)
+			cli_table_kv(t, "machine_fit_kept",
+				     "%s: fitted with %s, the log priced worse (the log's rate is not one NCCL's model reaches by changing %s alone)",
+				     f.kept == 2 ? "both values the description's" : "the rate the description's, the latency fitted alone",
+				     f.rate_name, f.rate_name);
 		if (out && !(rc = cli_write_file(out, "machine file", inputs, 2, write_machine, fitted, err)))
 			cli_table_kv_user(t, "machine_written", out);
 	}

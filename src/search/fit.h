@@ -87,6 +87,9 @@ struct pm_nccl_fit {
 	double rate_Bps, lat_s;			/* their fitted values */
 	char rate_was[32], lat_was[32];		/* the preset's, as text */
 	double error_before, error_after;	/* exp(mean |ln(model/measured)|) - 1 */
+	int kept;				/* the fit priced the log worse, so the
+						 * description's rate was kept (1) and its
+						 * latency too (2) */
 };
 int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll coll, int P,
 		const struct pm_machine *base, const char *file, struct pm_machine *out,

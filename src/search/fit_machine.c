@@ -171,7 +171,7 @@ static void record(const struct pm_nccl_fit *f, struct pm_machine *m, const char
 	snprintf(v[1], sizeof v[1], "%.4gus", f->lat_s * 1e6);
 	pm_fmt_size(f->min_B, a, sizeof a);
 	pm_fmt_size(f->max_B, b, sizeof b);
-	for (int k = 0; k < 2; k++) {
+	for (int k = f->kept ? 1 : 0; k < 2; k++) {	/* a kept rate keeps its row */
 		char src[320];
 		snprintf(src, sizeof src,
 			 "fitted by perfmodel fit to %s (%d sizes, %s to %s, %d ranks): NCCL's model then misses by %.1f%% (%.1f%% with the preset's %s)",
@@ -179,7 +179,10 @@ static void record(const struct pm_nccl_fit *f, struct pm_machine *m, const char
 			 k ? f->lat_was : f->rate_was);
 		set_row(m, k ? f->lat_name : f->rate_name, v[k], src);
 	}
-	snprintf(d, sizeof d, "NCCL %s and %s fitted to %s; ", f->rate_name, f->lat_name, file);
+	if (f->kept)
+		snprintf(d, sizeof d, "NCCL %s fitted to %s; ", f->lat_name, file);
+	else
+		snprintf(d, sizeof d, "NCCL %s and %s fitted to %s; ", f->rate_name, f->lat_name, file);
 	len = strlen(d);
 	pm_strlcpy(d + len, m->description, sizeof d - len);
 	memcpy(m->description, d, sizeof d);
@@ -225,10 +228,19 @@ static void choose(struct job *j, const struct pm_nccl_sys *s, double top, struc
 	pm_fmt_time(**lat, f->lat_was, sizeof f->lat_was);
 }
 
+/* The latency that meets the times of the smallest regime's sizes. */
+static void fit_latency(struct job *j, const struct pm_regimes *g, double lo, double hi, double tmin,
+			double *lat)
+{
+	j->lo = lo, j->hi = g->n > 1 ? g->r[0].max_B : hi;
+	j->slope = 0, j->mask = ~0u;
+	search(j, lat, 0, tmin, 0);
+}
+
 static void calibrate(struct job *j, const struct pm_regimes *g, double lo, double hi, double tmin,
 		      double *rate, double *lat)
 {
-	const struct pm_fit *big = &g->r[g->n - 1], *small = &g->r[0];
+	const struct pm_fit *big = &g->r[g->n - 1];
 	double rate0 = *rate;
 	unsigned mask = j->mask;
 
@@ -236,9 +248,7 @@ static void calibrate(struct job *j, const struct pm_regimes *g, double lo, doub
 		j->lo = g->n > 1 ? big->min_B : lo, j->hi = hi;
 		j->slope = big->beta_spB, j->mask = mask;
 		search(j, rate, log(rate0 / 20), log(rate0 * 20), 1);
-		j->lo = lo, j->hi = g->n > 1 ? small->max_B : hi;
-		j->slope = 0, j->mask = ~0u;
-		search(j, lat, 0, tmin, 0);
+		fit_latency(j, g, lo, hi, tmin, lat);
 	}
 }
 
@@ -276,12 +286,28 @@ int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll 
 			     pm_coll_info(coll)->title, P, base->name);
 	} else {
 		choose(&j, &s, f->max_B, f, &rate, &lat);
+		double rate0 = *rate, lat0 = *lat;
 		calibrate(&j, &g, lo, hi, tmin, rate, lat);
+		f->error_after = error(&j, lo, hi);
+		/* a rate the model cannot reach in its regime (the log's slope
+		 * past what the node's own links allow) can pull the search to
+		 * its bound and price the log worse: then keep the given rate
+		 * and fit the latency alone, and keep that too if no better */
+		if (f->error_after > f->error_before) {
+			*rate = rate0, *lat = lat0;
+			fit_latency(&j, &g, lo, hi, tmin, lat);
+			f->kept = 1;
+			if ((f->error_after = error(&j, lo, hi)) > f->error_before) {
+				*lat = lat0;
+				f->kept = 2;
+				f->error_after = error(&j, lo, hi);
+			}
+		}
 		f->rate_Bps = *rate;
 		f->lat_s = *lat;
-		f->error_after = error(&j, lo, hi);
 		*out = j.m;
-		record(f, out, file);
+		if (f->kept < 2)
+			record(f, out, file);
 	}
 	free(j.x);
 	return rc;
