@@ -415,6 +415,30 @@ Test(nccl, machine_file_params_checked)
 	unlink(path);
 }
 
+/* Google's A3 Mega VMs run NCCL through the GPUDirect-TCPXO profile,
+ * which exports NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple and
+ * NCCL_NVLS_ENABLE=0 (its nccl-env-profile.sh, enforced by the plugin's
+ * guest config checker): on two VMs every all-reduce from 8 B to 8 GiB
+ * is Ring or Tree with Simple, never the NVLSTree and LL the hardware
+ * alone would get; forcing LL (a user's own NCCL_PROTO) still works. */
+Test(nccl, gcp_a3_mega_runs_googles_profile)
+{
+	struct pm_topo *t = topo_or_die("machine:gcp-a3-mega:2");
+	struct pm_inst in, at;
+	struct pm_err err;
+
+	resolve_or_die("nccl", t, 0, &in);
+	for (double n = 8; n <= 8.0 * (1 << 30); n *= 8) {
+		cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK, "%s", err.msg);
+		cr_assert(strstr(at.label, "nccl:ring/simple") || strstr(at.label, "nccl:tree/simple"), "%g: %s", n,
+			  at.label);
+	}
+	resolve_or_die("nccl:ll", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 8, &at, &err), PM_OK, "%s", err.msg);
+	cr_assert(strstr(at.label, "/ll("), "%s", at.label);
+	pm_topo_free(t);
+}
+
 /* A platform's NCCL_PROTO that names no protocol is refused with the
  * value and what is expected. */
 Test(nccl, machine_file_environment_checked)
