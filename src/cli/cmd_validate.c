@@ -22,7 +22,8 @@ static void usage(const struct cli_opt *opts, int n)
 	fprintf(cli_out(), "usage: perfmodel validate [--quick] [--list] [--format F]\n\n"
 	       "The evaluators checked against each other: every network x algorithm x size\n"
 	       "of a fixed matrix priced by the closed form, the contention evaluator and the\n"
-	       "router-level packet simulator (barrier lockstep 'sim' and 'dataflow'), with\n"
+	       "router-level packet simulator (barrier lockstep 'sim' and 'dataflow'; the link\n"
+	       "simulator where a switch reduces or multicasts, which routers do not), with\n"
 	       "Huang et al. (ISCA 2021) Table III parameters, and one check per row:\n"
 	       "  exact  every step's transfers cross one link each, no link carries two and\n"
 	       "         no rank receives more than its ports: sim = contention + per step the\n"
@@ -33,7 +34,7 @@ static void usage(const struct cli_opt *opts, int n)
 	       "docs/validation/09-validate.md derives both.  Exit status 1 when a check fails\n"
 	       "(the evaluators disagree where they must not: a bug).\n"
 	       "--quick: 2 networks x 4 algorithms x 2 sizes (seconds; the test suite runs it);\n"
-	       "the full matrix is 7 networks (two DGX H100 nodes among them) x every\n"
+	       "the full matrix is 8 networks (one and two DGX H100 nodes among them) x every\n"
 	       "all-reduce algorithm of perfmodel list but NCCL's model, which prices a\n"
 	       "machine's NCCL (--list names them) x 3 sizes (minutes).\n\n"
 	       "Examples:\n"
@@ -86,7 +87,7 @@ static void put_row(struct cli_table *tab, const struct pm_validate_row *r)
 	cli_table_set(tab, V_SIM, "%.6g", r->sim_s * 1e6);
 	cli_table_set(tab, V_DATAFLOW, "%.6g", r->dataflow_s * 1e6);
 	cli_table_set(tab, V_SIM_CONT, "%.4f", r->sim_s / r->contention_s);
-	cli_table_set(tab, V_CHECK, "%s", r->exact ? "exact" : "bound");
+	cli_table_set(tab, V_CHECK, "%s", r->exact ? "exact" : r->links_sim ? "bound (link sim)" : "bound");
 	cli_table_set(tab, V_REF, "%.6g", r->bound_s * 1e6);
 	cli_table_set(tab, V_VERDICT, "%s", r->ok ? "ok" : "FAIL");
 }

@@ -32,6 +32,9 @@ struct pm_validate_row {
 	double closed_s, contention_s, sim_s, dataflow_s;
 	double bound_s;		/* the check's reference: exact value or lower bound */
 	int exact;		/* 1: the exact check applies; 0: the bound */
+	int links_sim;		/* 1: simulated on the link network (a switch that
+				 * reduces or multicasts, which the router network
+				 * does not run); the bound check */
 	int ok;			/* the check holds */
 	char note[512];		/* why a row has no check (not applicable, refused) */
 };
