@@ -33,12 +33,16 @@
 
 #define MOST_K 1024
 #define MAX_XFERS 1048576.0	/* stored transfers, as nodetree and collnet */
+#define MAX_CHUNK_B 1048576.0	/* past this a chain's fill is not NCCL's: closed form only */
+#define MAX_P 4096		/* ranks with a schedule (as collnet, nvlstree); beyond, the closed form */
 
 struct rc_state {
 	int K;			/* chunks a channel */
 	int C;			/* channels */
 	int G;			/* GPUs a node */
 	int from_size;		/* K from the message size */
+	double coarse_B;	/* > 0: the chunks the stored transfers allow at this
+				 * size, past MAX_CHUNK_B (no schedule) */
 	double bw_Bps;		/* what a step of the C channels moves at once */
 	double slowest_Bps;	/* the network's slowest link (the closed forms' default) */
 };
@@ -117,7 +121,10 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 /* K from the size as chain's: each channel's n/C in 32 KiB chunks
  * (PM_PIPE_CHUNK_B; NCCL's LL and LL128 stream a chain line by line,
  * Simple by slices of its steps), at most 1024 and within MAX_XFERS
- * stored transfers. */
+ * stored transfers.  A long chain (many ranks) gets few chunks within
+ * them; where they pass MAX_CHUNK_B the first chunk's trip down the
+ * chain would be its own, not NCCL's (8 MiB chunks down 4,096 ranks fill
+ * for 0.7 s where NCCL's 512 KiB take 0.09), so there is no schedule. */
 static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	struct rc_state *st = rcs(in);
@@ -129,6 +136,7 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	while (most > 1 && (st->K = (int)most, xfers_of(st, in->P) > MAX_XFERS))
 		most /= 2;
 	st->K = (int)pm_pipe_chunks(n / st->C, PM_PIPE_CHUNK_B, most);
+	st->coarse_B = n / ((double)st->C * st->K) > MAX_CHUNK_B ? n / ((double)st->C * st->K) : 0;
 	set_label(in);
 	return PM_OK;
 }
@@ -171,6 +179,13 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	if (xfers_of(st, P) > PM_SCHED_MAX_XFERS)
 		return pm_fail(err, PM_EINPUT, "railchain:%d on %d ranks would store %.3g transfers (--model closed)", st->K, P,
 			       xfers_of(st, P));
+	if (P > MAX_P)
+		return pm_fail(err, PM_EINPUT, "past %d ranks railchain is priced in closed form only (%d ranks; --model closed)",
+			       MAX_P, P);
+	if (st->coarse_B > 0)
+		return pm_fail(err, PM_EINPUT,
+			       "railchain on %d ranks: the %.0f chunks its stored transfers allow are %.3g MiB each, where a chain's fill needs NCCL's (512 KiB at most); the closed form only (--model closed)",
+			       P, (double)st->K, st->coarse_B / 1048576);
 	if (!order)
 		return pm_fail(err, PM_EINTERNAL, "railchain: out of memory");
 	for (int c = 0; c < st->C; c++)
