@@ -637,6 +637,22 @@ Test(nccl, railchain_by_hand)
 	t = topo_or_die("torus:4x4");
 	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "railchain", t, 0, &in, &err), PM_ENOTAPPLICABLE);
 	pm_topo_free(t);
+	/* a chain too long for its chunks to be NCCL's: on 512 nodes (4,096
+	 * ranks) the 2^20 stored transfers allow 2 x 8 x K x 4095 <= 2^20,
+	 * K = 16 (a power of two), so 1 GiB would go in 8 MiB chunks: no
+	 * schedule; 64 MiB in 512 KiB chunks has one */
+	t = topo_or_die("machine:dgx-h100:512");
+	struct pm_inst at;
+	struct pm_sched s;
+	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_BROADCAST, "railchain", t, 0, &in, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_algo_at_size(&in, 1 << 30, &at, &err), PM_OK);
+	cr_assert_str_eq(at.label, "railchain:16,channels=8");
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "8 MiB each") && strstr(err.msg, "closed form only"), "%s", err.msg);
+	cr_assert_eq(pm_algo_at_size(&in, 64 << 20, &at, &err), PM_OK);
+	cr_assert_eq(pm_algo_schedule(&at, &s, &err), PM_OK, "%s", err.msg);
+	pm_sched_release(&s);
+	pm_topo_free(t);
 }
 
 /* NVLS's reduce-scatter and all-gather on one DGX H100 node, nvls:2, 16
