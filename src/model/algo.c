@@ -34,6 +34,13 @@ long pm_pipe_chunks(double n, double chunk_B, long most)
 	return k < most ? k : most;
 }
 
+long pm_pipe_budget(double per_chunk, double budget, long most)
+{
+	while (most > 1 && most * per_chunk > budget)
+		most /= 2;
+	return most;
+}
+
 int pm_node_switch_links(const struct pm_topo *t, int G, int N, int *up, int *down, const char *who,
 			 struct pm_err *err)
 {

@@ -242,6 +242,10 @@ int pm_ceil_log2(long x);
 /* Chunks for n bytes: the smallest power of two K with K x chunk_B >= n
  * (a size sweep then builds one schedule per octave), at most most. */
 long pm_pipe_chunks(double n, double chunk_B, long most);
+/* The most chunks a pipeline may take where its schedule stores
+ * per_chunk transfers a chunk: most halved until K x per_chunk fits in
+ * budget (nodetree-like schedules' stored-transfer limit), at least 1. */
+long pm_pipe_budget(double per_chunk, double budget, long most);
 int pm_floor_log2(long x);
 
 #endif

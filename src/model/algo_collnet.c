@@ -96,9 +96,15 @@ static int steps_of(const struct cn_state *st)
 	return st->K + 2 * depth_of(st) + 1;
 }
 
+/* Stored transfers a chunk, and in all. */
+static double xfers_per_chunk(const struct cn_state *st)
+{
+	return st->n.G * (2.0 * st->n.N * (st->n.G - 1) + 2.0 * (st->n.N - 1));
+}
+
 static double xfers_of(const struct cn_state *st)
 {
-	return (double)st->K * st->n.G * (2.0 * st->n.N * (st->n.G - 1) + 2.0 * (st->n.N - 1));
+	return st->K * xfers_per_chunk(st);
 }
 
 /* "K", "nodes=M" or "K,nodes=M", M nvls or chain (a key, since a bare
@@ -150,13 +156,11 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	struct cn_state *st = cns(in);
-	long most = MOST_K;
+	long most = in->P <= MAX_P ? pm_pipe_budget(xfers_per_chunk(st), MAX_XFERS, MOST_K) : MOST_K;
 
 	(void)err;
 	if (!st->from_size)
 		return PM_OK;
-	while (in->P <= MAX_P && most > 1 && (st->K = (int)most, xfers_of(st) > MAX_XFERS))
-		most /= 2;
 	st->K = (int)pm_pipe_chunks(n / st->n.G, 16 * 131072.0, most);
 	in->steps = steps_of(st);
 	snprintf(in->label, sizeof in->label, "collnet:%d%s%s", st->K, st->mode ? "," : "", cn_keys[st->mode]);

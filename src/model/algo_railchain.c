@@ -54,9 +54,16 @@ static const struct rc_state *crcs(const struct pm_inst *in)
 	return (const struct rc_state *)(const void *)in->priv.bytes;
 }
 
+/* Stored transfers a chunk (each channel's chunk down every hop, each
+ * way), and in all. */
+static double xfers_per_chunk(const struct rc_state *st, int P)
+{
+	return 2.0 * st->C * (P - 1);
+}
+
 static double xfers_of(const struct rc_state *st, int P)
 {
-	return 2.0 * st->C * st->K * (P - 1);
+	return st->K * xfers_per_chunk(st, P);
 }
 
 /* "K", "channels=C" or "K,channels=C". */
@@ -128,13 +135,11 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 {
 	struct rc_state *st = rcs(in);
-	long most = MOST_K;
+	long most = pm_pipe_budget(xfers_per_chunk(st, in->P), MAX_XFERS, MOST_K);
 
 	(void)err;
 	if (!st->from_size)
 		return PM_OK;
-	while (most > 1 && (st->K = (int)most, xfers_of(st, in->P) > MAX_XFERS))
-		most /= 2;
 	st->K = (int)pm_pipe_chunks(n / st->C, PM_PIPE_CHUNK_B, most);
 	st->coarse_B = n / ((double)st->C * st->K) > MAX_CHUNK_B ? n / ((double)st->C * st->K) : 0;
 	set_label(in);
