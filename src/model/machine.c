@@ -190,10 +190,17 @@ static int take_param(const struct mreader *r, struct pm_err *err)
 		pm_strlcpy(r->m->network, v, sizeof r->m->network);
 	} else {
 		int rc = take_nccl_param(r, name, v, err);
-		if (rc < 0)
-			return bad(r, "parameter", name,
-				   "description, alpha, pipeline, nics, device, network, or an NCCL parameter: arch, cpu, ring_busbw, nvls_busbw, nic_bw, launch, net_latency, channels, sharp, ll128, nccl_algo, nccl_proto, nccl_version",
-				   err);
+		if (rc < 0) {	/* the NCCL parameters as the table names them */
+			enum { NP = sizeof nparams / sizeof nparams[0] };
+			const char *names[NP];
+			char list[400], expected[512];
+			for (int i = 0; i < NP; i++)
+				names[i] = nparams[i].name;
+			pm_join(list, sizeof list, names, NP);
+			snprintf(expected, sizeof expected,
+				 "description, alpha, pipeline, nics, device, network, or an NCCL parameter: %s", list);
+			return bad(r, "parameter", name, expected, err);
+		}
 		return rc;
 	}
 	return PM_OK;
