@@ -130,6 +130,63 @@ static int prepare(struct pm_inst *in, const char *arg, struct pm_err *err)
 	return rc;
 }
 
+/* The schedules NCCL's choices run, a row each: its algorithm, the
+ * collectives (bits of enum pm_coll), where (1 one node, 2 across nodes,
+ * 0 either), our algorithm (%d: the channels it runs, at most the NIC
+ * rails), whether its chunks come from the size, and the steps NCCL's
+ * latency is spread over: 0 NCCL's own count (the ring's 2(P-1) or P-1,
+ * p2p's one step, which the schedule has too), 1 the schedule's, 2 half
+ * of them (pat's are its all-reduce's, a phase is half). */
+#define C_(c) (1u << PM_COLL_##c)
+static const struct sched_row {
+	enum pm_nccl_algo algo;
+	unsigned colls;
+	int where;
+	const char *spec;
+	int sized;
+	int steps;
+} sched_rows[] = {
+	/* its rings: one channel per NIC rail across nodes */
+	{PM_NCCL_RING, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 1, "ring", 0, 0},
+	{PM_NCCL_RING, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 2, "ring:%d", 0, 0},
+	/* its ring broadcast and reduce, and its tree, on one node: one
+	 * chain of the node's GPUs; across nodes a chain a ring channel */
+	{PM_NCCL_RING, C_(BROADCAST) | C_(REDUCE), 1, "chain", 1, 1},
+	{PM_NCCL_TREE, C_(ALLREDUCE), 1, "chain", 1, 1},
+	{PM_NCCL_RING, C_(BROADCAST) | C_(REDUCE), 2, "railchain:channels=%d", 1, 1},
+	/* its double binary tree of nodes on the rails */
+	{PM_NCCL_TREE, C_(ALLREDUCE), 2, "nodetree:%d", 1, 1},
+	/* NVLS on one node: the switch reduces and multicasts; its
+	 * reduce-scatter the reduction alone, its all-gather the multicast */
+	{PM_NCCL_NVLS, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 1, "nvls", 1, 1},
+	/* NVLSTree: NVLS in the nodes, the double binary tree on every rail */
+	{PM_NCCL_NVLS_TREE, C_(ALLREDUCE), 2, "nvlstree", 1, 1},
+	/* SHARP: the network's switches reduce, with direct copies, a chain
+	 * or NVLS in the nodes */
+	{PM_NCCL_COLLNET_DIRECT, C_(ALLREDUCE), 2, "collnet", 1, 1},
+	{PM_NCCL_COLLNET_CHAIN, C_(ALLREDUCE), 2, "collnet:nodes=chain", 1, 1},
+	{PM_NCCL_NVLS, C_(ALLREDUCE), 2, "collnet:nodes=nvls", 1, 1},
+	/* PAT: all-gather and reduce-scatter at one GPU a node */
+	{PM_NCCL_PAT, C_(REDUCESCATTER) | C_(ALLGATHER), 0, "pat", 0, 2},
+	/* all-to-all: every pair at once */
+	{PM_NCCL_P2P, C_(ALLTOALL), 0, "direct:grouped", 0, 0},
+};
+#undef C_
+
+/* The row of the choice in runs for its collective, or NULL. */
+static const struct sched_row *sched_row_of(const struct pm_inst *in)
+{
+	const struct nccl_state *st = cstate(in);
+	int where = st->sys.nodes > 1 ? 2 : 1;
+
+	for (size_t i = 0; i < sizeof sched_rows / sizeof *sched_rows; i++) {
+		const struct sched_row *r = &sched_rows[i];
+		if (r->algo == st->pick.algo && (r->colls >> in->coll & 1) && (!r->where || r->where == where))
+			return r;
+	}
+	return NULL;
+}
+
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err);
 
 static int at_size(struct pm_inst *in, double n, struct pm_err *err)
@@ -151,19 +208,13 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
 		 pm_nccl_proto_names[st->pick.proto], st->pick.channels);
 	in->steps = (int)st->pick.steps;
-	/* NCCL's steps are its ring's schedule's; its tree's, NVLS's, CollNet's
-	 * and PAT's schedules have their own (PAT's phase: half the steps of
-	 * pat's all-reduce) */
+	/* the steps its schedule spreads NCCL's latency over (sched_rows) */
+	const struct sched_row *r = sched_row_of(in);
 	struct pm_inst sub;
 	struct pm_err e;
 	st->sched_steps = (int)st->pick.steps;
-	if ((st->pick.algo == PM_NCCL_TREE || st->pick.algo == PM_NCCL_NVLS || st->pick.algo == PM_NCCL_NVLS_TREE ||
-	     st->pick.algo == PM_NCCL_COLLNET_DIRECT || st->pick.algo == PM_NCCL_COLLNET_CHAIN ||
-	     st->pick.algo == PM_NCCL_PAT ||
-	     in->coll == PM_COLL_BROADCAST ||
-	     in->coll == PM_COLL_REDUCE) &&
-	    !schedule_inst(in, &sub, &e))
-		st->sched_steps = st->pick.algo == PM_NCCL_PAT ? sub.steps / 2 : sub.steps;
+	if (r && r->steps && !schedule_inst(in, &sub, &e))
+		st->sched_steps = sub.steps / r->steps;
 	return PM_OK;
 }
 
@@ -217,65 +268,21 @@ static int build(const struct pm_inst *in, struct pm_sched *s, struct pm_err *er
 	return pm_fail(err, PM_EINTERNAL, "%s: built through its schedule instance", in->label);
 }
 
-/* The schedules NCCL's choices run, a row each: its algorithm, the
- * collectives (bits of enum pm_coll), where (1 one node, 2 across nodes,
- * 0 either), our algorithm (%d: the channels it runs, at most the NIC
- * rails) and whether its chunks come from the size. */
-#define C_(c) (1u << PM_COLL_##c)
-static const struct sched_row {
-	enum pm_nccl_algo algo;
-	unsigned colls;
-	int where;
-	const char *spec;
-	int sized;
-} sched_rows[] = {
-	/* its rings: one channel per NIC rail across nodes */
-	{PM_NCCL_RING, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 1, "ring", 0},
-	{PM_NCCL_RING, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 2, "ring:%d", 0},
-	/* its ring broadcast and reduce, and its tree, on one node: one
-	 * chain of the node's GPUs; across nodes a chain a ring channel */
-	{PM_NCCL_RING, C_(BROADCAST) | C_(REDUCE), 1, "chain", 1},
-	{PM_NCCL_TREE, C_(ALLREDUCE), 1, "chain", 1},
-	{PM_NCCL_RING, C_(BROADCAST) | C_(REDUCE), 2, "railchain:channels=%d", 1},
-	/* its double binary tree of nodes on the rails */
-	{PM_NCCL_TREE, C_(ALLREDUCE), 2, "nodetree:%d", 1},
-	/* NVLS on one node: the switch reduces and multicasts; its
-	 * reduce-scatter the reduction alone, its all-gather the multicast */
-	{PM_NCCL_NVLS, C_(ALLREDUCE) | C_(REDUCESCATTER) | C_(ALLGATHER), 1, "nvls", 1},
-	/* NVLSTree: NVLS in the nodes, the double binary tree on every rail */
-	{PM_NCCL_NVLS_TREE, C_(ALLREDUCE), 2, "nvlstree", 1},
-	/* SHARP: the network's switches reduce, with direct copies, a chain
-	 * or NVLS in the nodes */
-	{PM_NCCL_COLLNET_DIRECT, C_(ALLREDUCE), 2, "collnet", 1},
-	{PM_NCCL_COLLNET_CHAIN, C_(ALLREDUCE), 2, "collnet:nodes=chain", 1},
-	{PM_NCCL_NVLS, C_(ALLREDUCE), 2, "collnet:nodes=nvls", 1},
-	/* PAT: all-gather and reduce-scatter at one GPU a node */
-	{PM_NCCL_PAT, C_(REDUCESCATTER) | C_(ALLGATHER), 0, "pat", 0},
-	/* all-to-all: every pair at once */
-	{PM_NCCL_P2P, C_(ALLTOALL), 0, "direct:grouped", 0},
-};
-#undef C_
-
 /* The schedule NCCL's choice runs (sched_rows), its chunks from the
  * size where they come from it. */
 static int schedule_inst(const struct pm_inst *in, struct pm_inst *sub, struct pm_err *err)
 {
 	const struct nccl_state *st = cstate(in);
-	int where = st->sys.nodes > 1 ? 2 : 1;
+	const struct sched_row *r = sched_row_of(in);
 
-	for (size_t i = 0; i < sizeof sched_rows / sizeof *sched_rows; i++) {
-		const struct sched_row *r = &sched_rows[i];
-		if (r->algo != st->pick.algo || !(r->colls >> in->coll & 1) || (r->where && r->where != where))
-			continue;
-		const struct pm_machine *m = pm_topo_machine_desc(in->topo);
-		int rails = pm_machine_rails(m);
-		char spec[48];
-		snprintf(spec, sizeof spec, r->spec, st->pick.channels < rails ? st->pick.channels : rails);
-		int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
-		return rc || !r->sized ? rc : pm_algo_at_size(sub, st->n, sub, err);
-	}
-	return pm_fail(err, PM_EINPUT, "NCCL's %s for %s has no schedule here, only NCCL's closed form",
-		       pm_nccl_algo_names[st->pick.algo], pm_coll_info(in->coll)->title);
+	if (!r)
+		return pm_fail(err, PM_EINPUT, "NCCL's %s for %s has no schedule here, only NCCL's closed form",
+			       pm_nccl_algo_names[st->pick.algo], pm_coll_info(in->coll)->title);
+	int rails = pm_machine_rails(pm_topo_machine_desc(in->topo));
+	char spec[48];
+	snprintf(spec, sizeof spec, r->spec, st->pick.channels < rails ? st->pick.channels : rails);
+	int rc = pm_algo_resolve_coll(in->coll, spec, in->topo, 0, sub, err);
+	return rc || !r->sized ? rc : pm_algo_at_size(sub, st->n, sub, err);
 }
 
 /* The schedule priced as NCCL runs it: the protocol's lines on the wire
