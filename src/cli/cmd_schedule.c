@@ -424,9 +424,7 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 		return PM_OK;
 	}
 	if (o->msccl) {
-		size_t sw = 0;
-		for (size_t i = 0; i < s->nx; i++)
-			sw += s->x[i].at_switch;
+		size_t sw = pm_sched_switch_xfers(s);
 		if (sw)	/* MSCCL's programs run GPU to GPU */
 			fprintf(stderr, "perfmodel: warning: %s: its %zu transfers that a switch reduces or multicasts are written as GPU-to-GPU sends, which MSCCL runs as copies over the links, not in the switch\n",
 				in->label, sw);

@@ -215,6 +215,15 @@ void pm_sched_at_switch(struct pm_sched *s)
 		s->x[s->nx - 1].at_switch = 1;
 }
 
+size_t pm_sched_switch_xfers(const struct pm_sched *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nx; i++)
+		n += s->x[i].at_switch;
+	return n;
+}
+
 void pm_sched_add_rot(struct pm_sched *s, int step, int src, int dst,
 		      uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
 		      uint32_t wlo, uint32_t wlen, int32_t by)

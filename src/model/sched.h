@@ -113,6 +113,8 @@ void pm_sched_add_routed(struct pm_sched *s, int step, int src, int dst,
 /* Mark the transfer just added as carried by a switch that reduces or
  * multicasts (struct pm_xfer, at_switch). */
 void pm_sched_at_switch(struct pm_sched *s);
+/* The stored transfers a switch carries (marked by pm_sched_at_switch). */
+size_t pm_sched_switch_xfers(const struct pm_sched *s);
 
 /* As pm_sched_add, for a transfer that rotates through the units
  * [wlo, wlo+wlen) by `by` units per pass when its step is repeated. */

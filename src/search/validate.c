@@ -134,18 +134,15 @@ static int price_row(struct pm_pricer *q, struct pm_validate_row *r, struct pm_s
 		return PM_OK;
 	}
 	r->contention_s = c.time_s;
+	/* where a switch reduces or multicasts, the link simulator plays the
+	 * schedule (the router network runs transfers between ranks only) */
+	const struct pm_sim_opts *router = q->cfg.so;
+	struct pm_sim_opts links = *router;
+	links.routers = 0;
+	r->links_sim = pm_sched_switch_xfers(&q->sched) > 0;
+	q->cfg.so = r->links_sim ? &links : router;
 	code = simulate_both(q, r, &why);
-	if (code == PM_ENOTAPPLICABLE && strstr(why.msg, "starts or ends in a switch")) {
-		/* a switch that reduces or multicasts: the link simulator plays
-		 * it (the router network runs transfers between ranks only) */
-		const struct pm_sim_opts *router = q->cfg.so;
-		struct pm_sim_opts links = *router;
-		links.routers = 0;
-		q->cfg.so = &links;
-		code = simulate_both(q, r, &why);
-		q->cfg.so = router;
-		r->links_sim = 1;
-	}
+	q->cfg.so = router;
 	if (code == PM_ENOTAPPLICABLE) {
 		snprintf(r->note, sizeof r->note, "%.500s", why.msg);
 		return PM_OK;
