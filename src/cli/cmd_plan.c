@@ -125,7 +125,8 @@ static int make_request(const struct plan_args *a, struct pm_machine *mach, stru
 	if (!*dname)
 		return pm_fail(err, PM_EINPUT, "machine '%s' names no device (expected --device, such as h100, or a param,device row)",
 			       mach->name);
-	if (pm_device_load(dname, dev, err) || pm_parse_int(a->top, 1, 10000, "--top", &top, err) ||
+	if (pm_device_load(dname, dev, err) || pm_llm_check_device(model, dev, err) ||
+	    pm_parse_int(a->top, 1, 10000, "--top", &top, err) ||
 	    pm_parse_int(a->grad_bytes, 2, 4, "--grad-bytes", &gb, err))
 		return PM_EINPUT;
 	if (gb == 3)

@@ -23,6 +23,9 @@ static const struct pm_kv_key keys[] = {
 	NUM("attn_bwd_t0_us", attn_bwd_t0_s, 0, 1e5, 1, 0, "fixed time of one attention backward in us"),
 	NUM("attn_hd_exp", attn_hd_exp, 0, 4, 0, 0, "exponent of (head size / 128) below 128"),
 	NUM("mem_eff", mem_eff, 0.01, 1, 1, 0, "achieved share of memory bandwidth in element-wise kernels"),
+	{"eager", PM_KV_INT, F(eager), 0, 0, 1, 0, 0,
+	 "1: the rates are kernel times of an eager framework (PyTorch without fusion): a layer's element-wise work is "
+	 "the model's measured eager traffic (eager_fwd_B, eager_bwd_B), not the fused kernels'"},
 };
 
 int pm_device_load(const char *spec, struct pm_device *d, struct pm_err *err)

@@ -26,6 +26,7 @@ struct pm_device {
 	double attn_bwd_eff, attn_bwd_t0_s;	/* its backward (2.5 x the forward's FLOPs) */
 	double attn_hd_exp;	/* below head size 128 the efficiency scales as (d/128)^exp */
 	double mem_eff;		/* share of hbm_Bps element-wise kernels reach */
+	double eager;		/* 1: rates are kernel times under an eager framework (element-wise work: the model's eager traffic) */
 	struct pm_kv_src src;
 };
 

@@ -8,6 +8,7 @@
 
 #define F(field) offsetof(struct pm_llm, field)
 #define INT(key, field, lo, hi, req, dflt, doc) {key, PM_KV_INT, F(field), 0, lo, hi, req, dflt, doc}
+#define NUM(key, field, lo, hi, doc) {key, PM_KV_NUM, F(field), 0, lo, hi, 0, 0, doc}
 
 static const struct pm_kv_key keys[] = {
 	{"description", PM_KV_TEXT, F(description), sizeof ((struct pm_llm *)0)->description, 0, 0, 0, 0,
@@ -27,6 +28,10 @@ static const struct pm_kv_key keys[] = {
 	INT("dense_layers", dense_layers, 0, 10000, 0, 0, "leading layers with a dense MLP in an MoE model"),
 	INT("gated", gated, 0, 1, 0, 1, "1: gated MLP (SwiGLU, three matrices), 0: two matrices"),
 	INT("tied", tied, 0, 1, 0, 0, "1: the output layer shares the input embedding"),
+	INT("causal", causal, 0, 1, 0, 1, "1: causal attention (a decoder), 0: every token sees every token (an encoder)"),
+	NUM("eager_fwd_B", eager_fwd_B, 0, 1e6,
+	    "element-wise bytes a token moves per unit of hidden size in an eager framework's forward (measured)"),
+	NUM("eager_bwd_B", eager_bwd_B, 0, 1e6, "the same for its backward"),
 };
 
 int pm_llm_load(const char *spec, struct pm_llm *m, struct pm_err *err)
@@ -53,6 +58,15 @@ int pm_llm_load(const char *spec, struct pm_llm *m, struct pm_err *err)
 		return pm_fail(err, PM_EINPUT,
 			       "model '%s': a mixture of experts needs 1 <= topk <= experts, moe_ffn >= 1 and dense_layers < layers (got experts %g, topk %g, moe_ffn %g, dense_layers %g)",
 			       m->path, m->experts, m->topk, m->moe_ffn, m->dense_layers);
+	return PM_OK;
+}
+
+int pm_llm_check_device(const struct pm_llm *m, const struct pm_device *d, struct pm_err *err)
+{
+	if (d->eager && (m->eager_fwd_B <= 0 || m->eager_bwd_B <= 0))
+		return pm_fail(err, PM_EINPUT,
+			       "model '%s' has no measured eager element-wise traffic for eager device '%s' (expected eager_fwd_B and eager_bwd_B rows in the model, or a fused device such as h100)",
+			       m->name, d->name);
 	return PM_OK;
 }
 
@@ -125,6 +139,25 @@ static void gemm(const struct pm_device *d, double M, double N, double K, double
 	*fwd += pm_device_gemm_s(d, M, N, K);
 }
 
+/* Element-wise work of T tokens.  Fused: 2 B x (10 h + act) a token
+ * forward, twice that backward.  Eager (a device whose kernels are
+ * measured under an eager framework): the model's measured traffic,
+ * eager_fwd_B and eager_bwd_B bytes per token per unit of h, each a
+ * separate kernel's pass through memory; a tensor-parallel shard is
+ * charged its 1/tp share. */
+static void layer_elementwise(const struct pm_llm *m, const struct pm_device *d, double T, double tp, double act,
+			      struct pm_layer_time *t)
+{
+	double h = m->hidden;
+	if (d->eager) {
+		t->elem_fwd_s = pm_device_mem_s(d, m->eager_fwd_B * T * h / tp);
+		t->elem_bwd_s = pm_device_mem_s(d, m->eager_bwd_B * T * h / tp);
+		return;
+	}
+	t->elem_fwd_s = pm_device_mem_s(d, 2 * T * (10 * h + act));
+	t->elem_bwd_s = 2 * t->elem_fwd_s;
+}
+
 void pm_llm_layer_time(const struct pm_llm *m, const struct pm_device *d, int moe, const struct pm_llm_shard *sh,
 		       struct pm_layer_time *t)
 {
@@ -154,19 +187,20 @@ void pm_llm_layer_time(const struct pm_llm *m, const struct pm_device *d, int mo
 		gemm(d, T, h, mlp_cols, &g);
 	}
 	/* causal attention: T local queries against the sequence, half of
-	 * the score matrix on average: 2 x 2 T seq hd / 2 per head */
-	double af = 2 * T * sh->seq * hd * nh;
+	 * the score matrix on average: 2 x 2 T seq hd / 2 per head; an
+	 * encoder computes all of it */
+	double af = (m->causal ? 2 : 4) * T * sh->seq * hd * nh;
 	t->attn_fwd_s = pm_device_attn_s(d, af, hd, 0);
 	t->attn_bwd_s = pm_device_attn_s(d, af, hd, 1);
 	/* element-wise, in elements per token: two norms (read h, write h),
 	 * two residual adds (2 reads, 1 write), the activation (gated: read
 	 * 2 f, write f; else read f, write f), bf16 */
 	double act = (m->gated ? 3 : 2) * (moe ? m->moe_ffn * m->topk + m->moe_ffn * m->shared_experts : m->ffn) / tp;
-	t->elem_fwd_s = pm_device_mem_s(d, 2 * T * (10 * h + act));
+	layer_elementwise(m, d, T, tp, act, t);
 	t->gemm_fwd_s = g + ex;
 	t->expert_fwd_s = ex;
 	t->fwd_s = t->gemm_fwd_s + t->attn_fwd_s + t->elem_fwd_s;
-	t->bwd_s = 2 * t->gemm_fwd_s + t->attn_bwd_s + 2 * t->elem_fwd_s;
+	t->bwd_s = 2 * t->gemm_fwd_s + t->attn_bwd_s + t->elem_bwd_s;
 }
 
 void pm_llm_head_time(const struct pm_llm *m, const struct pm_device *d, const struct pm_llm_shard *sh,

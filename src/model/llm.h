@@ -22,11 +22,17 @@ struct pm_llm {
 	char description[200];
 	double layers, hidden, heads, kv_heads, head_dim, ffn, vocab, seq;
 	double experts, topk, moe_ffn, shared_experts, dense_layers;
-	double gated, tied;
+	double gated, tied, causal;
+	/* element-wise bytes a token moves per unit of hidden size in an
+	 * eager framework's layer, forward and backward (0: not measured) */
+	double eager_fwd_B, eager_bwd_B;
 	struct pm_kv_src src;
 };
 
 int pm_llm_load(const char *name_or_path, struct pm_llm *m, struct pm_err *err);
+/* Whether m can run on d: an eager device (d->eager) needs the model's
+ * eager element-wise traffic. */
+int pm_llm_check_device(const struct pm_llm *m, const struct pm_device *d, struct pm_err *err);
 
 /* Parameters. */
 double pm_llm_attn_params(const struct pm_llm *m);
@@ -54,14 +60,16 @@ struct pm_llm_shard {
 
 struct pm_layer_time {
 	double fwd_s, bwd_s;		/* the whole layer shard */
-	double gemm_fwd_s, attn_fwd_s, attn_bwd_s, elem_fwd_s;
+	double gemm_fwd_s, attn_fwd_s, attn_bwd_s, elem_fwd_s, elem_bwd_s;
 	double expert_fwd_s;		/* the routed experts' share of fwd_s */
 };
 
 /* Compute of layer kind moe (0 dense, 1 mixture of experts) on d: each
  * weight multiply as a GEMM (backward: two of the same size), causal
- * attention of the local queries against the whole sequence, element-wise
- * work (two norms, two residual adds, the activation) at memory speed. */
+ * attention of the local queries against the whole sequence (causal, or
+ * the whole score matrix for an encoder), element-wise work at memory
+ * speed: fused (two norms, two residual adds, the activation) or, on an
+ * eager device, the model's measured eager traffic. */
 void pm_llm_layer_time(const struct pm_llm *m, const struct pm_device *d, int moe,
 		       const struct pm_llm_shard *sh, struct pm_layer_time *t);
 
