@@ -216,6 +216,13 @@ static void explain(struct cli_table *t, const struct pm_lsearch_req *r, const s
 	cli_table_meta(t, "explain: device %s: GEMM t = %.4g us + max(2MNK / (%.4g TFLOP/s x %.4g), 2(MK+KN+MN) B / (%.4g TB/s x %.4g)) (%s)",
 		       d->name, d->gemm_t0_s * 1e6, d->peak_flops / 1e12, d->gemm_eff, d->hbm_Bps / 1e12, d->mem_eff,
 		       pm_kv_source(&d->src, "gemm_eff"));
+	if (d->eager)
+		cli_table_meta(t, "explain: element-wise (eager): %.4g B forward and %.4g B backward a token per unit of h, each pass its own kernel, at %.4g TB/s (%s)",
+			       r->job.model->eager_fwd_B, r->job.model->eager_bwd_B, d->hbm_Bps * d->mem_eff / 1e12,
+			       pm_kv_source(&r->job.model->src, "eager_fwd_B"));
+	else
+		cli_table_meta(t, "explain: element-wise (fused): 2 B x (10 h + the MLP's activation) a token forward, twice that backward, at %.4g TB/s",
+			       d->hbm_Bps * d->mem_eff / 1e12);
 }
 
 int cmd_plan(int argc, char **argv, struct pm_err *err)
