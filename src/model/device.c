@@ -26,6 +26,13 @@ static const struct pm_kv_key keys[] = {
 	{"eager", PM_KV_INT, F(eager), 0, 0, 1, 0, 0,
 	 "1: the rates are kernel times of an eager framework (PyTorch without fusion): a layer's element-wise work is "
 	 "the model's measured eager traffic (eager_fwd_B, eager_bwd_B), not the fused kernels'"},
+	NUM("gemm_eff_align1", gemm_eff_align[0], 0, 1, 0, 0,
+	    "achieved share of peak in multiplies with an odd size (0: gemm_eff)"),
+	NUM("gemm_eff_align2", gemm_eff_align[1], 0, 1, 0, 0,
+	    "achieved share of peak in multiplies with even sizes not all multiples of 8 (0: gemm_eff)"),
+	NUM("eager_loss_fwd_B", loss_fwd_B, 0, 1e4, 0, 0,
+	    "an eager framework's loss: element-wise bytes a logit moves forward (0: not charged)"),
+	NUM("eager_loss_bwd_B", loss_bwd_B, 0, 1e4, 0, 0, "the same backward"),
 };
 
 int pm_device_load(const char *spec, struct pm_device *d, struct pm_err *err)
@@ -51,9 +58,18 @@ int pm_device_load(const char *spec, struct pm_device *d, struct pm_err *err)
  * Williams, Waterman and Patterson, "Roofline: an insightful visual
  * performance model for multicore architectures", CACM 52(4), 2009).
  * Few rows (an MoE expert's 128-256 tokens) make it memory-bound. */
+/* cuBLAS's fastest kernels need rows of 16 bytes (8 bf16 elements); an
+ * odd size or an even one off that grain takes slower kernels. */
+static double gemm_eff(const struct pm_device *d, double M, double N, double K)
+{
+	int odd = fmod(M, 2) || fmod(N, 2) || fmod(K, 2), off8 = fmod(M, 8) || fmod(N, 8) || fmod(K, 8);
+	double e = odd ? d->gemm_eff_align[0] : off8 ? d->gemm_eff_align[1] : 0;
+	return e > 0 ? e : d->gemm_eff;
+}
+
 double pm_device_gemm_s(const struct pm_device *d, double M, double N, double K)
 {
-	double arith = 2 * M * N * K / (d->peak_flops * d->gemm_eff);
+	double arith = 2 * M * N * K / (d->peak_flops * gemm_eff(d, M, N, K));
 	return d->gemm_t0_s + fmax(arith, pm_device_mem_s(d, 2 * (M * K + K * N + M * N)));
 }
 

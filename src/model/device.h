@@ -27,13 +27,16 @@ struct pm_device {
 	double attn_hd_exp;	/* below head size 128 the efficiency scales as (d/128)^exp */
 	double mem_eff;		/* share of hbm_Bps element-wise kernels reach */
 	double eager;		/* 1: rates are kernel times under an eager framework (element-wise work: the model's eager traffic) */
+	double gemm_eff_align[2];	/* efficiency of multiplies whose sizes are odd [0] or even but not all multiples of 8 [1]; 0: gemm_eff */
+	double loss_fwd_B, loss_bwd_B;	/* an eager framework's loss: element-wise bytes per logit (0: not charged) */
 	struct pm_kv_src src;
 };
 
 /* NAME (data/devices/NAME.csv) or a path. */
 int pm_device_load(const char *name_or_path, struct pm_device *d, struct pm_err *err);
 
-/* Seconds of one (M x K) @ (K x N) multiply. */
+/* Seconds of one (M x K) @ (K x N) multiply (at gemm_eff, or the row's
+ * efficiency for sizes not all multiples of 8). */
 double pm_device_gemm_s(const struct pm_device *d, double M, double N, double K);
 /* Seconds of causal attention doing `flops` (forward count) with head
  * size hd, forward (backward = 0) or backward (1). */

@@ -206,9 +206,12 @@ void pm_llm_layer_time(const struct pm_llm *m, const struct pm_device *d, int mo
 void pm_llm_head_time(const struct pm_llm *m, const struct pm_device *d, const struct pm_llm_shard *sh,
 		      double *fwd_s, double *bwd_s)
 {
-	double T = sh->mb * sh->seq / sh->cp;
+	double T = sh->mb * sh->seq / sh->cp, logits = T * m->vocab / sh->tp;
 	*fwd_s = pm_device_gemm_s(d, T, m->vocab / sh->tp, m->hidden);
 	*bwd_s = 2 * *fwd_s;
+	/* an eager framework's loss: passes over the logits, in fp32 */
+	*fwd_s += pm_device_mem_s(d, d->loss_fwd_B * logits);
+	*bwd_s += pm_device_mem_s(d, d->loss_bwd_B * logits);
 }
 
 double pm_llm_layer_activation_B(const struct pm_llm *m, const struct pm_llm_shard *sh, int full_recompute)

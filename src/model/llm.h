@@ -74,7 +74,8 @@ void pm_llm_layer_time(const struct pm_llm *m, const struct pm_device *d, int mo
 		       const struct pm_llm_shard *sh, struct pm_layer_time *t);
 
 /* The output layer (logits) of one micro-batch on the last stage,
- * forward and backward. */
+ * forward and backward: its multiply, and on an eager device the loss's
+ * element-wise passes over the logits (the device's eager_loss_*_B). */
 void pm_llm_head_time(const struct pm_llm *m, const struct pm_device *d, const struct pm_llm_shard *sh,
 		      double *fwd_s, double *bwd_s);
 
