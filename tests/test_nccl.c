@@ -125,23 +125,48 @@ Test(nccl, nvls_fill_by_hand)
  * 72,000 (7); then 14 is not < 2.8 x 16 / 8.  Hops: 2 network ones (up
  * and down the node tree), each 72,000 x 2 x 16 / (2 x 384 GB/s x
  * 120/128) = 3.2 us, and, LL128 forwarding its lines as they arrive
- * inside a node, one NVLink stage before each network send, 72,000 x 2 x
- * 16 / (370 GB/s x 120/128) = 6.6422 us.  Fill = 2 x 6.6422 + 2 x 3.2 -
- * 6.6422 = 13.0422 us.  With 2.18's rules (no LL128 loop) the chunk is
- * 576,000 B: 53.1373 + 2 x 25.6 = 104.337 us. */
+ * inside a node, one NVLink stage before each network send: on the way
+ * up the first chunks have the GPUs' NVLink to themselves, 72,000 x 16 /
+ * (370 GB/s x 120/128) = 3.3211 us; on the way down the next chunks go
+ * up beside them (16 MiB is 14.6 chunks a channel), 6.6422 us.  Fill =
+ * 3.3211 + 6.6422 + 2 x 3.2 - 6.6422 = 9.7211 us.  With 2.18's rules (no
+ * LL128 loop) the chunk is 576,000 B (1.8 a channel): 26.5687 + 2 x 25.6
+ * = 77.7687 us. */
 Test(nccl, tree_fill_by_hand)
 {
 	struct pm_nccl_sys s = nodes_of(2);
 	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 16777216);
 
 	cr_assert_eq(k.channels, 16);
-	cr_assert(rel_close(k.fill_s, 2304000 / 346.875e9 + 2 * 3.2e-6, 1e-9), "fill %g", k.fill_s);
+	cr_assert(rel_close(k.fill_s, 1152000 / 346.875e9 + 2 * 3.2e-6, 1e-9), "fill %g", k.fill_s);
 	s.version = pm_nccl_version_find("2.18.5");
 	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 16777216);
-	cr_assert(rel_close(k.fill_s, 18432000 / 346.875e9 + 2 * 25.6e-6, 1e-9), "fill %g", k.fill_s);
+	cr_assert(rel_close(k.fill_s, 9216000 / 346.875e9 + 2 * 25.6e-6, 1e-9), "fill %g", k.fill_s);
 	/* one node: no network hop, and LL128 streams its chain */
 	s = one_node();
 	cr_assert_eq(price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 16777216).fill_s, 0);
+}
+
+/* Tree/Simple on the same two nodes, forced (as Google's TCPXO profile
+ * does): the chunk is Simple's 4 MiB / 8 = 524,288 B step (no tree/Simple
+ * cut from 2.19 on).  At 8 MiB each of the 16 channels has one chunk, so
+ * it crosses the node's chain alone: 7 NVLink hops up and 7 down, each
+ * 524,288 x 16 / 370 GB/s = 22.6717 us, and 2 network sends of 524,288 x
+ * 2 x 16 / (2 x 384 GB/s) = 21.8453 us.  Fill = 13 x 22.6717 + 2 x
+ * 21.8453 = 338.4 us.  At 16 MiB (two chunks a channel) the way down
+ * shares each GPU's NVLink with the second chunk's way up: 7 x 22.6717 +
+ * 7 x 45.3434 + 2 x 21.8453 - 45.3434 = 477.8 us. */
+Test(nccl, tree_simple_fill_by_hand)
+{
+	struct pm_nccl_sys s = nodes_of(2);
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_SIMPLE, 8388608);
+
+	cr_assert_eq(k.channels, 16);
+	cr_assert_eq(k.chunk_B, 524288);
+	cr_assert(rel_close(k.fill_s, 13 * 524288 * 16 / 370e9 + 2 * 524288 * 32 / 768e9, 1e-9), "fill %g", k.fill_s);
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_SIMPLE, 16777216);
+	cr_assert(rel_close(k.fill_s, (7 + 14 - 2) * 524288 * 16 / 370e9 + 2 * 524288 * 32 / 768e9, 1e-9), "fill %g",
+		  k.fill_s);
 }
 
 /* NVLSTree on four nodes at 128 MiB: the chunk is NVLS's 128 KiB capped

@@ -413,13 +413,15 @@ static double chunk_bytes(const struct pm_nccl_sys *s, enum pm_nccl_algo a, enum
  * hop's time for one chunk but the slowest's.  A hop's chunk time is the
  * chunk at the share of the hop's achieved rate its channels get:
  *   tree: 2 log2 N network hops, c x 2 nc / (NICs x w) (x 2 NICs on two
- *         nodes, as the bus rate), and NVLink stages of c x 2 nc / (ring
- *         x w): with Simple the 2(G-1) hops of the node's chain (a slice
+ *         nodes, as the bus rate), and NVLink stages, half up and half
+ *         down: with Simple the 2(G-1) hops of the node's chain (a slice
  *         is forwarded once it has landed), with LL and LL128 one before
  *         each network send (their lines stream through the chain; the
- *         proxy posts a step when all of it is there); a chain GPU sends
- *         each chunk up and down, and w is the protocol's data share of
- *         its lines (LL 1/2, LL128 120/128);
+ *         proxy posts a step when all of it is there).  Up, c x nc /
+ *         (ring x w): the first chunks have the NVLink to themselves;
+ *         down, twice that, a chain GPU sending the next chunks up
+ *         beside them, unless a channel has but the one chunk; w is the
+ *         protocol's data share of its lines (LL 1/2, LL128 120/128);
  *   NVLS: the switch's reduction and its multicast, each (G-1)/G x
  *         nc x G x c / nvls (a step of every channel and head);
  *   NVLSTree: those two and 2 log2 N network hops, nc x G x c / NICs.
@@ -431,31 +433,34 @@ static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_ncc
 {
 	static const double w[PM_NCCL_NPROTO] = {0.5, 120.0 / 128.0, 1.0};
 	int N = s->nodes, G = s->ppn;
-	double hops[2] = {0, 0}, t[2] = {0, 0}, sum = 0, worst = 0;
+	/* [0] NVLink hops up, [1] NVLink hops down, [2] network sends */
+	double hops[3] = {0, 0, 0}, t[3] = {0, 0, 0}, sum = 0, worst = 0;
 	double nics = s->net_Bps * (N == 2 ? 2 : 1);
 
 	if (c != PM_COLL_ALLREDUCE)
 		return 0;
 	if (a == PM_NCCL_TREE) {
 		double ch = o->chunk_B = fmin(chunk_bytes(s, a, p, n, nc), n / nc);
-		hops[1] = 2.0 * pm_floor_log2(N), t[1] = N > 1 ? ch * 2 * nc / (nics * w[p]) : 0;
-		hops[0] = p == PM_NCCL_SIMPLE ? 2.0 * (G - 1) : hops[1];
-		t[0] = ch * 2 * nc / (s->ring_Bps * w[p]);
+		double one = ch * nc / (s->ring_Bps * w[p]);
+		hops[2] = 2.0 * pm_floor_log2(N), t[2] = N > 1 ? ch * 2 * nc / (nics * w[p]) : 0;
+		hops[0] = hops[1] = p == PM_NCCL_SIMPLE ? G - 1.0 : hops[2] / 2;
+		t[0] = one;
+		t[1] = n > nc * ch ? 2 * one : one;
 	} else if (a == PM_NCCL_NVLS || a == PM_NCCL_NVLS_TREE) {
 		int nv = nvls_channels(s);
 		double ch = o->chunk_B = fmin(chunk_bytes(s, a, p, n, nv), n / ((double)nv * G));
 		hops[0] = 2, t[0] = (G - 1.0) / G * nv * G * ch / s->nvls_Bps;
 		if (a == PM_NCCL_NVLS_TREE)
-			hops[1] = 2.0 * pm_floor_log2(N), t[1] = nv * G * ch / nics;
+			hops[2] = 2.0 * pm_floor_log2(N), t[2] = nv * G * ch / nics;
 	} else {
 		return 0;
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (hops[i] > 0) {
 			sum += hops[i] * t[i];
 			worst = fmax(worst, t[i]);
 		}
-	o->fill_hops = (int)(hops[0] + hops[1]);
+	o->fill_hops = (int)(hops[0] + hops[1] + hops[2]);
 	return sum - worst;
 }
 
