@@ -403,6 +403,37 @@ Test(plan, gemm_is_the_slower_of_arithmetic_and_memory)
 	near(pm_device_gemm_s(&d, 1000, 1000, 1000), 2e-3, 1e-12, "square");
 }
 
+/* The eager test device (tests/data/plan_device_eager.csv: 1 TFLOP/s, 1
+ * TB/s, multiplies at 0.1 of peak with an odd size and 0.5 with even sizes
+ * off the multiple of 8; a loss of 10 and 20 B a logit), by hand:
+ * (1000 x 1000) @ (1000 x 1000) is 2e9 FLOP = 2 ms; with N = 1001, 2.002e9
+ * FLOP at 0.1 TFLOP/s = 20.02 ms; with N = 1002, 2.004e9 at 0.5 = 4.008
+ * ms.  The head of a model of h 1024 and a 1001-entry vocabulary on 1000
+ * tokens: the multiply 2 x 1000 x 1001 x 1024 = 2.050048e9 FLOP at 0.1 =
+ * 20.50048 ms, and the loss 10 B x 1,001,000 logits = 10.01 us forward;
+ * backward twice the multiply and 20.02 us.  A model without eager
+ * traffic is refused on it. */
+Test(plan, eager_device_by_hand)
+{
+	struct pm_device d;
+	struct pm_llm m = {.hidden = 1024, .vocab = 1001, .name = "hand"};
+	struct pm_llm_shard sh = {1, 1, 1, 1, 1000};
+	struct pm_err err;
+	double f, b;
+
+	cr_assert_eq(pm_device_load(src_path("tests/data/plan_device_eager.csv"), &d, &err), PM_OK, "%s", err.msg);
+	near(pm_device_gemm_s(&d, 1000, 1000, 1000), 2e-3, 1e-12, "aligned");
+	near(pm_device_gemm_s(&d, 1000, 1001, 1000), 20.02e-3, 1e-12, "odd");
+	near(pm_device_gemm_s(&d, 1000, 1002, 1000), 4.008e-3, 1e-12, "even, off the grain");
+	pm_llm_head_time(&m, &d, &sh, &f, &b);
+	near(f, 20.50048e-3 + 10.01e-6, 1e-12, "head forward");
+	near(b, 2 * 20.50048e-3 + 20.02e-6, 1e-12, "head backward");
+	cr_assert_eq(pm_llm_check_device(&m, &d, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "no measured eager element-wise traffic"), "%s", err.msg);
+	m.eager_fwd_B = m.eager_bwd_B = 1;
+	cr_assert_eq(pm_llm_check_device(&m, &d, &err), PM_OK);
+}
+
 /* An MoE expert's SwiGLU multiplies at 128-8192 routed tokens (Mixtral
  * 8x7B: h 4096, f 14336; DeepSeek-V3: h 7168, f 2048), measured on the
  * H100 and used by no fit (data/h100-measured/moe.csv): every row within

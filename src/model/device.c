@@ -53,11 +53,6 @@ int pm_device_load(const char *spec, struct pm_device *d, struct pm_err *err)
 	return PM_OK;
 }
 
-/* A multiply takes its fixed time plus the slower of its arithmetic and
- * moving its operands and result once, 2 B an element (the roofline:
- * Williams, Waterman and Patterson, "Roofline: an insightful visual
- * performance model for multicore architectures", CACM 52(4), 2009).
- * Few rows (an MoE expert's 128-256 tokens) make it memory-bound. */
 /* cuBLAS's fastest kernels need rows of 16 bytes (8 bf16 elements); an
  * odd size or an even one off that grain takes slower kernels. */
 static double gemm_eff(const struct pm_device *d, double M, double N, double K)
@@ -67,6 +62,11 @@ static double gemm_eff(const struct pm_device *d, double M, double N, double K)
 	return e > 0 ? e : d->gemm_eff;
 }
 
+/* A multiply takes its fixed time plus the slower of its arithmetic and
+ * moving its operands and result once, 2 B an element (the roofline:
+ * Williams, Waterman and Patterson, "Roofline: an insightful visual
+ * performance model for multicore architectures", CACM 52(4), 2009).
+ * Few rows (an MoE expert's 128-256 tokens) make it memory-bound. */
 double pm_device_gemm_s(const struct pm_device *d, double M, double N, double K)
 {
 	double arith = 2 * M * N * K / (d->peak_flops * gemm_eff(d, M, N, K));
