@@ -247,6 +247,19 @@ static double timeline_layer_bwd_s(const char *profile)
 	return layers % 2 ? sum[layers / 2] : (sum[layers / 2 - 1] + sum[layers / 2]) / 2;
 }
 
+/* A layer of model on h100-hf-eager at batch x seq, whole (TP 1). */
+static void eager_layer(const char *model, double batch, double seq, struct pm_device *d, struct pm_llm *m,
+			struct pm_layer_time *lt)
+{
+	struct pm_err err;
+	struct pm_llm_shard sh = {1, 1, 1, batch, seq};
+
+	cr_assert_eq(pm_device_load("h100-hf-eager", d, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_llm_load(model, m, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_llm_check_device(m, d, &err), PM_OK, "%s", err.msg);
+	pm_llm_layer_time(m, d, 0, &sh, lt);
+}
+
 /* The eager device row (h100-hf-eager: kernel-time fits of single
  * multiplies and cuDNN attention kernels, scripts/fit-eager) with each
  * model's eager element-wise traffic, fitted on layers of other widths
@@ -265,15 +278,10 @@ Test(plan, eager_device_predicts_the_training_timelines)
 	};
 	struct pm_device d;
 	struct pm_llm m;
-	struct pm_err err;
+	struct pm_layer_time lt;
 
-	cr_assert_eq(pm_device_load("h100-hf-eager", &d, &err), PM_OK, "%s", err.msg);
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-		cr_assert_eq(pm_llm_load(runs[i].model, &m, &err), PM_OK, "%s", err.msg);
-		cr_assert_eq(pm_llm_check_device(&m, &d, &err), PM_OK, "%s", err.msg);
-		struct pm_llm_shard sh = {1, 1, 1, runs[i].batch, runs[i].seq};
-		struct pm_layer_time lt;
-		pm_llm_layer_time(&m, &d, 0, &sh, &lt);
+		eager_layer(runs[i].model, runs[i].batch, runs[i].seq, &d, &m, &lt);
 		double meas = timeline_layer_bwd_s(runs[i].profile), r = lt.bwd_s / meas;
 		cr_log_info("%s: backward a layer predicted %.3f ms, measured %.3f ms (%.3f)", runs[i].model,
 			    lt.bwd_s * 1e3, meas * 1e3, r);
@@ -301,15 +309,12 @@ Test(plan, eager_device_predicts_whole_steps)
 	};
 	struct pm_device d;
 	struct pm_llm m;
-	struct pm_err err;
+	struct pm_layer_time lt;
 
-	cr_assert_eq(pm_device_load("h100-hf-eager", &d, &err), PM_OK, "%s", err.msg);
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-		cr_assert_eq(pm_llm_load(runs[i].model, &m, &err), PM_OK, "%s", err.msg);
 		struct pm_llm_shard sh = {1, 1, 1, runs[i].batch, runs[i].seq};
-		struct pm_layer_time lt;
 		double hf, hb;
-		pm_llm_layer_time(&m, &d, 0, &sh, &lt);
+		eager_layer(runs[i].model, runs[i].batch, runs[i].seq, &d, &m, &lt);
 		pm_llm_head_time(&m, &d, &sh, &hf, &hb);
 		double step = m.layers * (lt.fwd_s + lt.bwd_s) + hf + hb, meas = (runs[i].fwd_ms + runs[i].bwd_ms) * 1e-3;
 		cr_log_info("%s: step %.2f ms (forward %.2f, backward %.2f), measured %.2f ms (%.3f)", runs[i].model,
