@@ -195,6 +195,24 @@ static void put_meta(struct cli_table *t, const struct pm_lsearch_req *r, const 
 		       o->valid, o->fits);
 }
 
+/* --explain: how the device prices a layer's multiplies and element-wise
+ * work. */
+static void explain_device(struct cli_table *t, const struct pm_llm *m, const struct pm_device *d)
+{
+	cli_table_meta(t, "explain: device %s: GEMM t = %.4g us + max(2MNK / (%.4g TFLOP/s x %.4g), 2(MK+KN+MN) B / (%.4g TB/s x %.4g)) (%s)",
+		       d->name, d->gemm_t0_s * 1e6, d->peak_flops / 1e12, d->gemm_eff, d->hbm_Bps / 1e12, d->mem_eff,
+		       pm_kv_source(&d->src, "gemm_eff"));
+	if (d->eager)
+		cli_table_meta(t, "explain: element-wise (eager): %.4g B forward and %.4g B backward a token per unit of h, each pass its own kernel, at %.4g TB/s (%s)",
+			       m->eager_fwd_B, m->eager_bwd_B, d->hbm_Bps * d->mem_eff / 1e12, pm_kv_source(&m->src, "eager_fwd_B"));
+	else
+		cli_table_meta(t, "explain: element-wise (fused): 2 B x (10 h + the MLP's activation) a token forward, twice that backward, at %.4g TB/s",
+			       d->hbm_Bps * d->mem_eff / 1e12);
+	if (d->loss_fwd_B > 0 || d->gemm_eff_align[0] > 0 || d->gemm_eff_align[1] > 0)
+		cli_table_meta(t, "explain: output layer: the loss moves %.4g B forward and %.4g B backward a logit; multiplies with an odd size run at %.4g of peak, with even sizes off the multiple of 8 at %.4g (0: gemm_eff)",
+			       d->loss_fwd_B, d->loss_bwd_B, d->gemm_eff_align[0], d->gemm_eff_align[1]);
+}
+
 /* --explain: the fastest layout's figures, term by term. */
 static void explain(struct cli_table *t, const struct pm_lsearch_req *r, const struct pm_lsearch_entry *e)
 {
@@ -213,16 +231,7 @@ static void explain(struct cli_table *t, const struct pm_lsearch_req *r, const s
 	cli_table_meta(t, "explain: memory %.4g GB = weights %.4g (bf16) + gradients %.4g + Adam %.4g (ZeRO %d) + activations %.4g (%s recomputation) of %.4g M parameters held",
 		       s->mem.total_B / 1e9, s->mem.weights_B / 1e9, s->mem.grads_B / 1e9, s->mem.optim_B / 1e9, l->zero,
 		       s->mem.act_B / 1e9, l->recompute ? "full" : "no", s->mem.params / 1e6);
-	cli_table_meta(t, "explain: device %s: GEMM t = %.4g us + max(2MNK / (%.4g TFLOP/s x %.4g), 2(MK+KN+MN) B / (%.4g TB/s x %.4g)) (%s)",
-		       d->name, d->gemm_t0_s * 1e6, d->peak_flops / 1e12, d->gemm_eff, d->hbm_Bps / 1e12, d->mem_eff,
-		       pm_kv_source(&d->src, "gemm_eff"));
-	if (d->eager)
-		cli_table_meta(t, "explain: element-wise (eager): %.4g B forward and %.4g B backward a token per unit of h, each pass its own kernel, at %.4g TB/s (%s)",
-			       r->job.model->eager_fwd_B, r->job.model->eager_bwd_B, d->hbm_Bps * d->mem_eff / 1e12,
-			       pm_kv_source(&r->job.model->src, "eager_fwd_B"));
-	else
-		cli_table_meta(t, "explain: element-wise (fused): 2 B x (10 h + the MLP's activation) a token forward, twice that backward, at %.4g TB/s",
-			       d->hbm_Bps * d->mem_eff / 1e12);
+	explain_device(t, r->job.model, d);
 }
 
 int cmd_plan(int argc, char **argv, struct pm_err *err)
