@@ -57,6 +57,8 @@ int pm_device_load(const char *spec, struct pm_device *d, struct pm_err *err)
  * odd size or an even one off that grain takes slower kernels. */
 static double gemm_eff(const struct pm_device *d, double M, double N, double K)
 {
+	if (d->gemm_eff_align[0] <= 0 && d->gemm_eff_align[1] <= 0)
+		return d->gemm_eff;
 	int odd = fmod(M, 2) || fmod(N, 2) || fmod(K, 2), off8 = fmod(M, 8) || fmod(N, 8) || fmod(K, 8);
 	double e = odd ? d->gemm_eff_align[0] : off8 ? d->gemm_eff_align[1] : 0;
 	return e > 0 ? e : d->gemm_eff;
