@@ -404,6 +404,40 @@ Test(plan, eager_device_predicts_held_out_layers)
 	cr_assert_eq(eager_held_out("h200-hf-eager", "data/h200-measured/eager"), 3);
 }
 
+/* Llama-like layers of other Hugging Face classes, measured on the H100
+ * and used by no fit (data/h100-measured/eager/other_layers.csv; shapes
+ * as scripts/measure-eager-kernels builds them): Mistral Nemo's (h 5120,
+ * 32 heads of 128, 8 KV heads, FFN 14336) at 2 x 4096 and Qwen2 1.5B's
+ * (h 1536, 12 heads of 128, 2 KV heads, FFN 8960, biased q/k/v) at 8 x
+ * 1024, priced with the Llama architecture's traffic (llama-1b's rows):
+ * forward + backward within 15% of their kernel time. */
+Test(plan, eager_llama_traffic_prices_llama_like_layers)
+{
+	static const struct {
+		const char *row;
+		double h, heads, kv, hd, ffn, b, s, fwd_us, bwd_us;
+	} rows[] = {
+		/* other_layers.csv: forward_busy_us, backward_busy_us */
+		{"mistral_nemo_shape", 5120, 32, 8, 128, 14336, 2, 4096, 9659.1, 19919.5},
+		{"qwen2_1p5b_shape", 1536, 12, 2, 128, 8960, 8, 1024, 2261.7, 4791.8},
+	};
+	struct pm_device d;
+	struct pm_llm m;
+	struct pm_layer_time lt;
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		eager_layer("llama-1b", rows[i].b, rows[i].s, &d, &m, &lt);
+		m.hidden = rows[i].h, m.heads = rows[i].heads, m.kv_heads = rows[i].kv, m.head_dim = rows[i].hd;
+		m.ffn = rows[i].ffn;
+		struct pm_llm_shard sh = {1, 1, 1, rows[i].b, rows[i].s};
+		pm_llm_layer_time(&m, &d, 0, &sh, &lt);
+		double r = (lt.fwd_s + lt.bwd_s) / ((rows[i].fwd_us + rows[i].bwd_us) * 1e-6);
+		cr_log_info("%s: forward + backward %.3f of measured", rows[i].row, r);
+		cr_assert(r > 0.85 && r < 1.15, "%s: predicted %.3f ms, measured %.3f ms", rows[i].row,
+			  (lt.fwd_s + lt.bwd_s) * 1e3, (rows[i].fwd_us + rows[i].bwd_us) * 1e-3);
+	}
+}
+
 /* The roofline of a multiply, by hand on the test device (1 TFLOP/s at
  * full efficiency, 1 TB/s, no fixed cost): (1 x 1000) @ (1000 x 1000) is
  * 2e6 FLOP = 2 us of arithmetic but moves 2 B x (1,000 + 1,000,000 +
