@@ -247,16 +247,22 @@ static double timeline_layer_bwd_s(const char *profile)
 	return layers % 2 ? sum[layers / 2] : (sum[layers / 2 - 1] + sum[layers / 2]) / 2;
 }
 
-/* A layer of model on h100-hf-eager at batch x seq, whole (TP 1). */
-static void eager_layer(const char *model, double batch, double seq, struct pm_device *d, struct pm_llm *m,
-			struct pm_layer_time *lt)
+/* An eager device and a model that may run on it. */
+static void eager_load(const char *device, const char *model, struct pm_device *d, struct pm_llm *m)
 {
 	struct pm_err err;
-	struct pm_llm_shard sh = {1, 1, 1, batch, seq};
 
-	cr_assert_eq(pm_device_load("h100-hf-eager", d, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(pm_device_load(device, d, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_llm_load(model, m, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_llm_check_device(m, d, &err), PM_OK, "%s", err.msg);
+}
+
+/* A layer of m on d at batch x seq, whole (TP 1). */
+static void whole_layer(const struct pm_llm *m, const struct pm_device *d, double batch, double seq,
+			struct pm_layer_time *lt)
+{
+	struct pm_llm_shard sh = {1, 1, 1, batch, seq};
+
 	pm_llm_layer_time(m, d, 0, &sh, lt);
 }
 
@@ -281,7 +287,8 @@ Test(plan, eager_device_predicts_the_training_timelines)
 	struct pm_layer_time lt;
 
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-		eager_layer(runs[i].model, runs[i].batch, runs[i].seq, &d, &m, &lt);
+		eager_load("h100-hf-eager", runs[i].model, &d, &m);
+		whole_layer(&m, &d, runs[i].batch, runs[i].seq, &lt);
 		double meas = timeline_layer_bwd_s(runs[i].profile), r = lt.bwd_s / meas;
 		cr_log_info("%s: backward a layer predicted %.3f ms, measured %.3f ms (%.3f)", runs[i].model,
 			    lt.bwd_s * 1e3, meas * 1e3, r);
@@ -314,7 +321,8 @@ Test(plan, eager_device_predicts_whole_steps)
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
 		struct pm_llm_shard sh = {1, 1, 1, runs[i].batch, runs[i].seq};
 		double hf, hb;
-		eager_layer(runs[i].model, runs[i].batch, runs[i].seq, &d, &m, &lt);
+		eager_load("h100-hf-eager", runs[i].model, &d, &m);
+		whole_layer(&m, &d, runs[i].batch, runs[i].seq, &lt);
 		pm_llm_head_time(&m, &d, &sh, &hf, &hb);
 		double step = m.layers * (lt.fwd_s + lt.bwd_s) + hf + hb, meas = (runs[i].fwd_ms + runs[i].bwd_ms) * 1e-3;
 		cr_log_info("%s: step %.2f ms (forward %.2f, backward %.2f), measured %.2f ms (%.3f)", runs[i].model,
@@ -356,11 +364,10 @@ static int eager_held_out(const char *device, const char *dir)
 	};
 	struct pm_device d;
 	struct pm_llm m;
-	struct pm_err err;
+	struct pm_layer_time lt;
 	char path[256], head[2048], line[2048], *col[64];
 	int seen = 0, ib = -1, is = -1, ifw = -1, ibw = -1;
 
-	cr_assert_eq(pm_device_load(device, &d, &err), PM_OK, "%s", err.msg);
 	snprintf(path, sizeof path, "%s/heldout_layers.csv", dir);
 	FILE *f = fopen(src_path(path), "r");
 	cr_assert(f, "%s", path);
@@ -379,10 +386,8 @@ static int eager_held_out(const char *device, const char *dir)
 			if (strcmp(col[0], rows[i].row))
 				continue;
 			double b = atof(col[ib]), s = atof(col[is]), fw = atof(col[ifw]) * 1e-6, bw = atof(col[ibw]) * 1e-6;
-			cr_assert_eq(pm_llm_load(rows[i].model, &m, &err), PM_OK, "%s", err.msg);
-			struct pm_llm_shard sh = {1, 1, 1, b, s};
-			struct pm_layer_time lt;
-			pm_llm_layer_time(&m, &d, 0, &sh, &lt);
+			eager_load(device, rows[i].model, &d, &m);
+			whole_layer(&m, &d, b, s, &lt);
 			cr_log_info("%s on %s: forward %.3f, backward %.3f of measured", rows[i].row, device, lt.fwd_s / fw,
 				    lt.bwd_s / bw);
 			double r = (lt.fwd_s + lt.bwd_s) / (fw + bw);
@@ -426,11 +431,10 @@ Test(plan, eager_llama_traffic_prices_llama_like_layers)
 	struct pm_layer_time lt;
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		eager_layer("llama-1b", rows[i].b, rows[i].s, &d, &m, &lt);
+		eager_load("h100-hf-eager", "llama-1b", &d, &m);
 		m.hidden = rows[i].h, m.heads = rows[i].heads, m.kv_heads = rows[i].kv, m.head_dim = rows[i].hd;
 		m.ffn = rows[i].ffn;
-		struct pm_llm_shard sh = {1, 1, 1, rows[i].b, rows[i].s};
-		pm_llm_layer_time(&m, &d, 0, &sh, &lt);
+		whole_layer(&m, &d, rows[i].b, rows[i].s, &lt);
 		double r = (lt.fwd_s + lt.bwd_s) / ((rows[i].fwd_us + rows[i].bwd_us) * 1e-6);
 		cr_log_info("%s: forward + backward %.3f of measured", rows[i].row, r);
 		cr_assert(r > 0.85 && r < 1.15, "%s: predicted %.3f ms, measured %.3f ms", rows[i].row,
