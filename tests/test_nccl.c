@@ -464,6 +464,35 @@ Test(nccl, gcp_a3_mega_runs_googles_profile)
 	pm_topo_free(t);
 }
 
+/* AWS's network plugin exports NCCL_PROTO=simple on p4d and p4de (EFA
+ * does not deliver 128-byte blocks in order over its send/receive
+ * protocol; aws-ofi-nccl src/nccl_ofi_net.cpp), so two p4d nodes run
+ * Simple at every size.  The 8-byte all-reduce by hand, NCCL 2.30.7's
+ * constants (tuning.cc): Tree/Simple base latency 8.4 us; the tree in a
+ * node of 8 is 7 NVLink hops at hwLat[NVLINK][TREE][SIMPLE] 4.0 us; one
+ * network step (log2 of 2 nodes) at hwLat[NET][TREE][SIMPLE] 14 us plus
+ * the preset's net_latency 17 us twice (the send and Simple's flush);
+ * up and down: 8.4 + 2 (7 x 4.0 + 14 + 2 x 17) = 160.4 us, and the
+ * launch 2 us: 162.4 us (8 bytes are one chunk: no fill, no bytes to
+ * speak of).  The published run measures 161-164 us. */
+Test(nccl, aws_p4d_runs_simple)
+{
+	struct pm_topo *t = topo_or_die("machine:aws-p4d:2");
+	struct pm_inst in, at;
+	struct pm_err err;
+	struct pm_cost k;
+
+	resolve_or_die("nccl", t, 0, &in);
+	for (double n = 8; n <= 8.0 * (1 << 30); n *= 8) {
+		cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK, "%s", err.msg);
+		cr_assert(strstr(at.label, "/simple("), "%g: %s", n, at.label);
+	}
+	struct pm_params p = plain_params(0, 0, 1e9, 0);
+	pm_algo_closed(&in, 8, &p, &k);
+	cr_assert(rel_close(k.time_s, 162.4e-6, 1e-4), "%g", k.time_s);
+	pm_topo_free(t);
+}
+
 /* A platform's NCCL_PROTO that names no protocol is refused with the
  * value and what is expected. */
 Test(nccl, machine_file_environment_checked)
