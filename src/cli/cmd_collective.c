@@ -584,6 +584,8 @@ static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm
 	for (int i = 0; i < njobs; i++)
 		if (jobs[i].status == PM_OK && (jobs[i].in.algo->flags & PM_ALGO_EVERY_COLL)) {
 			cli_nccl_meta(tab, t, explain_flag);
+			if (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])
+				cli_table_meta(tab, "nccl rows of the schedule evaluators: NCCL's launch and latency, then the schedule's busiest links at the machine's achieved rates; NCCL's own model (the closed row) charges NCCL's chunks their pipeline fill at the channels' share, LL's and LL128's rate caps and the tree correction factors, where a schedule pipelines its own chunks at the links' full rate, so the rows part most on pipelined trees and LL (docs/model.md, NCCL, Evaluators)");
 			break;
 		}
 	if (explain_flag)
