@@ -21,20 +21,20 @@ static void print_algo(const struct pm_algo *a)
 	snprintf(name, sizeof name, "%s%s%s", a->name, a->arg_syntax ? "[:" : "", a->arg_syntax ? a->arg_syntax : "");
 	if (a->arg_syntax)
 		strncat(name, "]", sizeof name - strlen(name) - 1);
-	printf("  %-18s %s\n", name, a->summary);
+	fprintf(cli_out(), "  %-18s %s\n", name, a->summary);
 	if (a->arg_help)
-		printf("  %-18s   argument: %s\n", "", a->arg_help);
+		fprintf(cli_out(), "  %-18s   argument: %s\n", "", a->arg_help);
 	if (pm_algo_needs(a, needs, sizeof needs))
-		printf("  %-18s   needs: %s\n", "", needs);
+		fprintf(cli_out(), "  %-18s   needs: %s\n", "", needs);
 	for (int c = 0; c < PM_NCOLL; c++)
 		if (pm_algo_does(a, (enum pm_coll)c)) {
 			strncat(colls, colls[0] ? ", " : "", sizeof colls - strlen(colls) - 1);
 			strncat(colls, pm_coll_info((enum pm_coll)c)->title, sizeof colls - strlen(colls) - 1);
 		}
-	printf("  %-18s   collectives: %s\n", "", colls);
-	printf("  %-18s   T = %s%s\n", "", a->formula,
+	fprintf(cli_out(), "  %-18s   collectives: %s\n", "", colls);
+	fprintf(cli_out(), "  %-18s   T = %s%s\n", "", a->formula,
 	       a->phases != PM_PHASES_NONE && !(a->flags & PM_ALGO_PRICES_PARTS) ? "  (all-reduce; a phase: half of a, d and b terms)" : "");
-	printf("  %-18s   from: %s\n", "", a->reference);
+	fprintf(cli_out(), "  %-18s   from: %s\n", "", a->reference);
 }
 
 static void print_machines(void)
@@ -44,19 +44,19 @@ static void print_machines(void)
 
 	if (pm_preset_names("machines", &names, &n) != PM_OK)
 		return;
-	printf("\nMachines (perfmodel hier --machine NAME; files in data/machines):\n");
+	fprintf(cli_out(), "\nMachines (perfmodel hier --machine NAME; files in data/machines):\n");
 	for (int i = 0; i < n; i++) {
 		struct pm_machine m;
 		struct pm_err e;
 		if (pm_machine_load(names[i], &m, &e) == PM_OK)
-			printf("  %-18s %s\n", names[i], m.description);
+			fprintf(cli_out(), "  %-18s %s\n", names[i], m.description);
 	}
 	pm_preset_free(names, n);
 }
 
 static void print_references(void)
 {
-	printf("\nReferences (the short names above):\n"
+	fprintf(cli_out(), "\nReferences (the short names above):\n"
 	       "  Huang et al. 2021         J. Huang, P. Majumder, S. Kim, A. Muzahid, K. H. Yum, E. J. Kim, \"Communication\n"
 	       "                            Algorithm-Architecture Co-Design for Distributed Deep Learning\", ISCA 2021\n"
 	       "  the MULTITREE supplement  the same authors, \"A MULTITREE Example and Comparison with Double Binary Tree\"\n"
@@ -81,18 +81,18 @@ int cmd_list(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("list", argc, argv, opts, 1, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		printf("usage: perfmodel list\n\nLists the collective algorithms (and which collectives each implements) and the topology kinds, with their\nrestrictions and closed forms.\n\nOptions:\n");
-		cli_print_opts(stdout, opts, 1);
+		fprintf(cli_out(), "usage: perfmodel list\n\nLists the collective algorithms (and which collectives each implements) and the topology kinds, with their\nrestrictions and closed forms.\n\nOptions:\n");
+		cli_print_opts(cli_out(), opts, 1);
 		return 0;
 	}
 	const struct pm_algo *const *a = pm_algos(&n);
-	printf("Algorithms (a = alpha, b = beta = 1/link bandwidth, g = gamma, d = link latency, w(m) = wire bytes):\n");
+	fprintf(cli_out(), "Algorithms (a = alpha, b = beta = 1/link bandwidth, g = gamma, d = link latency, w(m) = wire bytes):\n");
 	for (int i = 0; i < n; i++)
 		print_algo(a[i]);
 	const struct pm_topo_kind *const *k = pm_topo_kinds(&n);
-	printf("\nTopology kinds:\n");
+	fprintf(cli_out(), "\nTopology kinds:\n");
 	for (int i = 0; i < n; i++)
-		printf("  %-18s %s\n", k[i]->syntax, k[i]->summary);
+		fprintf(cli_out(), "  %-18s %s\n", k[i]->syntax, k[i]->summary);
 	print_machines();
 	print_references();
 	return 0;

@@ -7,6 +7,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static void usage(const struct cli_opt *opts, int n)
+{
+	fprintf(cli_out(), "usage: perfmodel models [--format F]\n\n"
+		"Lists the DNN profiles perfmodel train can use (data/models/*.csv): gradient\n"
+		"tensors, parameters, backward and forward time, and whether the times were\n"
+		"measured or estimated (and on which device).\n\nOptions:\n");
+	cli_print_opts(cli_out(), opts, n);
+}
+
+enum { M_NAME, M_TENSORS, M_PARAMS, M_BACKWARD, M_FORWARD, M_KIND, M_BATCH, M_DEVICE, NM };
+static const char *const cols[NM] = {"model", "tensors", "params", "backward_ms", "forward_ms", "kind", "batch", "device"};
+static const unsigned flags[NM] = {COL_USER, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_USER, COL_USER, COL_USER};
+
+/* One profile's row: its tensors, parameters and backward time summed
+ * over the layers. */
+static void put_profile(struct cli_table *t, const char *name, const struct pm_profile *p)
+{
+	double tb = 0, params = 0;
+
+	for (int l = 0; l < p->L; l++) {
+		tb += p->tb_s[l];
+		params += p->params[l];
+	}
+	cli_table_row(t);
+	cli_table_set(t, M_NAME, "%s", name);
+	cli_table_set(t, M_TENSORS, "%d", p->L);
+	cli_table_set(t, M_PARAMS, "%.0f", params);
+	cli_table_set(t, M_BACKWARD, "%.4g", tb * 1e3);
+	cli_table_set(t, M_FORWARD, "%.4g", p->tf_s * 1e3);
+	cli_table_set(t, M_KIND, "%s%s", p->kind, p->forward_assumed ? " (forward assumed)" : "");
+	cli_table_set(t, M_BATCH, "%s", p->batch);
+	cli_table_set(t, M_DEVICE, "%s", p->device);
+}
+
 int cmd_models(int argc, char **argv, struct pm_err *err)
 {
 	const char *format = "table", *pos[1];
@@ -22,40 +56,21 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("models", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		printf("usage: perfmodel models [--format F]\n\n"
-		       "Lists the DNN profiles perfmodel train can use (data/models/*.csv): gradient\n"
-		       "tensors, parameters, backward and forward time, and whether the times were\n"
-		       "measured or estimated (and on which device).\n\nOptions:\n");
-		cli_print_opts(stdout, opts, n);
+		usage(opts, n);
 		return 0;
 	}
 	if (cli_parse_format(format, &fmt, err))
 		return PM_EINPUT;
 	if (pm_preset_names("models", &names, &np) != PM_OK)
 		return pm_fail(err, PM_EINPUT, "cannot list %s/models (set PERFMODEL_DATA to the data directory)", pm_data_dir());
-	static const char *const cols[] = {"model", "tensors", "params", "backward_ms", "forward_ms", "kind", "batch", "device"};
-	static const unsigned flags[] = {COL_USER, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_USER, COL_USER, COL_USER};
 	struct cli_table t;
-	cli_table_init(&t, 8, cols, flags);
+	cli_table_init(&t, NM, cols, flags);
 	cli_table_meta(&t, "profiles in %s/models; estimated ones come from per-tensor FLOPs (scripts/make-models), the -h100 ones from measured gradient-ready timelines (scripts/make-measured-profiles)", pm_data_dir());
 	for (int i = 0; i < np; i++) {
 		struct pm_profile p;
 		struct pm_err e;
 		if (pm_profile_load(names[i], &p, &e) == PM_OK) {
-			double tb = 0, params = 0;
-			for (int l = 0; l < p.L; l++) {
-				tb += p.tb_s[l];
-				params += p.params[l];
-			}
-			cli_table_row(&t);
-			cli_table_set(&t, 0, "%s", names[i]);
-			cli_table_set(&t, 1, "%d", p.L);
-			cli_table_set(&t, 2, "%.0f", params);
-			cli_table_set(&t, 3, "%.4g", tb * 1e3);
-			cli_table_set(&t, 4, "%.4g%s", p.tf_s * 1e3, p.forward_assumed ? "" : "");
-			cli_table_set(&t, 5, "%s%s", p.kind, p.forward_assumed ? " (forward assumed)" : "");
-			cli_table_set(&t, 6, "%s", p.batch);
-			cli_table_set(&t, 7, "%s", p.device);
+			put_profile(&t, names[i], &p);
 			pm_profile_release(&p);
 		}
 	}
