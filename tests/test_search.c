@@ -8,6 +8,7 @@
 #include "model/preset.h"
 #include "search/fit.h"
 #include "search/hier.h"
+#include "search/pricer.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -447,4 +448,34 @@ Test(fit, bad_inputs)
 	cr_assert(strstr(err.msg, "same size"), "%s", err.msg);
 	pm_points_release(&p);
 	cr_assert_eq(pm_points_read("/nonexistent.log", PM_POINTS_AUTO, &p, &err), PM_EINPUT);
+}
+
+/* The pricing order of a command's algorithms (pm_pricer_chains).  A ring
+ * all-reduce stores one reduce-scatter and one all-gather step of P
+ * transfers a channel: 2P (8 on ring:4, 32 on ring:16).  Two rings on
+ * ring:4 build the same schedule, so they form one chain (16 transfers);
+ * an instance that did not resolve (NULL) is a chain of its own with
+ * none; the ring on ring:16 (32) goes first, then ring:4's chain, then
+ * the empty one.  Equal chains keep their given order. */
+Test(pricer, chains_by_schedule_largest_first)
+{
+	struct pm_topo *t4 = topo_or_die("ring:4"), *t8 = topo_or_die("ring:8"), *t16 = topo_or_die("ring:16");
+	struct pm_inst a, b, c, d;
+	int chain[5], order[4];
+
+	resolve_or_die("ring", t4, 0, &a);
+	resolve_or_die("ring", t4, 0, &b);
+	resolve_or_die("ring", t16, 0, &c);
+	resolve_or_die("ring", t8, 0, &d);
+	const struct pm_inst *ins[] = {&a, &b, NULL, &c};
+	cr_assert_eq(pm_pricer_chains(ins, 4, chain, order), 3);
+	cr_assert(chain[0] == 0 && chain[1] == 2 && chain[2] == 3 && chain[3] == 4, "%d %d %d %d", chain[0],
+		  chain[1], chain[2], chain[3]);
+	cr_assert(order[0] == 2 && order[1] == 0 && order[2] == 1, "%d %d %d", order[0], order[1], order[2]);
+	const struct pm_inst *tie[] = {&d, &a, &b};	/* 16 and 8 + 8 */
+	cr_assert_eq(pm_pricer_chains(tie, 3, chain, order), 2);
+	cr_assert(order[0] == 0 && order[1] == 1, "%d %d", order[0], order[1]);
+	pm_topo_free(t4);
+	pm_topo_free(t8);
+	pm_topo_free(t16);
 }

@@ -623,47 +623,6 @@ static int price_chain(void *ctx, int c, int worker, struct pm_err *err)
 	return rc;
 }
 
-/* The chains of jobs (struct pricing); returns their count. */
-static int chains(const struct job *jobs, int njobs, int *chain)
-{
-	int n = 0;
-
-	for (int i = 0; i < njobs; i++)
-		if (i == 0 || jobs[i].status != PM_OK || jobs[i - 1].status != PM_OK ||
-		    !pm_algo_same_schedule(&jobs[i - 1].in, &jobs[i].in))
-			chain[n++] = i;
-	chain[n] = njobs;
-	return n;
-}
-
-/* The transfers a chain's schedules store (pm_algo.xfers), the measure of
- * its work by which the threads take the largest first (without it the
- * last algorithm taken, dbtree on 100,000 endpoints, left the other
- * thread idle for a third of the run). */
-static double chain_xfers(const struct job *jobs, int first, int end)
-{
-	double x = 0;
-
-	for (int i = first; i < end; i++)
-		if (jobs[i].status == PM_OK && jobs[i].in.P > 1)
-			x += jobs[i].in.algo->xfers(&jobs[i].in);
-	return x;
-}
-
-/* order[] := the chains, the most transfers first (ties in table order). */
-static void order_chains(const struct job *jobs, const int *chain, int nchains, int *order)
-{
-	double w[MAX_ALGOS];
-
-	for (int c = 0; c < nchains; c++) {
-		int k = c;
-		w[c] = chain_xfers(jobs, chain[c], chain[c + 1]);
-		for (; k > 0 && w[order[k - 1]] < w[c]; k--)
-			order[k] = order[k - 1];
-		order[k] = c;
-	}
-}
-
 /* Threads for pricing (pm_pool_pricing_threads); one with sim or
  * dataflow, whose runs share one budget of simulated events (and the
  * trace). */
@@ -685,9 +644,13 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 	struct pm_pricer_cfg cfg = {t, p, so, 0, nsizes, 0, &spent};
 	struct cli_progress pr;
 	int chain[MAX_ALGOS + 1], order[MAX_ALGOS];
-	struct pricing w = {jobs, chain, chains(jobs, njobs, chain), njobs, nsizes, sizes, &cfg, on, flags, &pr};
+	const struct pm_inst *ins[MAX_ALGOS];
 
-	order_chains(jobs, chain, w.nchains, order);
+	for (int i = 0; i < njobs; i++)
+		ins[i] = jobs[i].status == PM_OK ? &jobs[i].in : NULL;
+	struct pricing w = {jobs, chain, pm_pricer_chains(ins, njobs, chain, order), njobs, nsizes, sizes, &cfg,
+			    on, flags, &pr};
+
 	for (int m = 0; m < NMODEL; m++)
 		cfg.evals |= (unsigned)(on[m] != 0) << m;
 	cli_progress_start(&pr);

@@ -2,6 +2,7 @@
 #include "search/pricer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct pm_eval_row pm_evals[PM_NEVAL] = {
@@ -165,4 +166,37 @@ int pm_pricer_price(struct pm_pricer *q, enum pm_evaluator e, double n, struct p
 void pm_pricer_close(struct pm_pricer *q)
 {
 	drop_schedule(q);
+}
+
+/* The transfers chain [first, end) stores (pm_algo.xfers). */
+static double chain_xfers(const struct pm_inst *const *ins, int first, int end)
+{
+	double x = 0;
+
+	for (int i = first; i < end; i++)
+		if (ins[i] && ins[i]->P > 1)
+			x += ins[i]->algo->xfers(ins[i]);
+	return x;
+}
+
+int pm_pricer_chains(const struct pm_inst *const *ins, int n, int *chain, int *order)
+{
+	int nc = 0;
+	double *w = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+
+	for (int i = 0; i < n; i++)
+		if (i == 0 || !ins[i] || !ins[i - 1] || !pm_algo_same_schedule(ins[i - 1], ins[i]))
+			chain[nc++] = i;
+	chain[nc] = n;
+	for (int c = 0; c < nc; c++) {	/* insertion by weight, stable */
+		int k = c;
+		double x = chain_xfers(ins, chain[c], chain[c + 1]);
+		if (w)
+			w[c] = x;
+		for (; w && k > 0 && w[order[k - 1]] < x; k--)
+			order[k] = order[k - 1];
+		order[k] = c;
+	}
+	free(w);
+	return nc;
 }
