@@ -1127,6 +1127,23 @@ Test(cli, endpoint_sim_agrees_with_contention_on_fig5_sweep)
 		}
 }
 
+/* One rule for allreduce and best: a named algorithm that cannot run on
+ * the network is left out with the reason and the others are ranked (on
+ * a fat tree multiphase, which needs a torus, is left out and ring wins
+ * alone); a name that is not an algorithm stays an input error. */
+Test(cli, best_leaves_out_what_cannot_run)
+{
+	struct run r = run_perfmodel("best --topo fattree:4,2 --algo ring,multiphase --size 1M");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "# left out: multiphase: not applicable: needs a torus"), "%s", r.out);
+	cr_assert(strstr(r.out, "size  1M    ring"), "%s", r.out);
+	run_free(&r);
+	r = run_perfmodel("best --topo fattree:4,2 --algo ring,rings --size 1M");
+	cr_assert_eq(r.status, 2, "%s", r.out);
+	cr_assert(strstr(r.err, "unknown algorithm 'rings'"), "%s", r.err);
+	run_free(&r);
+}
+
 /* Hostile input, round three (the findings that became tests). */
 
 /* best with multiphase's SRAM limit at the sizes it cannot run: a size

@@ -47,18 +47,27 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_opts(cli_out(), opts, n);
 }
 
+/* A named algorithm that cannot run here: left out, with the reason. */
+struct left_out {
+	char label[64];
+	char why[512];
+};
+
 /* The --algo list, resolved on threads: every applicable algorithm, or
- * the named ones (a named one that cannot run is an input error, the
- * first in the list's order). */
+ * the named ones.  A named one that cannot run on the network is left
+ * out with the reason (in left), as allreduce keeps its row with the
+ * reason; one that is not an algorithm (or a bad argument) is an input
+ * error, the first in the list's order; the command fails only when
+ * nothing asked for applies. */
 static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t, int threads,
-		   struct pm_inst *in, int *n, struct pm_err *err)
+		   struct pm_inst *in, int *n, struct left_out *left, int *nleft, struct pm_err *err)
 {
 	char buf[1024], *names[MAX_ALGOS];
 	int all = strcmp(list, "all") == 0, rc[MAX_ALGOS];
 	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
 	struct pm_err *errs = nn > 0 ? calloc((size_t)nn, sizeof *errs) : NULL;
 
-	*n = 0;
+	*n = *nleft = 0;
 	if (nn < 0)
 		return PM_EINPUT;
 	if (nn > 0 && !errs)
@@ -67,14 +76,22 @@ static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t,
 	for (int k = 0; k < nn; k++) {
 		if (rc[k] == PM_OK) {
 			in[(*n)++] = in[k];
-		} else if (!all) {	/* asked for by name: an input error */
+		} else if (!all && rc[k] == PM_ENOTAPPLICABLE) {
+			snprintf(left[*nleft].label, sizeof left[*nleft].label, "%s", names[k]);
+			snprintf(left[(*nleft)++].why, sizeof left->why, "%s", errs[k].msg);
+		} else if (!all) {	/* not an algorithm, or a bad argument */
 			*err = errs[k];
 			free(errs);
-			return rc[k] == PM_ENOTAPPLICABLE ? PM_EINPUT : rc[k];
+			return rc[k];
 		}
 	}
 	free(errs);
-	return *n ? PM_OK : pm_fail(err, PM_EINPUT, "no algorithm applies to %s", pm_topo_spec(t));
+	if (*n)
+		return PM_OK;
+	if (*nleft)
+		return pm_fail(err, PM_EINPUT, "none of the algorithms asked for applies: %s: %s", left[0].label,
+			       left[0].why);
+	return pm_fail(err, PM_EINPUT, "no algorithm applies to %s", pm_topo_spec(t));
 }
 
 static void size_row(struct cli_table *tab, const char *kind, double size)
@@ -183,11 +200,13 @@ static int option_rows(struct best_args *q, struct cli_opt *opts)
  * left out and where an algorithm stops. */
 static void best_meta(struct cli_table *tab, const struct best_args *q, enum pm_coll coll,
 		      const struct pm_topo *t, const struct pm_params *p, const struct pm_inst *in,
-		      int nalgo, const struct pm_best *b)
+		      int nalgo, const struct pm_best *b, const struct left_out *left, int nleft)
 {
 	cli_table_meta(tab, "perfmodel best: the fastest %s per size on %s (%d ranks), %s evaluator",
 		       pm_coll_info(coll)->title, pm_topo_spec(t), pm_topo_endpoints(t), q->model);
 	cli_net_meta(tab, t, p);
+	for (int a = 0; a < nleft; a++)
+		cli_table_meta(tab, "left out: %s: %s", left[a].label, left[a].why);
 	for (int a = 0; a < nalgo; a++)
 		if (!b->usable[a])
 			cli_table_meta(tab, "left out: %s: %s", in[a].label, b->why[a]);
@@ -209,14 +228,15 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 	struct pm_params p;
 	struct pm_topo *t = NULL;
 	struct pm_inst *in = NULL;
+	struct left_out *left = NULL;
 	struct pm_best b = {0};
 	struct cli_table tab = {0};
 	struct cli_progress pr;
-	int rc, nalgo = 0, coll;
+	int rc, nalgo = 0, nleft = 0, coll;
 
 	if ((rc = cli_net_build(&net, &p, &t, err)) || (rc = cli_need_two(t, err)))
 		goto out;
-	if (!(in = calloc(MAX_ALGOS, sizeof *in))) {
+	if (!(in = calloc(MAX_ALGOS, sizeof *in)) || !(left = calloc(MAX_ALGOS, sizeof *left))) {
 		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 		goto out;
 	}
@@ -226,7 +246,7 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 	}
 	int contention = strcmp(q->model, "contention") == 0;
 	int threads = pm_pool_pricing_threads(q->threads, contention, pm_topo_endpoints(t));
-	if ((rc = resolve((enum pm_coll)coll, q->algo, t, threads, in, &nalgo, err)))
+	if ((rc = resolve((enum pm_coll)coll, q->algo, t, threads, in, &nalgo, left, &nleft, err)))
 		goto out;
 	cli_progress_start(&pr);
 	cli_progress_step(&pr, "best", 0, 1);
@@ -235,7 +255,7 @@ static int rank_and_print(const struct best_args *q, enum cli_format fmt, const 
 	if (rc)
 		goto out;
 	cli_table_init(&tab, NB, cols, flags);
-	best_meta(&tab, q, (enum pm_coll)coll, t, &p, in, nalgo, &b);
+	best_meta(&tab, q, (enum pm_coll)coll, t, &p, in, nalgo, &b, left, nleft);
 	put_rows(&tab, &b, in, pm_topo_endpoints(t));
 	rc = cli_table_write(cli_out(), &tab, fmt, err);
 	if (!rc && q->plot)
@@ -244,6 +264,7 @@ out:
 	cli_table_release(&tab);
 	pm_best_release(&b);
 	free(in);
+	free(left);
 	pm_topo_free(t);
 	return rc;
 }
