@@ -252,7 +252,7 @@ static int build(struct pm_topo *t, const char *args,
 
 	if (split_args(args, name, sizeof name, &nodes))
 		return pm_fail(err, PM_EINPUT,
-			       "invalid topology '%s' (expected machine:NAME or machine:NAME:NODES, such as machine:dgx-h100:16)",
+			       "invalid topology '%s' (expected machine:NAME or machine:NAME:NODES, NODES a whole number of 1 or more, such as machine:dgx-h100:16)",
 			       t->spec);
 	if ((rc = pm_machine_load(name, &m, err)))
 		return rc;
