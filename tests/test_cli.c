@@ -1144,6 +1144,20 @@ Test(cli, best_leaves_out_what_cannot_run)
 	run_free(&r);
 }
 
+/* best on a GPU cluster prices NCCL's own choice beside perfmodel's
+ * schedules, which run at the preset's assumed alpha a step: the header
+ * says which is which, so a schedule's lead at 1 KiB (nvlstree at 5 us a
+ * step against NCCL's launch and latency) is not read as a faster
+ * algorithm NCCL could run. */
+Test(cli, best_on_a_cluster_says_how_nccl_is_priced)
+{
+	struct run r = run_perfmodel("best --topo machine:dgx-h100:2 --size 1K --algo nccl,nvlstree");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "# nccl rows: NCCL's model"), "%s", r.out);
+	cr_assert(strstr(r.out, "# the other rows are schedules priced at the alpha above a step"), "%s", r.out);
+	run_free(&r);
+}
+
 /* Hostile input, round three (the findings that became tests). */
 
 /* best with multiphase's SRAM limit at the sizes it cannot run: a size

@@ -205,6 +205,13 @@ static void best_meta(struct cli_table *tab, const struct best_args *q, enum pm_
 	cli_table_meta(tab, "perfmodel best: the fastest %s per size on %s (%d ranks), %s evaluator",
 		       pm_coll_info(coll)->title, pm_topo_spec(t), pm_topo_endpoints(t), q->model);
 	cli_net_meta(tab, t, p);
+	for (int a = 0; a < nalgo; a++)
+		if (in[a].algo->flags & PM_ALGO_EVERY_COLL) {	/* NCCL's own choice */
+			cli_nccl_meta(tab, t, 0);
+			if (nalgo > 1)
+				cli_table_meta(tab, "the other rows are schedules priced at the alpha above a step, not at NCCL's launch and per-hop latency: where latency dominates, their lead over nccl is that alpha's, not a faster algorithm's (fit alpha to your nccl-tests log: perfmodel fit)");
+			break;
+		}
 	for (int a = 0; a < nleft; a++)
 		cli_table_meta(tab, "left out: %s: %s", left[a].label, left[a].why);
 	for (int a = 0; a < nalgo; a++)
