@@ -3,11 +3,13 @@
  * step derived by hand on a device and a machine simple enough to do so,
  * memory against the cited formulas, and the command's refusals. */
 #include "helpers.h"
+#include "model/csvread.h"
 #include "model/device.h"
 #include "model/llm.h"
 #include "model/machine.h"
 #include "search/layout.h"
 #include "search/layout_search.h"
+#include "search/train.h"
 
 #include <gsl/gsl_fit.h>
 
@@ -221,28 +223,25 @@ Test(plan, device_model_predicts_measured_layers)
  * (names with ".h.i.", ".layer.i." or ".layers.i."). */
 static double timeline_layer_bwd_s(const char *profile)
 {
-	char path[128], line[512];
+	static const char *const tags[] = {".h.", ".layer.", ".layers."};
 	double sum[64] = {0};
 	int layers = 0;
+	struct pm_profile p;
+	struct pm_err err;
 
-	snprintf(path, sizeof path, "data/models/%s.csv", profile);
-	FILE *f = fopen(src_path(path), "r");
-	cr_assert(f, "%s", path);
-	while (fgets(line, sizeof line, f)) {
-		const char *tags[] = {".h.", ".layer.", ".layers."};
-		char *at = NULL, *comma = strchr(line, ',');
+	cr_assert_eq(pm_profile_load(profile, &p, &err), PM_OK, "%s", err.msg);
+	for (int l = 0; l < p.L; l++) {
+		const char *at = NULL;
 		for (int k = 0; k < 3 && !at; k++)
-			at = strstr(line, tags[k]) ? strstr(line, tags[k]) + strlen(tags[k]) : NULL;
-		if (line[0] == '#' || !at || !comma || at > comma)
+			at = strstr(p.names[l], tags[k]) ? strstr(p.names[l], tags[k]) + strlen(tags[k]) : NULL;
+		if (!at)
 			continue;
 		int i = atoi(at);
-		double params, bwd;
-		cr_assert(i >= 0 && i < 64);
-		cr_assert_eq(sscanf(comma + 1, "%lf,%lf", &params, &bwd), 2, "%s", line);
-		sum[i] += bwd * 1e-6;
+		cr_assert(i >= 0 && i < 64, "%s", p.names[l]);
+		sum[i] += p.tb_s[l];
 		layers = i + 1 > layers ? i + 1 : layers;
 	}
-	fclose(f);
+	pm_profile_release(&p);
 	qsort(sum, (size_t)layers, sizeof *sum, by_value);
 	return layers % 2 ? sum[layers / 2] : (sum[layers / 2 - 1] + sum[layers / 2]) / 2;
 }
@@ -333,18 +332,57 @@ Test(plan, eager_device_predicts_whole_steps)
 	}
 }
 
-/* Cut a CSV line at its commas (no quoted fields); the number of fields. */
-static int split_commas(char *line, char **col, int max)
+/* The held-out rows a reading of heldout_layers.csv checks, and where. */
+static const struct {
+	const char *row, *model;
+} held_out[] = {
+	{"gpt2_small_b16s512", "gpt2-small"},
+	{"bert_large_b8s1024", "bert-large"},
+	{"llama_1b_b8s1024", "llama-1b"},
+};
+
+struct held_out_read {
+	const char *device;
+	int ib, is, ifw, ibw;	/* the columns batch, seq, forward_busy_us, backward_busy_us */
+	int seen;
+};
+
+/* One row of heldout_layers.csv (pm_csv_read): the header's columns, or a
+ * held-out layer priced against its measured kernel time. */
+static int held_out_row(void *ctx, int row, char *const *col, int n, struct pm_err *err)
 {
-	int n = 0;
-	line[strcspn(line, "\r\n")] = 0;
-	for (char *p = line; n < max; p++) {
-		col[n++] = p;
-		if (!(p = strchr(p, ',')))
-			break;
-		*p = 0;
+	struct held_out_read *h = ctx;
+	struct pm_device d;
+	struct pm_llm m;
+	struct pm_layer_time lt;
+
+	(void)err;
+	for (int c = 0; row == 0 && c < n; c++) {
+		h->ib = strcmp(col[c], "batch") ? h->ib : c;
+		h->is = strcmp(col[c], "seq") ? h->is : c;
+		h->ifw = strcmp(col[c], "forward_busy_us") ? h->ifw : c;
+		h->ibw = strcmp(col[c], "backward_busy_us") ? h->ibw : c;
 	}
-	return n;
+	if (row == 0) {
+		cr_assert(h->ib >= 0 && h->is >= 0 && h->ifw >= 0 && h->ibw >= 0, "columns of heldout_layers.csv");
+		return PM_OK;
+	}
+	for (size_t i = 0; i < sizeof held_out / sizeof held_out[0]; i++) {
+		if (strcmp(col[0], held_out[i].row))
+			continue;
+		cr_assert(n > h->ib && n > h->is && n > h->ifw && n > h->ibw, "%s: %d cells", held_out[i].row, n);
+		double b = atof(col[h->ib]), s = atof(col[h->is]), fw = atof(col[h->ifw]) * 1e-6;
+		double bw = atof(col[h->ibw]) * 1e-6;
+		eager_load(h->device, held_out[i].model, &d, &m);
+		whole_layer(&m, &d, b, s, &lt);
+		cr_log_info("%s on %s: forward %.3f, backward %.3f of measured", held_out[i].row, h->device,
+			    lt.fwd_s / fw, lt.bwd_s / bw);
+		double r = (lt.fwd_s + lt.bwd_s) / (fw + bw);
+		cr_assert(r > 0.85 && r < 1.15, "%s on %s at %g x %g: forward %.3f ms vs %.3f, backward %.3f ms vs %.3f",
+			  held_out[i].model, h->device, b, s, lt.fwd_s * 1e3, fw * 1e3, lt.bwd_s * 1e3, bw * 1e3);
+		h->seen++;
+	}
+	return PM_OK;
 }
 
 /* The same models' layers at another batch and sequence, measured in a
@@ -355,49 +393,14 @@ static int split_commas(char *line, char **col, int max)
  * rows checked. */
 static int eager_held_out(const char *device, const char *dir)
 {
-	static const struct {
-		const char *row, *model;
-	} rows[] = {
-		{"gpt2_small_b16s512", "gpt2-small"},
-		{"bert_large_b8s1024", "bert-large"},
-		{"llama_1b_b8s1024", "llama-1b"},
-	};
-	struct pm_device d;
-	struct pm_llm m;
-	struct pm_layer_time lt;
-	char path[256], head[2048], line[2048], *col[64];
-	int seen = 0, ib = -1, is = -1, ifw = -1, ibw = -1;
+	struct held_out_read h = {device, -1, -1, -1, -1, 0};
+	struct pm_err err;
+	char path[256];
 
 	snprintf(path, sizeof path, "%s/heldout_layers.csv", dir);
-	FILE *f = fopen(src_path(path), "r");
-	cr_assert(f, "%s", path);
-	cr_assert(fgets(head, sizeof head, f));
-	int n = split_commas(head, col, 64);
-	for (int c = 0; c < n; c++) {
-		ib = strcmp(col[c], "batch") ? ib : c;
-		is = strcmp(col[c], "seq") ? is : c;
-		ifw = strcmp(col[c], "forward_busy_us") ? ifw : c;
-		ibw = strcmp(col[c], "backward_busy_us") ? ibw : c;
-	}
-	cr_assert(ib >= 0 && is >= 0 && ifw >= 0 && ibw >= 0, "columns of %s", path);
-	while (fgets(line, sizeof line, f)) {
-		cr_assert(split_commas(line, col, 64) == n);
-		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-			if (strcmp(col[0], rows[i].row))
-				continue;
-			double b = atof(col[ib]), s = atof(col[is]), fw = atof(col[ifw]) * 1e-6, bw = atof(col[ibw]) * 1e-6;
-			eager_load(device, rows[i].model, &d, &m);
-			whole_layer(&m, &d, b, s, &lt);
-			cr_log_info("%s on %s: forward %.3f, backward %.3f of measured", rows[i].row, device, lt.fwd_s / fw,
-				    lt.bwd_s / bw);
-			double r = (lt.fwd_s + lt.bwd_s) / (fw + bw);
-			cr_assert(r > 0.85 && r < 1.15, "%s on %s at %g x %g: forward %.3f ms vs %.3f, backward %.3f ms vs %.3f",
-				  rows[i].model, device, b, s, lt.fwd_s * 1e3, fw * 1e3, lt.bwd_s * 1e3, bw * 1e3);
-			seen++;
-		}
-	}
-	fclose(f);
-	return seen;
+	cr_assert_eq(pm_csv_read(src_path(path), "held-out layers", held_out_row, NULL, &h, &err), PM_OK, "%s",
+		     err.msg);
+	return h.seen;
 }
 
 /* On the H100 the models' traffic was fitted on other widths; on the H200
