@@ -90,6 +90,12 @@ void cli_print_opts(FILE *f, const struct cli_opt *opts, int n)
 	}
 }
 
+void cli_help(FILE *f, const char *text, const struct cli_opt *opts, int n)
+{
+	fputs(text, f);
+	cli_print_opts(f, opts, n);
+}
+
 int cli_opt_add(struct cli_opt *opts, int n, const struct cli_opt *rows, int nrows)
 {
 	memcpy(opts + n, rows, sizeof *rows * (size_t)nrows);

@@ -33,4 +33,8 @@ int cli_parse(const char *cmd, int argc, char **argv, const struct cli_opt *opts
 /* Print the options table for --help. */
 void cli_print_opts(FILE *f, const struct cli_opt *opts, int n);
 
+/* A command's --help: its text (the usage line, what the command does,
+ * examples, ending in "Options:"), then its option table. */
+void cli_help(FILE *f, const char *text, const struct cli_opt *opts, int n);
+
 #endif

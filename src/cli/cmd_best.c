@@ -22,30 +22,28 @@ static const char *const cols[NB] = {"kind", "size", "size_B", "best", "time_us"
 static const unsigned flags[NB] = {0, COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM, COL_NUM, 0,
 				   COL_NUM, COL_NUM};
 
-static void usage(const struct cli_opt *opts, int n)
-{
-	fprintf(cli_out(), "usage: perfmodel best --topo SPEC [--op COLL] [--size RANGE] [--algo LIST] [--model closed|contention]\n"
-	       "                      [network options] [--format F]\n\n"
-	       "Which algorithm of a collective (--op: allreduce, the default, reducescatter,\n"
-	       "allgather, reduce, broadcast or alltoall) wins where: every applicable algorithm priced at\n"
-	       "every size of the sweep by one evaluator (contention by default, closed with\n"
-	       "--model closed).  One 'size' row per size (the fastest, its time and bus\n"
-	       "bandwidth, the runner-up and by how much it loses) and a 'crossover' row\n"
-	       "wherever the winner changes between two sweep points: the size where the\n"
-	       "two cost the same, found by bisection to 0.01%% (as NCCL's tuner keeps a\n"
-	       "size threshold between algorithms).  A third algorithm winning only inside\n"
-	       "such an interval is missed: sweep finer (x1.25) to see it.  A 'limit' row\n"
-	       "is where the winner stops fitting instead (multiphase's sram=: the largest\n"
-	       "size its SRAM holds; or its schedule for larger sizes is too large for the\n"
-	       "contention evaluator), and the next one takes over; a comment line says why.\n\n"
-	       "Examples:\n"
-	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x2\n"
-	       "  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n"
-	       "  perfmodel best --topo fattree:8,2 --op alltoall --size 1K:64M:x4\n"
-	       "  perfmodel best --topo torus:8x8 --size 1K:1G:x4 --plot best.svg\n\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
-}
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel best --topo SPEC [--op COLL] [--size RANGE] [--algo LIST] [--model closed|contention]\n"
+	"                      [network options] [--format F]\n\n"
+	"Which algorithm of a collective (--op: allreduce, the default, reducescatter,\n"
+	"allgather, reduce, broadcast or alltoall) wins where: every applicable algorithm priced at\n"
+	"every size of the sweep by one evaluator (contention by default, closed with\n"
+	"--model closed).  One 'size' row per size (the fastest, its time and bus\n"
+	"bandwidth, the runner-up and by how much it loses) and a 'crossover' row\n"
+	"wherever the winner changes between two sweep points: the size where the\n"
+	"two cost the same, found by bisection to 0.01% (as NCCL's tuner keeps a\n"
+	"size threshold between algorithms).  A third algorithm winning only inside\n"
+	"such an interval is missed: sweep finer (x1.25) to see it.  A 'limit' row\n"
+	"is where the winner stops fitting instead (multiphase's sram=: the largest\n"
+	"size its SRAM holds; or its schedule for larger sizes is too large for the\n"
+	"contention evaluator), and the next one takes over; a comment line says why.\n\n"
+	"Examples:\n"
+	"  perfmodel best --topo torus:8x8 --size 1K:1G:x2\n"
+	"  perfmodel best --topo full:8 --size 4K:64M:x2 --alpha 5us --model closed --format csv\n"
+	"  perfmodel best --topo fattree:8,2 --op alltoall --size 1K:64M:x4\n"
+	"  perfmodel best --topo torus:8x8 --size 1K:1G:x4 --plot best.svg\n\n"
+	"Options:\n";
 
 /* A named algorithm that cannot run here: left out, with the reason. */
 struct left_out {
@@ -289,7 +287,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("best", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (q.help) {
-		usage(opts, n);
+		cli_help(cli_out(), help_text, opts, n);
 		return 0;
 	}
 	if (!q.net.topo)

@@ -108,40 +108,43 @@ static void usage_other(enum pm_coll c, const struct cli_opt *opts, int n)
 	fprintf(cli_out(), "\n%s", cli_units_help);
 }
 
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel allreduce --topo SPEC --size SIZE [options]\n"
+	"\n"
+	"Predicts the time of an all-reduce of SIZE bytes on the network SPEC for every\n"
+	"algorithm that can run there, with two evaluators:\n"
+	"  closed      the algorithm's alpha-beta-gamma formula (perfmodel list shows it);\n"
+	"  contention  the algorithm's schedule routed over the network, each step priced\n"
+	"              by alpha + longest route latency + busiest link load / bandwidth\n"
+	"              + gamma x most bytes one rank reduces, steps summed;\n"
+	"  sim         the same schedule in the packet simulator, steps in lockstep: by\n"
+	"              default every vertex is an input-queued router (virtual\n"
+	"              cut-through, credits, 4 VCs of 318 flits, a packet of an earlier\n"
+	"              step wins an output), as BookSim2 runs the MULTITREE artifact\n"
+	"              (Huang et al., ISCA 2021, Table III); --sim-net links moves\n"
+	"              packet trains over first-come-first-served links instead\n"
+	"              (util_avg_pct: time-weighted share of links busy);\n"
+	"  dataflow    the packet simulator without step barriers: a transfer starts as\n"
+	"              soon as its source holds the chunks it sends and one of its ports\n"
+	"              (as many as the schedule sends at once) is free.\n"
+	"Bandwidths follow nccl-tests: algbw = size / time, busbw = algbw x 2(P-1)/P.\n"
+	"links_used_pct is the share of directed links that ever carry data;\n"
+	"util_avg_pct the time-weighted share busy in each step.\n"
+	"\n"
+	"Examples:\n"
+	"  perfmodel allreduce --topo torus:8x8 --size 64M\n"
+	"  perfmodel allreduce --topo torus:4x4 --size 32K:64M:x2 --algo ring,2d-ring --format csv\n"
+	"  perfmodel allreduce --topo full:16 --size 1M --alpha 5us --gamma 20GB/s --model closed\n"
+	"  perfmodel allreduce --topo fattree:8,2 --size 16M --algo hring:8x8,dbtree:2\n"
+	"  perfmodel allreduce --topo fattree:8,2 --size 4M --algo multitree,ring --model contention,sim\n"
+	"  perfmodel allreduce --topo torus:4x4 --size 1M --algo multitree --model sim --arbitration fcfs\n"
+	"\n"
+	"Options:\n";
+
 static void usage(const struct cli_opt *opts, int n)
 {
-	fprintf(cli_out(), "usage: perfmodel allreduce --topo SPEC --size SIZE [options]\n"
-	       "\n"
-	       "Predicts the time of an all-reduce of SIZE bytes on the network SPEC for every\n"
-	       "algorithm that can run there, with two evaluators:\n"
-	       "  closed      the algorithm's alpha-beta-gamma formula (perfmodel list shows it);\n"
-	       "  contention  the algorithm's schedule routed over the network, each step priced\n"
-	       "              by alpha + longest route latency + busiest link load / bandwidth\n"
-	       "              + gamma x most bytes one rank reduces, steps summed;\n"
-	       "  sim         the same schedule in the packet simulator, steps in lockstep: by\n"
-	       "              default every vertex is an input-queued router (virtual\n"
-	       "              cut-through, credits, 4 VCs of 318 flits, a packet of an earlier\n"
-	       "              step wins an output), as BookSim2 runs the MULTITREE artifact\n"
-	       "              (Huang et al., ISCA 2021, Table III); --sim-net links moves\n"
-	       "              packet trains over first-come-first-served links instead\n"
-	       "              (util_avg_pct: time-weighted share of links busy);\n"
-	       "  dataflow    the packet simulator without step barriers: a transfer starts as\n"
-	       "              soon as its source holds the chunks it sends and one of its ports\n"
-	       "              (as many as the schedule sends at once) is free.\n"
-	       "Bandwidths follow nccl-tests: algbw = size / time, busbw = algbw x 2(P-1)/P.\n"
-	       "links_used_pct is the share of directed links that ever carry data;\n"
-	       "util_avg_pct the time-weighted share busy in each step.\n"
-	       "\n"
-	       "Examples:\n"
-	       "  perfmodel allreduce --topo torus:8x8 --size 64M\n"
-	       "  perfmodel allreduce --topo torus:4x4 --size 32K:64M:x2 --algo ring,2d-ring --format csv\n"
-	       "  perfmodel allreduce --topo full:16 --size 1M --alpha 5us --gamma 20GB/s --model closed\n"
-	       "  perfmodel allreduce --topo fattree:8,2 --size 16M --algo hring:8x8,dbtree:2\n"
-	       "  perfmodel allreduce --topo fattree:8,2 --size 4M --algo multitree,ring --model contention,sim\n"
-	       "  perfmodel allreduce --topo torus:4x4 --size 1M --algo multitree --model sim --arbitration fcfs\n"
-	       "\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
+	cli_help(cli_out(), help_text, opts, n);
 	fprintf(cli_out(), "\n%s", cli_units_help);
 }
 

@@ -18,47 +18,45 @@
 
 static const char *const input_names[] = {"auto", "osu", "nccl-tests", "csv", "nccl-tests-json", NULL};	/* enum pm_points_format */
 
-static void usage(const struct cli_opt *opts, int n)
-{
-	fprintf(cli_out(), "usage: perfmodel fit FILE [--input-format F] [--range MIN:MAX] [--algo NAME]\n"
-	       "                     [--procs P] [--machine NAME [--write-machine OUT]] [--format F]\n\n"
-	       "Fits time = alpha + size x beta by least squares (GSL) to measured points and\n"
-	       "prints alpha and beta with standard errors, R^2 and the size range used.\n"
-	       "Inputs: osu_allreduce or osu_latency output (SIZE LATENCY_US; a 'P,' prefix\n"
-	       "on the size is ignored), nccl-tests output as it comes (the out-of-place\n"
-	       "time; NCCL INFO lines, the version line and mpirun --tag-output prefixes are\n"
-	       "skipped and counted), or a CSV with a header naming size (or size_B) and\n"
-	       "time_us, time_s or time (with units).\n\n"
-	       "The fitted alpha and beta describe the whole P-rank collective, not a link.\n"
-	       "as_options converts them with the closed form of --algo (default: what NCCL\n"
-	       "runs, ring; for broadcast and reduce its pipelined ring, chain:64P) on P\n"
-	       "ranks (--procs, or the ranks an nccl-tests header lists): ring takes\n"
-	       "2(P-1) alpha + 2(P-1)/P n / bw, so alpha_link = alpha / (2(P-1)) and\n"
-	       "bw_link = 2(P-1) / (P beta), with no link latency and no flow control; fed\n"
-	       "back to allreduce they give the measured line again.  A single line rarely\n"
-	       "fits a whole OSU curve: small messages follow another protocol than large\n"
-	       "ones, so fit the range you will model (--range).\n\n"
-	       "regimes: the curve is also cut into up to three straight lines (NCCL's LL,\n"
-	       "LL128 and Simple ranges, say), each fitted for the relative residual\n"
-	       "(weights 1/t^2), the cuts searched exhaustively and their number chosen by\n"
-	       "the Bayesian information criterion; each line prints its size range,\n"
-	       "alpha, beta and RMS relative residual.\n\n"
-	       "--machine NAME fits the NCCL parameters of a machine description (a preset\n"
-	       "or a file) to the log through NCCL's own model (perfmodel allreduce --algo\n"
-	       "nccl): a one-node log its launch latency and NVLink rate (ring_busbw, or\n"
-	       "nvls_busbw where NCCL runs NVLS at the largest size), a multi-node log its\n"
-	       "net_latency and nic_bw; ranks per node come from the description.\n"
-	       "--write-machine OUT writes the description with the fitted rows (each\n"
-	       "source says what it was fitted to and the error before and after) for\n"
-	       "--topo machine:OUT:NODES and hier --machine OUT.\n\n"
-	       "Examples:\n"
-	       "  perfmodel fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M\n"
-	       "  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --range 8M:8G --procs 8 --format json\n"
-	       "  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --procs 8 --machine azure-nd-h100-v5 --write-machine /tmp/my-ndh100.csv\n"
-	       "  perfmodel allreduce --topo machine:/tmp/my-ndh100.csv:2 --algo nccl --size 8:8G:x4 --model closed\n\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
-}
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel fit FILE [--input-format F] [--range MIN:MAX] [--algo NAME]\n"
+	"                     [--procs P] [--machine NAME [--write-machine OUT]] [--format F]\n\n"
+	"Fits time = alpha + size x beta by least squares (GSL) to measured points and\n"
+	"prints alpha and beta with standard errors, R^2 and the size range used.\n"
+	"Inputs: osu_allreduce or osu_latency output (SIZE LATENCY_US; a 'P,' prefix\n"
+	"on the size is ignored), nccl-tests output as it comes (the out-of-place\n"
+	"time; NCCL INFO lines, the version line and mpirun --tag-output prefixes are\n"
+	"skipped and counted), or a CSV with a header naming size (or size_B) and\n"
+	"time_us, time_s or time (with units).\n\n"
+	"The fitted alpha and beta describe the whole P-rank collective, not a link.\n"
+	"as_options converts them with the closed form of --algo (default: what NCCL\n"
+	"runs, ring; for broadcast and reduce its pipelined ring, chain:64P) on P\n"
+	"ranks (--procs, or the ranks an nccl-tests header lists): ring takes\n"
+	"2(P-1) alpha + 2(P-1)/P n / bw, so alpha_link = alpha / (2(P-1)) and\n"
+	"bw_link = 2(P-1) / (P beta), with no link latency and no flow control; fed\n"
+	"back to allreduce they give the measured line again.  A single line rarely\n"
+	"fits a whole OSU curve: small messages follow another protocol than large\n"
+	"ones, so fit the range you will model (--range).\n\n"
+	"regimes: the curve is also cut into up to three straight lines (NCCL's LL,\n"
+	"LL128 and Simple ranges, say), each fitted for the relative residual\n"
+	"(weights 1/t^2), the cuts searched exhaustively and their number chosen by\n"
+	"the Bayesian information criterion; each line prints its size range,\n"
+	"alpha, beta and RMS relative residual.\n\n"
+	"--machine NAME fits the NCCL parameters of a machine description (a preset\n"
+	"or a file) to the log through NCCL's own model (perfmodel allreduce --algo\n"
+	"nccl): a one-node log its launch latency and NVLink rate (ring_busbw, or\n"
+	"nvls_busbw where NCCL runs NVLS at the largest size), a multi-node log its\n"
+	"net_latency and nic_bw; ranks per node come from the description.\n"
+	"--write-machine OUT writes the description with the fitted rows (each\n"
+	"source says what it was fitted to and the error before and after) for\n"
+	"--topo machine:OUT:NODES and hier --machine OUT.\n\n"
+	"Examples:\n"
+	"  perfmodel fit data/measurements/osu_allreduce_8nodes.log --procs 8 --range 256K:1M\n"
+	"  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --range 8M:8G --procs 8 --format json\n"
+	"  perfmodel fit data/measurements/nccl_azure_ndh100v5_allreduce.csv --procs 8 --machine azure-nd-h100-v5 --write-machine /tmp/my-ndh100.csv\n"
+	"  perfmodel allreduce --topo machine:/tmp/my-ndh100.csv:2 --algo nccl --size 8:8G:x4 --model closed\n\n"
+	"Options:\n";
 
 static int parse_input(const char *s, enum pm_points_format *pf, struct pm_err *err)
 {
@@ -369,7 +367,7 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("fit", argc, argv, opts, n, pos, &npos, 1, err))
 		return PM_EINPUT;
 	if (q.help) {
-		usage(opts, n);
+		cli_help(cli_out(), help_text, opts, n);
 		return 0;
 	}
 	if (npos < 1)

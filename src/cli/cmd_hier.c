@@ -25,37 +25,32 @@ static const unsigned hflags[NH] = {COL_TABLE, COL_DATA | COL_NUM, 0, 0, COL_NUM
 
 #define HIER_PLOT_GIVEN 12	/* --layers hierarchies drawn */
 
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel hier --machine M --procs P --size SIZE [--top K] [options]\n\n"
+	"Finds the fastest hierarchical ring all-reduce of P processes on a machine:\n"
+	"every ordered factorization p1 x p2 x ... (p1 innermost, each >= 2) from the\n"
+	"flat ring P to Rabenseifner 2 x 2 x ..., priced with Ueno & Yokota 2019's model\n"
+	"  T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i - 1)/(p1...p_i) / bw_i\n"
+	"where bw_i is what a ring of layer i gets on the machine (docs/model.md).\n"
+	"Prints the best K, layer by layer (processes, message size, the machine\n"
+	"level the rings cross, flows sharing it, bandwidth, reduce-scatter and\n"
+	"all-gather time), the flat ring and Rabenseifner, and whether each best\n"
+	"hierarchy extends the best one for P/2 by a layer of 2 or a doubled layer\n"
+	"(Ueno & Yokota 2019 SV-B5).  Lists every factorization when there are at most a\n"
+	"million, else runs an exact dynamic programme over the divisors of P.\n\n"
+	"Examples:\n"
+	"  perfmodel hier --machine abci --procs 512 --size 128M\n"
+	"  perfmodel hier --machine dgx-h100 --procs 1024 --size 1G --aligned\n"
+	"  perfmodel hier --machine data/machines/abci.csv --procs 2520 --size 64M --method dp\n"
+	"  perfmodel hier --machine abci --procs 256 --size 1M:1G:x4 --layers 4x64 --plot hier.svg\n\n"
+	"Options:\n";
+
 static void usage(const struct cli_opt *opts, int n)
 {
-	fprintf(cli_out(), "usage: perfmodel hier --machine M --procs P --size SIZE [--top K] [options]\n\n"
-	       "Finds the fastest hierarchical ring all-reduce of P processes on a machine:\n"
-	       "every ordered factorization p1 x p2 x ... (p1 innermost, each >= 2) from the\n"
-	       "flat ring P to Rabenseifner 2 x 2 x ..., priced with Ueno & Yokota 2019's model\n"
-	       "  T = 2 s alpha (sum p_i - h) + 2 n sum_i (p_i - 1)/(p1...p_i) / bw_i\n"
-	       "where bw_i is what a ring of layer i gets on the machine (docs/model.md).\n"
-	       "Prints the best K, layer by layer (processes, message size, the machine\n"
-	       "level the rings cross, flows sharing it, bandwidth, reduce-scatter and\n"
-	       "all-gather time), the flat ring and Rabenseifner, and whether each best\n"
-	       "hierarchy extends the best one for P/2 by a layer of 2 or a doubled layer\n"
-	       "(Ueno & Yokota 2019 SV-B5).  Lists every factorization when there are at most a\n"
-	       "million, else runs an exact dynamic programme over the divisors of P.\n\n"
-	       "Examples:\n"
-	       "  perfmodel hier --machine abci --procs 512 --size 128M\n"
-	       "  perfmodel hier --machine dgx-h100 --procs 1024 --size 1G --aligned\n"
-	       "  perfmodel hier --machine data/machines/abci.csv --procs 2520 --size 64M --method dp\n"
-	       "  perfmodel hier --machine abci --procs 256 --size 1M:1G:x4 --layers 4x64 --plot hier.svg\n\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
-	char **names;
-	int np;
-	if (pm_preset_names("machines", &names, &np) == PM_OK) {
-		fprintf(cli_out(), "\nMachines in %s/machines:", pm_data_dir());
-		for (int i = 0; i < np; i++) {
-			fprintf(cli_out(), " %s", names[i]);
-		}
-		fprintf(cli_out(), "\n");
-		pm_preset_free(names, np);
-	}
+	cli_help(cli_out(), help_text, opts, n);
+	fputc('\n', cli_out());
+	cli_print_presets("Machines", "machines");
 }
 
 /* Rows of one hierarchy, one per layer; returns its time (NaN if it

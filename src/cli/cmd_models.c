@@ -7,14 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void usage(const struct cli_opt *opts, int n)
-{
-	fprintf(cli_out(), "usage: perfmodel models [--format F]\n\n"
-		"Lists the DNN profiles perfmodel train can use (data/models/*.csv): gradient\n"
-		"tensors, parameters, backward and forward time, and whether the times were\n"
-		"measured or estimated (and on which device).\n\nOptions:\n");
-	cli_print_opts(cli_out(), opts, n);
-}
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel models [--format F]\n\n"
+	"Lists the DNN profiles perfmodel train can use (data/models/*.csv): gradient\n"
+	"tensors, parameters, backward and forward time, and whether the times were\n"
+	"measured or estimated (and on which device).\n\nOptions:\n";
 
 enum { M_NAME, M_TENSORS, M_PARAMS, M_BACKWARD, M_FORWARD, M_KIND, M_BATCH, M_DEVICE, NM };
 static const char *const cols[NM] = {"model", "tensors", "params", "backward_ms", "forward_ms", "kind", "batch", "device"};
@@ -56,7 +54,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("models", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		usage(opts, n);
+		cli_help(cli_out(), help_text, opts, n);
 		return 0;
 	}
 	if (cli_parse_format(format, &fmt, err))

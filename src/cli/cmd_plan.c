@@ -25,48 +25,36 @@ static const char *const cols[NC] = {"rank", "layout", "tp", "pp", "dp", "cp", "
 static const unsigned flags[NC] = {N_, COL_TABLE, D_, D_, D_, D_, D_, D_, D_, COL_DATA, D_, N_, N_, N_, N_,
 				   N_, N_, N_, N_, N_, N_, N_, D_, N_, D_, D_, D_, D_};
 
-/* "Models in DIR/llms: a, b, c" */
-static void presets(const char *title, const char *kind)
-{
-	char **names;
-	int np;
-	if (pm_preset_names(kind, &names, &np) != PM_OK)
-		return;
-	fprintf(cli_out(), "%s in %s/%s:", title, pm_data_dir(), kind);
-	for (int i = 0; i < np; i++)
-		fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
-	fputc('\n', cli_out());
-	pm_preset_free(names, np);
-}
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel plan --model M --topo machine:NAME:NODES --global-batch B [--seq S]\n"
+	"                      [--tp T] [--pp P] [--cp C] [--ep E] [--vpp V] [--micro-batch b]\n"
+	"                      [--recompute none|full] [--zero 0-3] [--top K] [--explain] [--format F]\n\n"
+	"Which parallel layout trains a transformer fastest on a machine.  Every layout of\n"
+	"tensor (TP), pipeline (PP), data (DP), context (CP) and expert (EP) parallelism\n"
+	"with TP x PP x DP x CP = GPUs is priced: the layers' compute on the machine's\n"
+	"device (GEMMs, flash attention and element-wise work at measured efficiencies),\n"
+	"each group's collectives where its ranks sit (TP innermost, then CP, DP, PP) with\n"
+	"NCCL's own model, the 1F1B pipeline and its bubble (Narayanan et al., SC 2021),\n"
+	"and the memory per GPU (Korthikanti et al., MLSys 2023; ZeRO, Rajbhandari et al.,\n"
+	"SC 2020).  Layouts that do not fit are dropped; the fastest K are printed with\n"
+	"step time, tokens/s, model TFLOP/s per GPU and MFU (PaLM's count: 6 x active\n"
+	"weights + 12 x layers x width x sequence per token), and where the step goes.\n"
+	"An axis given as an option is fixed; give them all to price one layout.\n"
+	"docs/model.md, \"Training layouts\", derives every term.\n\n"
+	"Examples:\n"
+	"  perfmodel plan --model llama3-70b --topo machine:dgx-h100:128 --global-batch 1024 --seq 8192\n"
+	"  perfmodel plan --model llama3-405b --topo machine:dgx-h100:2048 --global-batch 2048 \\\n"
+	"      --tp 8 --pp 16 --cp 1 --vpp 1 --micro-batch 1 --recompute none --zero 1 --explain\n"
+	"  perfmodel plan --model mixtral-8x7b --topo machine:dgx-h100:32 --global-batch 512 --format csv\n\n"
+	"Options:\n";
 
 static void usage(const struct cli_opt *opts, int n)
 {
-
-	fprintf(cli_out(), "usage: perfmodel plan --model M --topo machine:NAME:NODES --global-batch B [--seq S]\n"
-	       "                      [--tp T] [--pp P] [--cp C] [--ep E] [--vpp V] [--micro-batch b]\n"
-	       "                      [--recompute none|full] [--zero 0-3] [--top K] [--explain] [--format F]\n\n"
-	       "Which parallel layout trains a transformer fastest on a machine.  Every layout of\n"
-	       "tensor (TP), pipeline (PP), data (DP), context (CP) and expert (EP) parallelism\n"
-	       "with TP x PP x DP x CP = GPUs is priced: the layers' compute on the machine's\n"
-	       "device (GEMMs, flash attention and element-wise work at measured efficiencies),\n"
-	       "each group's collectives where its ranks sit (TP innermost, then CP, DP, PP) with\n"
-	       "NCCL's own model, the 1F1B pipeline and its bubble (Narayanan et al., SC 2021),\n"
-	       "and the memory per GPU (Korthikanti et al., MLSys 2023; ZeRO, Rajbhandari et al.,\n"
-	       "SC 2020).  Layouts that do not fit are dropped; the fastest K are printed with\n"
-	       "step time, tokens/s, model TFLOP/s per GPU and MFU (PaLM's count: 6 x active\n"
-	       "weights + 12 x layers x width x sequence per token), and where the step goes.\n"
-	       "An axis given as an option is fixed; give them all to price one layout.\n"
-	       "docs/model.md, \"Training layouts\", derives every term.\n\n"
-	       "Examples:\n"
-	       "  perfmodel plan --model llama3-70b --topo machine:dgx-h100:128 --global-batch 1024 --seq 8192\n"
-	       "  perfmodel plan --model llama3-405b --topo machine:dgx-h100:2048 --global-batch 2048 \\\n"
-	       "      --tp 8 --pp 16 --cp 1 --vpp 1 --micro-batch 1 --recompute none --zero 1 --explain\n"
-	       "  perfmodel plan --model mixtral-8x7b --topo machine:dgx-h100:32 --global-batch 512 --format csv\n\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
+	cli_help(cli_out(), help_text, opts, n);
 	fputc('\n', cli_out());
-	presets("Models", "llms");
-	presets("Devices", "devices");
+	cli_print_presets("Models", "llms");
+	cli_print_presets("Devices", "devices");
 }
 
 struct plan_args {

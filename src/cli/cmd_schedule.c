@@ -452,32 +452,30 @@ static int write_view(const struct output *o, const struct pm_inst *in, const st
 	return rc;
 }
 
-static void usage(const struct cli_opt *opts, int n)
-{
-	fprintf(cli_out(), "usage: perfmodel schedule --topo SPEC --algo NAME [--size SIZE] [--view V] [--format F]\n\n"
-	       "Shows an algorithm's schedule on a network: per step (transfers, longest\n"
-	       "route, busy links, busiest link, time), per transfer (flow, ranks, chunks,\n"
-	       "bytes, the vertices crossed; sN is switch N), per node (Op, FlowID, Parent,\n"
-	       "Children, Step, as Huang et al. 2021 Fig. 5), or as Graphviz trees of the all-gather\n"
-	       "half (--format dot | dot -Tpdf, with Graphviz installed), one cluster per tree as the\n"
-	       "MULTITREE supplement Fig. 1.\n\n"
-	       "Examples:\n"
-	       "  perfmodel schedule --topo torus:3x3 --algo multitree --view nodes\n"
-	       "  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
-	       "  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n"
-	       "  perfmodel schedule --topo torus:4x4 --algo multitree --format msccl > multitree.xml\n\n"
-	       "--format msccl writes the schedule as msccl-tools' algorithm XML (Cowan et al.,\n"
-	       "ASPLOS 2023) that the MSCCL executor (Azure/msccl-executor-nccl) loads: one\n"
-	       "<gpu> per rank, a thread block per peer, direction and channel, a send and a\n"
-	       "receive (rrc: receive-reduce-copy, or r) step per transfer, in place on buffer\n"
-	       "i.  Every hazard on a chunk is a wait: a send waits for the receives that wrote\n"
-	       "its chunks, a receive for the receive before it into the same chunk and for\n"
-	       "the sends that read it since.  Counts above 71 are cut into several steps, and\n"
-	       "a thread block past --msccl-max-steps continues on the next channel; a schedule\n"
-	       "past the executor's other limits (32 channels, 32 thread blocks a channel,\n"
-	       "4096 elements a GPU) is refused.\n\nOptions:\n");
-	cli_print_opts(cli_out(), opts, n);
-}
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel schedule --topo SPEC --algo NAME [--size SIZE] [--view V] [--format F]\n\n"
+	"Shows an algorithm's schedule on a network: per step (transfers, longest\n"
+	"route, busy links, busiest link, time), per transfer (flow, ranks, chunks,\n"
+	"bytes, the vertices crossed; sN is switch N), per node (Op, FlowID, Parent,\n"
+	"Children, Step, as Huang et al. 2021 Fig. 5), or as Graphviz trees of the all-gather\n"
+	"half (--format dot | dot -Tpdf, with Graphviz installed), one cluster per tree as the\n"
+	"MULTITREE supplement Fig. 1.\n\n"
+	"Examples:\n"
+	"  perfmodel schedule --topo torus:3x3 --algo multitree --view nodes\n"
+	"  perfmodel schedule --topo torus:3x3 --algo multitree --format dot > trees.dot\n"
+	"  perfmodel schedule --topo torus:8x8 --algo dbtree --size 64M\n"
+	"  perfmodel schedule --topo torus:4x4 --algo multitree --format msccl > multitree.xml\n\n"
+	"--format msccl writes the schedule as msccl-tools' algorithm XML (Cowan et al.,\n"
+	"ASPLOS 2023) that the MSCCL executor (Azure/msccl-executor-nccl) loads: one\n"
+	"<gpu> per rank, a thread block per peer, direction and channel, a send and a\n"
+	"receive (rrc: receive-reduce-copy, or r) step per transfer, in place on buffer\n"
+	"i.  Every hazard on a chunk is a wait: a send waits for the receives that wrote\n"
+	"its chunks, a receive for the receive before it into the same chunk and for\n"
+	"the sends that read it since.  Counts above 71 are cut into several steps, and\n"
+	"a thread block past --msccl-max-steps continues on the next channel; a schedule\n"
+	"past the executor's other limits (32 channels, 32 thread blocks a channel,\n"
+	"4096 elements a GPU) is refused.\n\nOptions:\n";
 
 /* The algorithm's schedule as made for bytes, every step played out, in
  * the view asked for. */
@@ -531,7 +529,7 @@ int cmd_schedule(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("schedule", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		usage(opts, n);
+		cli_help(cli_out(), help_text, opts, n);
 		return 0;
 	}
 	if (!net.topo)

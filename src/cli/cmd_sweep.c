@@ -13,32 +13,30 @@
 #include <string.h>
 #include <unistd.h>
 
-static void usage(const struct cli_opt *opts, int n)
-{
-	fprintf(cli_out(), "usage: perfmodel sweep STUDY.yml [--out FILE] [--jobs N] [--shard I/N] [--summary FILE] [--format csv|json]\n"
-	       "       perfmodel sweep --merge OUT SHARD.csv...\n\n"
-	       "Runs a study: every combination of the values of its axes is one command line\n"
-	       "of its command (allreduce, plan, hier, ...), priced in-process by that command's\n"
-	       "own code, on N threads (default: every core), and written as one CSV table:\n"
-	       "point, key, the axes, gpus (with a topo axis), the command's columns, cost\n"
-	       "(with cost_per_gpu_hour), error.  Rows stay in point order whatever finishes\n"
-	       "first.  With --out, a rerun skips the points the file already holds (a killed\n"
-	       "run loses nothing finished).  --shard I/N runs every N-th point from I (a Slurm\n"
-	       "array task each); --merge joins the shards in point order.  Under mpirun (built\n"
-	       "with Open MPI) the points are spread over the ranks as they free up and rank 0\n"
-	       "writes the table.  The study's best: and pareto: keys add summaries (to\n"
-	       "--summary FILE, or stdout after an --out run).  docs/cli.md gives the format.\n\n"
-	       "Examples:\n"
-	       "  perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv\n"
-	       "  perfmodel sweep data/studies/llama3-70b-cluster.yml --out plan.csv --jobs 2\n"
-	       "  perfmodel sweep data/studies/nccl-dgx-h100.yml --out part0.csv --shard 0/4\n"
-	       "  perfmodel sweep --merge nccl.csv part0.csv part1.csv part2.csv part3.csv\n"
-	       "  mpirun -n 64 perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv\n"
-	       "  perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv --plot nccl.svg \\\n"
-	       "      --plot-x size --plot-y busbw_GBps --plot-series algo --plot-best most\n\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
-}
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel sweep STUDY.yml [--out FILE] [--jobs N] [--shard I/N] [--summary FILE] [--format csv|json]\n"
+	"       perfmodel sweep --merge OUT SHARD.csv...\n\n"
+	"Runs a study: every combination of the values of its axes is one command line\n"
+	"of its command (allreduce, plan, hier, ...), priced in-process by that command's\n"
+	"own code, on N threads (default: every core), and written as one CSV table:\n"
+	"point, key, the axes, gpus (with a topo axis), the command's columns, cost\n"
+	"(with cost_per_gpu_hour), error.  Rows stay in point order whatever finishes\n"
+	"first.  With --out, a rerun skips the points the file already holds (a killed\n"
+	"run loses nothing finished).  --shard I/N runs every N-th point from I (a Slurm\n"
+	"array task each); --merge joins the shards in point order.  Under mpirun (built\n"
+	"with Open MPI) the points are spread over the ranks as they free up and rank 0\n"
+	"writes the table.  The study's best: and pareto: keys add summaries (to\n"
+	"--summary FILE, or stdout after an --out run).  docs/cli.md gives the format.\n\n"
+	"Examples:\n"
+	"  perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv\n"
+	"  perfmodel sweep data/studies/llama3-70b-cluster.yml --out plan.csv --jobs 2\n"
+	"  perfmodel sweep data/studies/nccl-dgx-h100.yml --out part0.csv --shard 0/4\n"
+	"  perfmodel sweep --merge nccl.csv part0.csv part1.csv part2.csv part3.csv\n"
+	"  mpirun -n 64 perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv\n"
+	"  perfmodel sweep data/studies/nccl-dgx-h100.yml --out nccl.csv --plot nccl.svg \\\n"
+	"      --plot-x size --plot-y busbw_GBps --plot-series algo --plot-best most\n\n"
+	"Options:\n";
 
 static int parse_shard(const char *s, struct sweep_opts *o, struct pm_err *err)
 {
@@ -189,7 +187,7 @@ int cmd_sweep(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("sweep", argc, argv, opts, n, pos, &npos, 256, err))
 		return PM_EINPUT;
 	if (help) {
-		usage(opts, n);
+		cli_help(cli_out(), help_text, opts, n);
 		return 0;
 	}
 	if (merge) {

@@ -143,62 +143,57 @@ static int plot_speedup(const char *path, const struct pm_profile *prof, const c
 	return cli_plot_write(&pl, err);
 }
 
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel train --profile NAME (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
+	"Times one training iteration of a DNN on N data-parallel workers: forward,\n"
+	"backward, and the gradient all-reduces under each policy, with the all-reduce\n"
+	"cost T(M) = a + b M (Shi et al. (MG-WFBP) eq. 10).  Per policy: iteration time, compute\n"
+	"(forward + backward), non-overlapped communication t_c^no, all communication,\n"
+	"number of all-reduces, merged layers, speedup S(N) = N t_comp / t_iter and\n"
+	"scaling efficiency S(N) / N (Shi et al. (MG-WFBP) eqs. 4-5).\n\n"
+	"COST, one of:\n"
+	"  --a T --b T|BW              a and b directly (b as time per byte or a rate)\n"
+	"  --fit FILE [--fit-range R]  a and b fitted to osu, nccl-tests or CSV measurements\n"
+	"  --topo SPEC --algo NAME     a line fitted to an algorithm's closed form on a network\n"
+	"                              over the sizes the layers span (--cost-model contention\n"
+	"                              fits the contention evaluator instead)\n"
+	"  --algo NAME --workers N     the same on N ranks without a network\n"
+	"  --table2 NAME --workers N   Shi et al. (MG-WFBP) Table 2 (ring, dbtree, halving-doubling,\n"
+	"                              recursive-doubling, binary-tree) with --alpha,\n"
+	"                              --link-bw (1/beta) and --gamma\n\n"
+	"Policies: naive, wfbp, synceasgd, ddp, horovod, horovod-0.21, bucket:SIZE[/FIRST],\n"
+	"mgwfbp, mgwfbp-alg1, optimal; all = the first seven.  --groups prints the\n"
+	"merge plan (which layers each all-reduce carries) instead.  --workers-sweep\n"
+	"4:2048:x2 repeats the table per worker count (--table2 or --algo without a\n"
+	"network), as Shi et al. (MG-WFBP) SS6.4 does.\n\n"
+	"The endpoint (Rashidi et al., ISCA 2021 (ACE), Table VI): --endpoint ideal, ace,\n"
+	"baseline-commopt (collectives hold 450 GB/s + 6 SMs), baseline-compopt (128 GB/s\n"
+	"+ 2 SMs) or baseline-nooverlap (the whole NPU, one all-reduce after the\n"
+	"backward); ace holds 128 GB/s and no SM.  Compute slows by (1-f) S/(S-s) +\n"
+	"f M/(M-m) for what the collectives hold (s SMs, m of memory bandwidth) of\n"
+	"--npu-sms S and --npu-mem-bw M, f = --mem-bound; the all-reduces are priced\n"
+	"with the endpoint in the loop (needs --algo).\n\n"
+	"The timeline: --in-flight N all-reduces at once, --order lifo (the last ready\n"
+	"first) and --overlap next-forward (all-reduces hidden behind the next forward,\n"
+	"whose layer l waits only for its own): Rashidi et al. 2021 SV.  Hybrid profiles\n"
+	"(dlrm: sharded embedding tables) add an all-to-all each way, priced by\n"
+	"--a2a-algo (direct) on the same network.\n\n"
+	"Examples:\n"
+	"  perfmodel train --profile googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
+	"  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
+	"  perfmodel train --profile resnet50 --a 236us --b 0.406ns --workers 16\n"
+	"  perfmodel train --profile resnet50 --workers 64 --algo ring --link-bw 12.5GB/s --parallel all\n"
+	"  perfmodel train --profile resnet50 --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint baseline-commopt\n"
+	"  perfmodel train --profile resnet50 --workers 64 --algo ring --order lifo --overlap next-forward\n"
+	"  perfmodel train --profile dlrm --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint ace\n\n"
+	"Options:\n";
+
 static void usage(const struct cli_opt *opts, int n)
 {
-	fprintf(cli_out(), "usage: perfmodel train --profile NAME (--workers N | --topo SPEC) COST [--policy LIST] [options]\n\n"
-	       "Times one training iteration of a DNN on N data-parallel workers: forward,\n"
-	       "backward, and the gradient all-reduces under each policy, with the all-reduce\n"
-	       "cost T(M) = a + b M (Shi et al. (MG-WFBP) eq. 10).  Per policy: iteration time, compute\n"
-	       "(forward + backward), non-overlapped communication t_c^no, all communication,\n"
-	       "number of all-reduces, merged layers, speedup S(N) = N t_comp / t_iter and\n"
-	       "scaling efficiency S(N) / N (Shi et al. (MG-WFBP) eqs. 4-5).\n\n"
-	       "COST, one of:\n"
-	       "  --a T --b T|BW              a and b directly (b as time per byte or a rate)\n"
-	       "  --fit FILE [--fit-range R]  a and b fitted to osu, nccl-tests or CSV measurements\n"
-	       "  --topo SPEC --algo NAME     a line fitted to an algorithm's closed form on a network\n"
-	       "                              over the sizes the layers span (--cost-model contention\n"
-	       "                              fits the contention evaluator instead)\n"
-	       "  --algo NAME --workers N     the same on N ranks without a network\n"
-	       "  --table2 NAME --workers N   Shi et al. (MG-WFBP) Table 2 (ring, dbtree, halving-doubling,\n"
-	       "                              recursive-doubling, binary-tree) with --alpha,\n"
-	       "                              --link-bw (1/beta) and --gamma\n\n"
-	       "Policies: naive, wfbp, synceasgd, ddp, horovod, horovod-0.21, bucket:SIZE[/FIRST],\n"
-	       "mgwfbp, mgwfbp-alg1, optimal; all = the first seven.  --groups prints the\n"
-	       "merge plan (which layers each all-reduce carries) instead.  --workers-sweep\n"
-	       "4:2048:x2 repeats the table per worker count (--table2 or --algo without a\n"
-	       "network), as Shi et al. (MG-WFBP) SS6.4 does.\n\n"
-	       "The endpoint (Rashidi et al., ISCA 2021 (ACE), Table VI): --endpoint ideal, ace,\n"
-	       "baseline-commopt (collectives hold 450 GB/s + 6 SMs), baseline-compopt (128 GB/s\n"
-	       "+ 2 SMs) or baseline-nooverlap (the whole NPU, one all-reduce after the\n"
-	       "backward); ace holds 128 GB/s and no SM.  Compute slows by (1-f) S/(S-s) +\n"
-	       "f M/(M-m) for what the collectives hold (s SMs, m of memory bandwidth) of\n"
-	       "--npu-sms S and --npu-mem-bw M, f = --mem-bound; the all-reduces are priced\n"
-	       "with the endpoint in the loop (needs --algo).\n\n"
-	       "The timeline: --in-flight N all-reduces at once, --order lifo (the last ready\n"
-	       "first) and --overlap next-forward (all-reduces hidden behind the next forward,\n"
-	       "whose layer l waits only for its own): Rashidi et al. 2021 SV.  Hybrid profiles\n"
-	       "(dlrm: sharded embedding tables) add an all-to-all each way, priced by\n"
-	       "--a2a-algo (direct) on the same network.\n\n"
-	       "Examples:\n"
-	       "  perfmodel train --profile googlenet-k80 --workers 8 --table2 ring --alpha 69.4us --link-bw 0.888GB/s\n"
-	       "  perfmodel train --profile resnet50 --topo torus:8x8 --algo ring --groups --policy mgwfbp\n"
-	       "  perfmodel train --profile resnet50 --a 236us --b 0.406ns --workers 16\n"
-	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --link-bw 12.5GB/s --parallel all\n"
-	       "  perfmodel train --profile resnet50 --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint baseline-commopt\n"
-	       "  perfmodel train --profile resnet50 --workers 64 --algo ring --order lifo --overlap next-forward\n"
-	       "  perfmodel train --profile dlrm --topo ace:4x8x4 --algo multiphase --bytes-per-param 2 --endpoint ace\n\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
-	char **names;
-	int np;
-	if (pm_preset_names("models", &names, &np) == PM_OK) {
-		fprintf(cli_out(), "\nModels (perfmodel models):");
-		for (int i = 0; i < np; i++) {
-			fprintf(cli_out(), " %s", names[i]);
-		}
-		fprintf(cli_out(), "\n");
-		pm_preset_free(names, np);
-	}
+	cli_help(cli_out(), help_text, opts, n);
+	fputc('\n', cli_out());
+	cli_print_presets("Models", "models");
 }
 
 /* The endpoint in the iteration (search/system.h): a Table VI row of

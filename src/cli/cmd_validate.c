@@ -17,33 +17,31 @@ static const char *const cols[NV] = {"topology", "algo", "size", "size_B", "clos
 static const unsigned flags[NV] = {0, 0, COL_TABLE, COL_DATA | COL_NUM, COL_NUM, COL_NUM, COL_NUM,
 				   COL_NUM, COL_NUM, 0, COL_NUM, 0, 0};
 
-static void usage(const struct cli_opt *opts, int n)
-{
-	fprintf(cli_out(), "usage: perfmodel validate [--quick] [--list] [--format F]\n\n"
-	       "The evaluators checked against each other: every network x algorithm x size\n"
-	       "of a fixed matrix priced by the closed form, the contention evaluator and the\n"
-	       "router-level packet simulator (barrier lockstep 'sim' and 'dataflow'; the link\n"
-	       "simulator where a switch reduces or multicasts, which routers do not), with\n"
-	       "Huang et al. (ISCA 2021) Table III parameters, and one check per row:\n"
-	       "  exact  every step's transfers cross one link each, no link carries two and\n"
-	       "         no rank receives more than its ports: sim = contention + per step the\n"
-	       "         router's fixed cost (injection, ejection, two router pipelines: 6 ns);\n"
-	       "  bound  otherwise sim >= sum over steps of (the step's slowest link: its bytes\n"
-	       "         at its rate, + the shortest link latency), and dataflow >= the busiest\n"
-	       "         link's bytes in the run at the fastest link's rate.\n"
-	       "docs/validation/09-validate.md derives both.  Exit status 1 when a check fails\n"
-	       "(the evaluators disagree where they must not: a bug).\n"
-	       "--quick: 2 networks x 4 algorithms x 2 sizes (seconds; the test suite runs it);\n"
-	       "the full matrix is 8 networks (one and two DGX H100 nodes among them) x every\n"
-	       "all-reduce algorithm of perfmodel list but NCCL's model, which prices a\n"
-	       "machine's NCCL (--list names them) x 3 sizes (minutes).\n\n"
-	       "Examples:\n"
-	       "  perfmodel validate --quick\n"
-	       "  perfmodel validate --list\n"
-	       "  perfmodel validate --format csv > validation.csv\n\n"
-	       "Options:\n");
-	cli_print_opts(cli_out(), opts, n);
-}
+/* --help: usage, what the command does, examples (cli_help adds the options) */
+static const char help_text[] =
+	"usage: perfmodel validate [--quick] [--list] [--format F]\n\n"
+	"The evaluators checked against each other: every network x algorithm x size\n"
+	"of a fixed matrix priced by the closed form, the contention evaluator and the\n"
+	"router-level packet simulator (barrier lockstep 'sim' and 'dataflow'; the link\n"
+	"simulator where a switch reduces or multicasts, which routers do not), with\n"
+	"Huang et al. (ISCA 2021) Table III parameters, and one check per row:\n"
+	"  exact  every step's transfers cross one link each, no link carries two and\n"
+	"         no rank receives more than its ports: sim = contention + per step the\n"
+	"         router's fixed cost (injection, ejection, two router pipelines: 6 ns);\n"
+	"  bound  otherwise sim >= sum over steps of (the step's slowest link: its bytes\n"
+	"         at its rate, + the shortest link latency), and dataflow >= the busiest\n"
+	"         link's bytes in the run at the fastest link's rate.\n"
+	"docs/validation/09-validate.md derives both.  Exit status 1 when a check fails\n"
+	"(the evaluators disagree where they must not: a bug).\n"
+	"--quick: 2 networks x 4 algorithms x 2 sizes (seconds; the test suite runs it);\n"
+	"the full matrix is 8 networks (one and two DGX H100 nodes among them) x every\n"
+	"all-reduce algorithm of perfmodel list but NCCL's model, which prices a\n"
+	"machine's NCCL (--list names them) x 3 sizes (minutes).\n\n"
+	"Examples:\n"
+	"  perfmodel validate --quick\n"
+	"  perfmodel validate --list\n"
+	"  perfmodel validate --format csv > validation.csv\n\n"
+	"Options:\n";
 
 /* --list: the matrix, without running it. */
 static void print_matrix(int quick)
@@ -114,7 +112,7 @@ int cmd_validate(int argc, char **argv, struct pm_err *err)
 	if (cli_parse("validate", argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
 	if (help) {
-		usage(opts, n);
+		cli_help(cli_out(), help_text, opts, n);
 		return 0;
 	}
 	if (list) {

@@ -3,6 +3,7 @@
 #include "cli/common.h"
 #include "model/progress.h"
 #include "model/machine.h"
+#include "model/preset.h"
 #include "model/nccl.h"
 #include "model/algo.h"
 #include "model/text.h"
@@ -390,4 +391,17 @@ int cli_algo_names(enum pm_coll coll, const char *list, char *buf, size_t size,
 	if (pm_check_list("algo", list, ',', "ring,dbtree", err))
 		return -1;
 	return cli_split_algos(list, buf, size, names, max, err);
+}
+
+void cli_print_presets(const char *title, const char *kind)
+{
+	char **names;
+	int np;
+	if (pm_preset_names(kind, &names, &np) != PM_OK)
+		return;
+	fprintf(cli_out(), "%s in %s/%s:", title, pm_data_dir(), kind);
+	for (int i = 0; i < np; i++)
+		fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
+	fputc('\n', cli_out());
+	pm_preset_free(names, np);
 }

@@ -59,6 +59,10 @@ void cli_progress_end(struct cli_progress *pr);
  * piece that does not start with an algorithm's name continues the
  * argument of the item before it.  Returns the number of items, or -1
  * (with err) when there are more than max or buf is too small. */
+/* For --help: "TITLE in DATA/KIND: a, b, c", the presets of one kind
+ * (machines, models, llms, devices); nothing if there are none. */
+void cli_print_presets(const char *title, const char *kind);
+
 int cli_split_algos(const char *list, char *buf, size_t size, char **items,
 		    int max, struct pm_err *err);
 
