@@ -1,6 +1,7 @@
 /* args.c: the option parser. */
 #include "cli/args.h"
 #include "model/text.h"
+#include "model/units.h"
 
 #include <string.h>
 
@@ -88,6 +89,11 @@ void cli_print_opts(FILE *f, const struct cli_opt *opts, int n)
 			 opts[i].metavar ? opts[i].metavar : "");
 		fprintf(f, "  %-22s %s\n", head, opts[i].help);
 	}
+}
+
+int cli_opt_long(const char *s, long lo, long hi, const char *what, long *v, struct pm_err *err)
+{
+	return s ? pm_parse_int(s, lo, hi, what, v, err) : PM_OK;
 }
 
 void cli_help(FILE *f, const char *text, const struct cli_opt *opts, int n)

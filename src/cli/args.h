@@ -30,6 +30,10 @@ int cli_parse(const char *cmd, int argc, char **argv, const struct cli_opt *opts
 	      int n, const char **pos, int *npos, int maxpos,
 	      struct pm_err *err);
 
+/* An optional integer option's value: *v unchanged when s is NULL (not
+ * given), else s as pm_parse_int reads it, in [lo, hi]. */
+int cli_opt_long(const char *s, long lo, long hi, const char *what, long *v, struct pm_err *err);
+
 /* Print the options table for --help. */
 void cli_print_opts(FILE *f, const struct cli_opt *opts, int n);
 

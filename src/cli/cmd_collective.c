@@ -31,6 +31,8 @@ struct job {
 	double *t;		/* time of size s, evaluator m: t[s * NMODEL + m] (NaN: none) */
 	int z;			/* the size being priced */
 	int explain;		/* --explain: its closed rows' note gives the terms */
+	const struct pm_pricer_cfg *cfg;	/* the network and evaluators it is priced with */
+	const int *on;		/* evaluator m asked: on[m] */
 };
 
 enum col {
@@ -148,6 +150,43 @@ static void usage(const struct cli_opt *opts, int n)
 	fprintf(cli_out(), "\n%s", cli_units_help);
 }
 
+/* Job j from one resolved name: an algorithm that cannot run here keeps
+ * its row with the reason. */
+static void take_job(struct job *j, const struct pm_inst *in, int status, const struct pm_err *e,
+		     const char *name)
+{
+	memset(j, 0, sizeof *j);
+	j->in = *in;
+	j->status = status == PM_OK ? PM_OK : PM_ENOTAPPLICABLE;
+	snprintf(j->note, sizeof j->note, "%s", status == PM_OK ? "" : e->msg);
+	if (!j->in.algo || status != PM_OK)
+		snprintf(j->in.label, sizeof j->in.label, "%s", name);
+}
+
+/* With a list of names (not all), the first bad input in the list's
+ * order (a bad argument) is the command's error. */
+static int first_refusal(const int *rc, const struct pm_err *errs, int n, int all, struct pm_err *err)
+{
+	for (int k = 0; k < n && !all; k++)
+		if (rc[k] == PM_EINPUT) {
+			*err = errs[k];
+			return PM_EINPUT;
+		}
+	return PM_OK;
+}
+
+/* One rule for every command: it fails when nothing it was asked for can
+ * be answered (a list of names with one that applies prints the others'
+ * rows with the reason). */
+static int any_applies(const struct job *jobs, int njobs, struct pm_err *err)
+{
+	for (int i = 0; i < njobs; i++)
+		if (jobs[i].status == PM_OK)
+			return PM_OK;
+	return pm_fail(err, PM_EINPUT, "none of the algorithms asked for applies: %s: %s",
+		       jobs[0].in.label, jobs[0].note);
+}
+
 /* Resolve the --algo list ("all" or comma separated) on threads; an
  * algorithm that cannot run here keeps a row with the reason, and the
  * first refusal in the list's order is the one returned. */
@@ -159,70 +198,60 @@ static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_to
 	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
 	struct pm_err *errs = nn > 0 ? calloc((size_t)nn, sizeof *errs) : NULL;
 	struct pm_inst *in = nn > 0 ? calloc((size_t)nn, sizeof *in) : NULL;
+	int r = nn < 0 ? PM_EINPUT : nn > 0 && (!errs || !in) ? pm_fail(err, PM_EINTERNAL, "out of memory") : PM_OK;
 
 	*njobs = 0;
-	if (nn < 0)
-		return PM_EINPUT;
-	if (nn > 0 && (!errs || !in)) {
-		free(errs);
-		free(in);
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
-	pm_pool_resolve(coll, names, nn, t, threads, in, rc, errs);
-	for (int k = 0; k < nn; k++) {
-		struct job *j = &jobs[(*njobs)++];
-		struct pm_err e = errs[k];
-		memset(j, 0, sizeof *j);
-		j->in = in[k];
-		j->status = rc[k];
-		if (j->status == PM_EINPUT && !all) {
-			*err = e;
-			free(errs);
-			free(in);
-			return PM_EINPUT;
-		}
-		if (j->status != PM_OK) {
-			snprintf(j->note, sizeof j->note, "%s", e.msg);
-			j->status = PM_ENOTAPPLICABLE;
-		}
-		if (!j->in.algo || j->status != PM_OK)
-			snprintf(j->in.label, sizeof j->in.label, "%s", names[k]);
-	}
+	if (!r)
+		pm_pool_resolve(coll, names, nn, t, threads, in, rc, errs);
+	if (!r && !(r = first_refusal(rc, errs, nn, all, err)))
+		for (int k = 0; k < nn; k++)
+			take_job(&jobs[(*njobs)++], &in[k], rc[k], &errs[k], names[k]);
 	free(errs);
 	free(in);
-	if (all)
-		return PM_OK;
-	/* One rule for every command: it fails when nothing it was asked for
-	 * can be answered (a list of names with one that applies prints the
-	 * others' rows with the reason) */
-	for (int i = 0; i < *njobs; i++)
-		if (jobs[i].status == PM_OK)
-			return PM_OK;
-	return pm_fail(err, PM_EINPUT, "none of the algorithms asked for applies: %s: %s",
-		       jobs[0].in.label, jobs[0].note);
+	return r || all ? r : any_applies(jobs, *njobs, err);
 }
 
-static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c,
-		     double n, int P)
+/* Time, bandwidths and steps: every evaluator's row has them. */
+static void put_time(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c, double n, int P)
 {
-	char buf[32];
-
 	cli_table_set(tab, C_TIME, "%.6g", c->time_s * 1e6);
 	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, c->time_s) / 1e9);
 	cli_table_set(tab, C_BUSBW, "%.6g", pm_coll_busbw(coll, n, c->time_s, P) / 1e9);
 	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
+}
+
+/* What a node sends and, with an endpoint model, reads from memory. */
+static void put_sent(struct cli_table *tab, const struct pm_cost *c)
+{
+	char buf[32];
+
 	pm_fmt_size(c->sent_B, buf, sizeof buf);
 	cli_table_set(tab, C_SENT, "%s", buf);
 	cli_table_set(tab, C_SENT_B, "%.0f", c->sent_B);
-	if (c->max_link_B >= 0) {
-		pm_fmt_size(c->max_link_B, buf, sizeof buf);
-		cli_table_set(tab, C_MAXLINK, "%s", buf);
-		cli_table_set(tab, C_MAXLINK_B, "%.0f", c->max_link_B);
-		cli_table_set(tab, C_USED, "%.4g", 100 * c->links_used);
-		cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
-	}
 	if (c->mem_B > 0)
 		cli_table_set(tab, C_MEM_B, "%.0f", c->mem_B);
+}
+
+/* The busiest link's load and the links' use (rows with a schedule). */
+static void put_links(struct cli_table *tab, const struct pm_cost *c)
+{
+	char buf[32];
+
+	pm_fmt_size(c->max_link_B, buf, sizeof buf);
+	cli_table_set(tab, C_MAXLINK, "%s", buf);
+	cli_table_set(tab, C_MAXLINK_B, "%.0f", c->max_link_B);
+	cli_table_set(tab, C_USED, "%.4g", 100 * c->links_used);
+	cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
+}
+
+/* A closed-form or contention row: time and what it is made of. */
+static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c,
+		     double n, int P)
+{
+	put_time(tab, coll, c, n, P);
+	put_sent(tab, c);
+	if (c->max_link_B >= 0)
+		put_links(tab, c);
 	cli_table_set(tab, C_ALPHA, "%.6g", c->alpha_s * 1e6);
 	cli_table_set(tab, C_LAT, "%.6g", c->lat_s * 1e6);
 	cli_table_set(tab, C_BW, "%.6g", c->bw_s * 1e6);
@@ -254,34 +283,13 @@ static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
 	return n;
 }
 
-/* The router network's options (o->routers already set). */
-static int parse_router_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
+/* The router network's words: arbitration and allocator. */
+static int parse_router_words(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
 {
 	static const char *const arbs[] = {"schedule", "fcfs", NULL};
 	static const char *const allocs[] = {"priority", "islip", NULL};
-	long v;
 	int k = 0;
 
-	if (a->vcs && pm_parse_int(a->vcs, 1, 64, "virtual channel count", &v, err))
-		return PM_EINPUT;
-	if (a->vcs)
-		o->router.vcs = (int)v;
-	if (a->vc_flits && pm_parse_int(a->vc_flits, 1, 1 << 20, "virtual channel depth in flits", &v, err))
-		return PM_EINPUT;
-	if (a->vc_flits) {
-		o->router.vc_flits = (double)v;
-		o->router.vc_auto = 0;
-	}
-	if (a->pipe && pm_parse_int(a->pipe, 0, 1000000, "router delay in cycles", &v, err))
-		return PM_EINPUT;
-	if (a->pipe)
-		o->router.pipe_cycles = (double)v;
-	if (a->nib && pm_parse_int(a->nib, 0, 1 << 20, "network interface buffer in packets", &v, err))
-		return PM_EINPUT;
-	if (a->nib)
-		o->router.ni_buffer = (int)v;
-	if (a->nib && !o->routers)
-		return pm_fail(err, PM_EINPUT, "--ni-buffer %s needs --sim-net routers (the links network has no network interfaces)", a->nib);
 	if (a->arb && (k = pm_pick_word("--arbitration", a->arb, arbs, err)) < 0)
 		return PM_EINPUT;
 	o->router.fcfs = a->arb && k == 1;
@@ -291,6 +299,30 @@ static int parse_router_opts(const struct sim_args *a, struct pm_sim_opts *o, st
 	if (o->router.islip && !o->routers)
 		return pm_fail(err, PM_EINPUT, "--allocator islip needs --sim-net routers (the links network has no routers)");
 	return PM_OK;
+}
+
+/* The router network's options (o->routers already set). */
+static int parse_router_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
+{
+	struct pm_router_cfg *r = &o->router;
+	long vcs = r->vcs, flits = 0, pipe = 0, nib = r->ni_buffer;
+
+	if (cli_opt_long(a->vcs, 1, 64, "virtual channel count", &vcs, err) ||
+	    cli_opt_long(a->vc_flits, 1, 1 << 20, "virtual channel depth in flits", &flits, err) ||
+	    cli_opt_long(a->pipe, 0, 1000000, "router delay in cycles", &pipe, err) ||
+	    cli_opt_long(a->nib, 0, 1 << 20, "network interface buffer in packets", &nib, err))
+		return PM_EINPUT;
+	r->vcs = (int)vcs;
+	r->ni_buffer = (int)nib;
+	if (a->vc_flits) {
+		r->vc_flits = (double)flits;
+		r->vc_auto = 0;
+	}
+	if (a->pipe)
+		r->pipe_cycles = (double)pipe;
+	if (a->nib && !o->routers)
+		return pm_fail(err, PM_EINPUT, "--ni-buffer %s needs --sim-net routers (the links network has no network interfaces)", a->nib);
+	return parse_router_words(a, o, err);
 }
 
 static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
@@ -416,85 +448,93 @@ static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
 static void put_sim(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c, double n, int P)
 {
-	cli_table_set(tab, C_TIME, "%.6g", c->time_s * 1e6);
-	cli_table_set(tab, C_ALGBW, "%.6g", pm_algbw(n, c->time_s) / 1e9);
-	cli_table_set(tab, C_BUSBW, "%.6g", pm_coll_busbw(coll, n, c->time_s, P) / 1e9);
-	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
+	put_time(tab, coll, c, n, P);
 	cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
 }
 
-/* Evaluator m's row of the current size: its numbers, or the note that
- * says why it has none. */
-static int put_model(struct cli_table *tab, struct job *j, int m, double n, const struct pm_topo *t,
-		     const int on[NMODEL], struct pm_err *err)
+/* The closed row's note: why the schedule evaluators have no row, or
+ * (--explain) the terms of the closed form at size n. */
+static void closed_note(struct cli_table *tab, const struct job *j, double n)
 {
-	struct pm_cost c;
-	struct pm_err e;
-	int P = pm_topo_endpoints(t);
-	int rc = pm_pricer_price(&j->q, (enum pm_evaluator)m, n, &c, NULL, &e);
-
-	if (rc == PM_ENOTAPPLICABLE && m >= M_SIM && j->q.have_sched) {
-		cli_table_set(tab, C_NOTE, "no %s row: %s", pm_evals[m].name, e.msg);
-		return PM_OK;
-	}
-	if (rc == PM_ENOTAPPLICABLE) {
+	if (!j->q.have_sched && (j->on[M_CONTENTION] || j->on[M_SIM] || j->on[M_DATAFLOW])) {
 		cli_table_set(tab, C_NOTE, "no contention row: %s", j->q.no_sched);
-		return PM_OK;
-	}
-	if (rc) {
-		*err = e;
-		return rc;
-	}
-	j->t[j->z * NMODEL + m] = c.time_s;
-	if (m == M_CLOSED && !j->q.have_sched && (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])) {
-		cli_table_set(tab, C_NOTE, "no contention row: %s", j->q.no_sched);
-	} else if (m == M_CLOSED && j->explain && j->in.algo->terms) {
+	} else if (j->explain && j->in.algo->terms) {
 		char terms[400];
 		j->in.algo->terms(&j->q.at, n, terms, sizeof terms);
 		cli_table_set(tab, C_NOTE, "%s", terms);
 	}
-	if (m >= M_SIM)
-		put_sim(tab, j->in.coll, &c, n, P);
-	else
-		put_cost(tab, j->in.coll, &c, n, P);
-	return PM_OK;
 }
 
-/* The rows of one size; fit and fe say whether the algorithm runs this
- * size at all. */
-static int add_rows(struct cli_table *tab, struct job *j, double n, int fit,
-		    const struct pm_err *fe, const struct pm_topo *t, const struct pm_params *p,
-		    const int on[NMODEL], struct pm_err *err)
+/* Why evaluator m has no numbers here, in the row's note. */
+static void no_numbers(struct cli_table *tab, const struct job *j, int m, const struct pm_err *e)
+{
+	if (m >= M_SIM && j->q.have_sched)
+		cli_table_set(tab, C_NOTE, "no %s row: %s", pm_evals[m].name, e->msg);
+	else
+		cli_table_set(tab, C_NOTE, "no contention row: %s", j->q.no_sched);
+}
+
+/* Evaluator m's numbers at size n (and the closed row's note). */
+static void put_numbers(struct cli_table *tab, struct job *j, int m, const struct pm_cost *c, double n)
+{
+	int P = pm_topo_endpoints(j->cfg->t);
+
+	j->t[j->z * NMODEL + m] = c->time_s;
+	if (m == M_CLOSED)
+		closed_note(tab, j, n);
+	if (m >= M_SIM)
+		put_sim(tab, j->in.coll, c, n, P);
+	else
+		put_cost(tab, j->in.coll, c, n, P);
+}
+
+/* Evaluator m's row of the current size: its numbers, or the note that
+ * says why it has none. */
+static int put_model(struct cli_table *tab, struct job *j, int m, double n, struct pm_err *err)
+{
+	struct pm_cost c;
+	int rc = pm_pricer_price(&j->q, (enum pm_evaluator)m, n, &c, NULL, err);
+
+	cli_table_set(tab, C_MODEL, "%s", pm_evals[m].name);
+	cli_table_set(tab, C_BOUND, "%.6g", pm_coll_bound(j->in.coll, n, j->cfg->t, j->cfg->p->inj_bw_Bps) * 1e6);
+	if (rc == PM_ENOTAPPLICABLE)
+		no_numbers(tab, j, m, err);
+	if (rc == PM_OK)
+		put_numbers(tab, j, m, &c, n);
+	return rc == PM_ENOTAPPLICABLE ? PM_OK : rc;
+}
+
+/* A new row's first columns: size and algorithm. */
+static int row_head(struct cli_table *tab, const struct job *j, double n, const char *size)
+{
+	if (cli_table_row(tab))
+		return 0;
+	cli_table_set(tab, C_SIZE, "%s", size);
+	cli_table_set(tab, C_SIZE_B, "%.0f", n);
+	cli_table_set(tab, C_ALGO, "%s", j->status == PM_OK ? j->q.at.label : j->in.label);
+	return 1;
+}
+
+/* The rows of one size: one an evaluator, or one with the note why
+ * (not NULL: the algorithm cannot run here, or not this size). */
+static int add_rows(struct cli_table *tab, struct job *j, double n, const char *why, struct pm_err *err)
 {
 	char size[32];
-	int closed = on[M_CLOSED];
+	int rc = PM_OK;
 
 	pm_fmt_size(n, size, sizeof size);
-	for (int m = 0; m < NMODEL; m++) {
-		if (!on[m])
-			continue;
-		if (m > M_CLOSED && j->status == PM_OK && !j->q.have_sched && closed)
+	for (int m = 0; m < NMODEL && !rc; m++) {
+		if (!j->on[m] || (m > M_CLOSED && !why && !j->q.have_sched && j->on[M_CLOSED]))
 			continue;	/* the closed row carries the note */
-		if (cli_table_row(tab))
+		if (!row_head(tab, j, n, size))
 			return pm_fail(err, PM_EINTERNAL, "out of memory");
-		cli_table_set(tab, C_SIZE, "%s", size);
-		cli_table_set(tab, C_SIZE_B, "%.0f", n);
-		cli_table_set(tab, C_ALGO, "%s", j->status == PM_OK ? j->q.at.label : j->in.label);
-		if (j->status != PM_OK) {
-			cli_table_set(tab, C_NOTE, "%s", j->note);
-			return PM_OK;
+		if (why) {
+			cli_table_set(tab, C_NOTE, "%s", why);
+			break;
 		}
-		if (fit) {
-			cli_table_set(tab, C_NOTE, "%s", fe->msg);
-			return PM_OK;
-		}
-		cli_table_set(tab, C_MODEL, "%s", pm_evals[m].name);
-		cli_table_set(tab, C_BOUND, "%.6g", pm_coll_bound(j->in.coll, n, t, p->inj_bw_Bps) * 1e6);
-		int rc = put_model(tab, j, m, n, t, on, err);
-		if (rc)
-			return rc;
+		rc = put_model(tab, j, m, n, err);
 	}
-	return PM_OK;
+	return rc;
 }
 
 /* A schedule the algorithm refuses is said once, not per size (kept
@@ -505,38 +545,67 @@ static void warn_no_schedule(struct job *j)
 		snprintf(j->warning, sizeof j->warning, "%s: %s", j->q.at.label, j->q.no_sched);
 }
 
-/* One algorithm at every size, priced through its pricer (one schedule in
- * memory at a time on each thread: prev, the job before in its chain,
- * hands its schedule over, multitree then multitree-msg; a chain's last
- * pricer is closed when the chain ends). */
-static int price_job(struct job *j, struct job *prev, const double *sizes, int nsizes,
-		     const struct pm_pricer_cfg *cfg, const int on[NMODEL], const unsigned *flags,
-		     struct pm_err *err)
-{
-	int rc = PM_OK;
+/* What the tasks of price_all share: a chain is a run of jobs where each
+ * takes over the schedule of the one before (multitree then
+ * multitree-msg), priced in order by one thread. */
+struct pricing {
+	struct job *jobs;
+	int *chain;		/* chain c is jobs [chain[c], chain[c + 1]) */
+	int nchains, njobs, nsizes;
+	const double *sizes;
+	const struct pm_pricer_cfg *cfg;
+	const int *on;
+	const unsigned *flags;
+	struct cli_progress *pr;	/* the calling thread's (worker 0) */
+};
 
+/* The job's rows and times, before its first size. */
+static int job_start(struct job *j, int nsizes, const unsigned *flags, struct pm_err *err)
+{
 	cli_table_init(&j->rows, NCOL, col_names, flags);
 	if (!(j->first = malloc(sizeof(int) * ((size_t)nsizes + 1))) ||
 	    !(j->t = malloc(sizeof(double) * (size_t)nsizes * NMODEL)))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	for (int k = 0; k < nsizes * NMODEL; k++)
 		j->t[k] = NAN;
-	if (j->status != PM_OK && prev)
+	return PM_OK;
+}
+
+/* Size s of job j: its rows, or one that says the algorithm cannot run
+ * here or at this size. */
+static int price_size(struct job *j, const double *sizes, int s, struct pm_err *err)
+{
+	struct pm_err fe;	/* a size the algorithm cannot run */
+	int fit = j->status == PM_OK ? pm_pricer_size(&j->q, sizes[s], &fe, err) : PM_OK;
+
+	if (fit != PM_OK && fit != PM_ENOTAPPLICABLE)
+		return fit;
+	warn_no_schedule(j);
+	j->first[s] = j->rows.nrows;
+	j->z = s;
+	return add_rows(&j->rows, j, sizes[s], j->status != PM_OK ? j->note : fit ? fe.msg : NULL, err);
+}
+
+/* One algorithm at every size, priced through its pricer (one schedule in
+ * memory at a time on each thread: prev, the job before in its chain,
+ * hands its schedule over, multitree then multitree-msg; a chain's last
+ * pricer is closed when the chain ends). */
+static int price_job(struct job *j, struct job *prev, const struct pricing *w, struct pm_err *err)
+{
+	int rc = job_start(j, w->nsizes, w->flags, err);
+
+	j->cfg = w->cfg;
+	j->on = w->on;
+	if (!rc && j->status != PM_OK && prev)
 		pm_pricer_close(&prev->q);
-	if (j->status == PM_OK && (rc = pm_pricer_open(&j->q, &j->in, cfg, prev ? &prev->q : NULL, err)))
+	if (!rc && j->status == PM_OK)
+		rc = pm_pricer_open(&j->q, &j->in, w->cfg, prev ? &prev->q : NULL, err);
+	if (rc)
 		return rc;
 	warn_no_schedule(j);
-	for (int s = 0; s < nsizes && !rc; s++) {
-		struct pm_err fe;	/* a size the algorithm cannot run */
-		int fit = j->status == PM_OK ? pm_pricer_size(&j->q, sizes[s], &fe, err) : PM_OK;
-		if (fit != PM_OK && fit != PM_ENOTAPPLICABLE)
-			return fit;
-		warn_no_schedule(j);
-		j->first[s] = j->rows.nrows;
-		j->z = s;
-		rc = add_rows(&j->rows, j, sizes[s], fit, &fe, cfg->t, cfg->p, on, err);
-	}
-	j->first[nsizes] = j->rows.nrows;
+	for (int s = 0; s < w->nsizes && !rc; s++)
+		rc = price_size(j, w->sizes, s, err);
+	j->first[w->nsizes] = j->rows.nrows;
 	return rc;
 }
 
@@ -595,20 +664,6 @@ static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm
 		explain(tab, jobs, njobs);
 }
 
-/* What the tasks of price_all share: a chain is a run of jobs where each
- * takes over the schedule of the one before (multitree then
- * multitree-msg), priced in order by one thread. */
-struct pricing {
-	struct job *jobs;
-	int *chain;		/* chain c is jobs [chain[c], chain[c + 1]) */
-	int nchains, njobs, nsizes;
-	const double *sizes;
-	const struct pm_pricer_cfg *cfg;
-	const int *on;
-	const unsigned *flags;
-	struct cli_progress *pr;	/* the calling thread's (worker 0) */
-};
-
 /* Chain c, its jobs in order up to the first that fails. */
 static int price_chain(void *ctx, int c, int worker, struct pm_err *err)
 {
@@ -619,8 +674,7 @@ static int price_chain(void *ctx, int c, int worker, struct pm_err *err)
 		cli_progress_step(w->pr, w->jobs[first].in.label, first, w->njobs);
 	for (int i = first; i < end && !rc; i++) {
 		struct job *j = &w->jobs[i];
-		rc = j->rc = price_job(j, i > first ? &w->jobs[i - 1] : NULL, w->sizes, w->nsizes, w->cfg, w->on,
-				       w->flags, err);
+		rc = j->rc = price_job(j, i > first ? &w->jobs[i - 1] : NULL, w, err);
 	}
 	pm_pricer_close(&w->jobs[end - 1].q);
 	return rc;
