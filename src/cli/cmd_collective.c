@@ -358,6 +358,48 @@ static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struc
 	return PM_OK;
 }
 
+/* The evaluator a plot draws: contention if asked, else sim, dataflow,
+ * closed. */
+static int drawn_model(const int on[NMODEL])
+{
+	static const int pref[NMODEL] = {M_CONTENTION, M_SIM, M_DATAFLOW, M_CLOSED};
+
+	for (int k = 0; k < NMODEL; k++)
+		if (on[pref[k]])
+			return pref[k];
+	return M_CLOSED;
+}
+
+/* Evaluator m's bus bandwidth (GB/s) at every size, a line for each
+ * algorithm with numbers (at most 24) into y and names; returns how many. */
+static int busbw_lines(int m, const struct job *jobs, int njobs, const double *sizes, int nsizes,
+		       double *y, const char **names)
+{
+	int ns = 0;
+
+	for (int i = 0; i < njobs && ns < 24; i++) {
+		if (jobs[i].status != PM_OK)
+			continue;
+		for (int z = 0; z < nsizes; z++) {
+			double tm = jobs[i].t[z * NMODEL + m];
+			y[ns * nsizes + z] = tm > 0 ? pm_coll_busbw(jobs[i].in.coll, sizes[z], tm,
+								    pm_topo_endpoints(jobs[i].cfg->t)) / 1e9 : NAN;
+		}
+		names[ns++] = jobs[i].in.label;
+	}
+	return ns;
+}
+
+/* The network's bound at every size, as bus bandwidth (GB/s). */
+static void bound_line(enum pm_coll coll, const struct pm_topo *t, double inj_Bps, const double *sizes,
+		       int nsizes, double *bound)
+{
+	for (int z = 0; z < nsizes; z++) {
+		double tb = pm_coll_bound(coll, sizes[z], t, inj_Bps);
+		bound[z] = tb > 0 ? pm_coll_busbw(coll, sizes[z], tb, pm_topo_endpoints(t)) / 1e9 : NAN;
+	}
+}
+
 /* --plot: busbw against size, one line per algorithm that has numbers, of
  * the most detailed evaluator asked for (contention, sim, dataflow,
  * closed), as Huang et al. 2021 Fig. 9 draws its sweeps. */
@@ -365,36 +407,19 @@ static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t, do
 		const struct job *jobs, int njobs, const double *sizes, int nsizes,
 		const int on[NMODEL], struct pm_err *err)
 {
-	static const int pref[NMODEL] = {M_CONTENTION, M_SIM, M_DATAFLOW, M_CLOSED};
-	int m = M_CLOSED, P = pm_topo_endpoints(t), ns = 0;
+	int m = drawn_model(on), P = pm_topo_endpoints(t);
 	const char *names[24];
-	double *y = malloc(sizeof(double) * 25 * (size_t)nsizes), *bound;
-	char title[200], ylabel[64];
+	double *y = malloc(sizeof(double) * 25 * (size_t)nsizes);
+	char title[200];
 
 	if (!y)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	for (int k = NMODEL - 1; k >= 0; k--)
-		if (on[pref[k]])
-			m = pref[k];
-	for (int i = 0; i < njobs && ns < 24; i++) {
-		if (jobs[i].status != PM_OK)
-			continue;
-		for (int z = 0; z < nsizes; z++) {
-			double tm = jobs[i].t[z * NMODEL + m];
-			y[ns * nsizes + z] = tm > 0 ? pm_coll_busbw(coll, sizes[z], tm, P) / 1e9 : NAN;
-		}
-		names[ns++] = jobs[i].in.label;
-	}
-	bound = y + (size_t)24 * nsizes;	/* the network's bound as bus bandwidth */
-	for (int z = 0; z < nsizes; z++) {
-		double tb = pm_coll_bound(coll, sizes[z], t, inj_Bps);
-		bound[z] = tb > 0 ? pm_coll_busbw(coll, sizes[z], tb, P) / 1e9 : NAN;
-	}
+	int ns = busbw_lines(m, jobs, njobs, sizes, nsizes, y, names);
+	bound_line(coll, t, inj_Bps, sizes, nsizes, y + (size_t)24 * nsizes);
 	snprintf(title, sizeof title, "%s on %s, %d endpoints (%s evaluator)", pm_coll_info(coll)->title, pm_topo_spec(t), P,
 		 pm_evals[m].name);
-	snprintf(ylabel, sizeof ylabel, "bus bandwidth (GB/s)");
-	struct cli_plot pl = {path, title, "message size per rank (bytes, log scale)", ylabel, 1, ns, nsizes, names, sizes, y,
-			      "bound: the network's links", bound, NULL};
+	struct cli_plot pl = {path, title, "message size per rank (bytes, log scale)", "bus bandwidth (GB/s)", 1, ns, nsizes,
+			      names, sizes, y, "bound: the network's links", y + (size_t)24 * nsizes, NULL};
 	int rc = ns ? cli_plot_write(&pl, err) : pm_fail(err, PM_EINPUT, "nothing to plot: no algorithm has numbers");
 	free(y);
 	return rc;
@@ -804,6 +829,42 @@ static void free_jobs(struct job *jobs, int njobs)
 	free(jobs);
 }
 
+/* The network, the jobs of the --algo list and the trace, ready to price. */
+static int prepare(struct request *q, struct pm_params *p, struct pm_topo **t, struct job **jobs, int *njobs,
+		   struct pm_err *err)
+{
+	int rc;
+
+	if ((rc = cli_net_build(&q->net, p, t, err)) || (rc = cli_need_two(*t, err)))
+		return rc;
+	if (!(*jobs = calloc(MAX_ALGOS, sizeof **jobs)))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	if ((q->on[M_SIM] || q->on[M_DATAFLOW]) && q->so.routers && (rc = pm_rnet_check(p, &q->so.router, err)))
+		return rc;
+	if ((rc = resolve_algos(q->coll, q->algo, *t, pricing_threads(q->threads, q->on, *t), *jobs, njobs, err)))
+		return rc;
+	for (int i = 0; i < *njobs; i++)
+		(*jobs)[i].explain = q->explain;
+	if (q->sa.trace)
+		rc = open_trace(q->sa.trace, q->on, q->nsizes, *njobs, q->algo, q->net.topo, q->sizes[0], &q->so, err);
+	return rc;
+}
+
+/* The table, then the plot and the trace asked for. */
+static int print_all(struct request *q, const struct cli_table *tab, const struct pm_topo *t,
+		     const struct pm_params *p, const struct job *jobs, int njobs, struct pm_err *err)
+{
+	int rc = cli_table_write(cli_out(), tab, q->fmt, err);
+
+	if (!rc && q->plot)
+		rc = draw(q->plot, q->coll, t, p->inj_bw_Bps, jobs, njobs, q->sizes, q->nsizes, q->on, err);
+	if (q->so.trace && !rc) {
+		rc = pm_trace_close(q->so.trace, err);
+		q->so.trace = NULL;
+	}
+	return rc;
+}
+
 /* Price every algorithm asked at every size and print the table (and the
  * plot and trace asked for). */
 static int price_and_print(struct request *q, struct pm_err *err)
@@ -813,36 +874,16 @@ static int price_and_print(struct request *q, struct pm_err *err)
 	struct job *jobs = NULL;
 	struct cli_table tab = {0};
 	unsigned flags[NCOL];
-	int rc, njobs = 0;
+	int njobs = 0, rc = prepare(q, &p, &t, &jobs, &njobs, err);
 
-	if ((rc = cli_net_build(&q->net, &p, &t, err)) || (rc = cli_need_two(t, err)))
-		goto out;
-	if (!(jobs = calloc(MAX_ALGOS, sizeof *jobs))) {
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
-		goto out;
+	if (!rc) {
+		column_flags(flags, q->explain, &p);
+		cli_table_init(&tab, NCOL, col_names, flags);
+		table_meta(&tab, q->coll, t, &p, q->on, &q->so, q->explain, jobs, njobs);
+		rc = price_all(&tab, jobs, njobs, q->sizes, q->nsizes, t, &p, q->on, &q->so, flags, q->threads, err);
 	}
-	if ((q->on[M_SIM] || q->on[M_DATAFLOW]) && q->so.routers && (rc = pm_rnet_check(&p, &q->so.router, err)))
-		goto out;
-	if ((rc = resolve_algos(q->coll, q->algo, t, pricing_threads(q->threads, q->on, t), jobs, &njobs, err)))
-		goto out;
-	if (q->sa.trace &&
-	    (rc = open_trace(q->sa.trace, q->on, q->nsizes, njobs, q->algo, q->net.topo, q->sizes[0], &q->so, err)))
-		goto out;
-	for (int i = 0; i < njobs; i++)
-		jobs[i].explain = q->explain;
-	column_flags(flags, q->explain, &p);
-	cli_table_init(&tab, NCOL, col_names, flags);
-	table_meta(&tab, q->coll, t, &p, q->on, &q->so, q->explain, jobs, njobs);
-	rc = price_all(&tab, jobs, njobs, q->sizes, q->nsizes, t, &p, q->on, &q->so, flags, q->threads, err);
 	if (!rc)
-		rc = cli_table_write(cli_out(), &tab, q->fmt, err);
-	if (!rc && q->plot)
-		rc = draw(q->plot, q->coll, t, p.inj_bw_Bps, jobs, njobs, q->sizes, q->nsizes, q->on, err);
-	if (q->so.trace && !rc) {
-		rc = pm_trace_close(q->so.trace, err);
-		q->so.trace = NULL;
-	}
-out:
+		rc = print_all(q, &tab, t, &p, jobs, njobs, err);
 	pm_trace_discard(q->so.trace);
 	free_jobs(jobs, njobs);
 	cli_table_release(&tab);
