@@ -5,6 +5,7 @@
 #include "cli/common.h"
 #include "cli/file.h"
 #include "cli/plot.h"
+#include "cli/simopts.h"
 #include "search/pool.h"
 #include "model/algo.h"
 #include "model/text.h"
@@ -258,106 +259,6 @@ static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_c
 	cli_table_set(tab, C_RED, "%.6g", c->red_s * 1e6);
 }
 
-/* The packet simulator's options as given on the command line. */
-struct sim_args {
-	const char *net, *segs, *vcs, *vc_flits, *pipe, *arb, *alloc, *lockstep, *trace, *reduce, *nib;
-};
-
-static int sim_opt_rows(struct sim_args *a, struct cli_opt *o)
-{
-	int n = 0;
-	const struct cli_opt rows[] = {
-		{"sim-net", "NET", "packet simulator network: routers (default; input-queued routers, virtual cut-through, credits, VCs) or links (packet trains over FCFS links, unbounded buffers, faster)", &a->net, NULL},
-		{"sim-segments", "N", "links network: most segments one message is cut into (default 64; more = finer pipelining, slower)", &a->segs, NULL},
-		{"vcs", "N", "routers network: virtual channels per input port (default 4; on rings and tori half of them after the dateline)", &a->vcs, NULL},
-		{"vc-flits", "N", "routers network: buffer depth of one virtual channel in flits (default 318, or more where a link's bandwidth x credit round trip needs more)", &a->vc_flits, NULL},
-		{"router-delay", "CYCLES", "routers network: route + VC + switch allocation per hop at 1 GHz (default 2)", &a->pipe, NULL},
-		{"ni-buffer", "N", "routers network: packets an endpoint's network interface holds per port ahead of the wire (default 0: a port takes its next message when the last packet of the one before has left); with N, a port counts as free once at most N of its packets wait, and the next message takes the port free first (the lowest-numbered among those free) and queues behind them, as in the MULTITREE artifact (52: its 32-message buffer, BookSim's 16-message input buffer and the 4 packets of its 80-flit injection queue; docs/simulator.md)", &a->nib, NULL},
-		{"arbitration", "A", "routers network: schedule (default: a packet of an earlier step wins an output) or fcfs (earliest arrival wins)", &a->arb, NULL},
-		{"allocator", "S", "routers network: priority (default: the --arbitration rule picks among every input asking for an output) or islip (round robin over the input channels, as BookSim2's iSLIP allocators, which ignore priorities between inputs; the --arbitration rule picks only among one input's packets: the MULTITREE artifact's runs, docs/simulator.md)", &a->alloc, NULL},
-		{"trace", "FILE.json", "write the simulated run as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: one track per endpoint (its transfers), per busy link and for the steps; needs one algorithm, one size and one of --model sim or dataflow", &a->trace, NULL},
-		{"reduce-at", "R", "--model sim|dataflow with --gamma: serial (default: a rank reduces one arrived message at a time) or parallel (messages from several senders reduced at once, each at gamma per byte)", &a->reduce, NULL},
-		{"lockstep", "L", "--model sim: barrier (default: step k starts when step k-1 has arrived everywhere), nop (each rank's own step counter, NOP steps timed by serialization, data dependencies and ports as dataflow: the MULTITREE artifact's --estimate-lockstep) or order (each rank's own step counter without NOP time: a rank starts its transfers in step order, each as its data arrive and a port is free: the artifact's endpoints without lockstep)", &a->lockstep, NULL},
-	};
-	n = cli_opt_add(o, n, rows, (int)(sizeof rows / sizeof rows[0]));
-	return n;
-}
-
-/* The router network's words: arbitration and allocator. */
-static int parse_router_words(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
-{
-	static const char *const arbs[] = {"schedule", "fcfs", NULL};
-	static const char *const allocs[] = {"priority", "islip", NULL};
-	int k = 0;
-
-	if (a->arb && (k = pm_pick_word("--arbitration", a->arb, arbs, err)) < 0)
-		return PM_EINPUT;
-	o->router.fcfs = a->arb && k == 1;
-	if (a->alloc && (k = pm_pick_word("--allocator", a->alloc, allocs, err)) < 0)
-		return PM_EINPUT;
-	o->router.islip = a->alloc && k == 1;
-	if (o->router.islip && !o->routers)
-		return pm_fail(err, PM_EINPUT, "--allocator islip needs --sim-net routers (the links network has no routers)");
-	return PM_OK;
-}
-
-/* The router network's options (o->routers already set). */
-static int parse_router_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
-{
-	struct pm_router_cfg *r = &o->router;
-	long vcs = r->vcs, flits = 0, pipe = 0, nib = r->ni_buffer;
-
-	if (cli_opt_long(a->vcs, 1, 64, "virtual channel count", &vcs, err) ||
-	    cli_opt_long(a->vc_flits, 1, 1 << 20, "virtual channel depth in flits", &flits, err) ||
-	    cli_opt_long(a->pipe, 0, 1000000, "router delay in cycles", &pipe, err) ||
-	    cli_opt_long(a->nib, 0, 1 << 20, "network interface buffer in packets", &nib, err))
-		return PM_EINPUT;
-	r->vcs = (int)vcs;
-	r->ni_buffer = (int)nib;
-	if (a->vc_flits) {
-		r->vc_flits = (double)flits;
-		r->vc_auto = 0;
-	}
-	if (a->pipe)
-		r->pipe_cycles = (double)pipe;
-	if (a->nib && !o->routers)
-		return pm_fail(err, PM_EINPUT, "--ni-buffer %s needs --sim-net routers (the links network has no network interfaces)", a->nib);
-	return parse_router_words(a, o, err);
-}
-
-static int parse_sim_opts(const struct sim_args *a, struct pm_sim_opts *o, struct pm_err *err)
-{
-	static const char *const nets[] = {"routers", "links", NULL};
-	static const char *const locks[] = {"barrier", "nop", "order", NULL};	/* enum pm_lockstep */
-	static const char *const reduces[] = {"serial", "parallel", NULL};
-	long v;
-	int k = 0;
-
-	memset(o, 0, sizeof *o);
-	o->max_segments = PM_SIM_DEFAULT_SEGMENTS;
-	o->routers = 1;
-	pm_router_cfg_default(&o->router);
-	if (a->net && (k = pm_pick_word("--sim-net", a->net, nets, err)) < 0)
-		return PM_EINPUT;
-	if (a->net)
-		o->routers = k == 0;
-	if (a->segs && pm_parse_int(a->segs, 1, 1 << 20, "segment count", &v, err))
-		return PM_EINPUT;
-	if (a->segs)
-		o->max_segments = (int)v;
-	if (parse_router_opts(a, o, err))
-		return PM_EINPUT;
-	o->lockstep = PM_LOCK_BARRIER;
-	if (a->lockstep && (k = pm_pick_word("--lockstep", a->lockstep, locks, err)) < 0)
-		return PM_EINPUT;
-	if (a->lockstep)
-		o->lockstep = (enum pm_lockstep)k;
-	if (a->reduce && (k = pm_pick_word("--reduce-at", a->reduce, reduces, err)) < 0)
-		return PM_EINPUT;
-	o->parallel_reduce = a->reduce && k == 1;
-	return PM_OK;
-}
-
 /* The evaluator a plot draws: contention if asked, else sim, dataflow,
  * closed. */
 static int drawn_model(const int on[NMODEL])
@@ -443,31 +344,6 @@ static int open_trace(const char *path, const int on[NMODEL], int nsizes, int nj
 		return pm_fail(err, PM_EINPUT, "trace file '%s' is the topology file '%s' (expected another path: it would be overwritten)",
 			       path, input);
 	return pm_trace_open(path, title, &so->trace, err);
-}
-
-/* What the packet simulator was configured with, for the table's head. */
-static void sim_meta(struct cli_table *tab, const struct pm_sim_opts *o)
-{
-	const struct pm_router_cfg *c = &o->router;
-
-	if (!o->routers) {
-		cli_table_meta(tab, "packet simulator: links (packet trains of at most %d segments per message, first come first served, unbounded buffers)",
-			       o->max_segments);
-		return;
-	}
-	cli_table_meta(tab, "packet simulator: routers at %.4g GHz, %d VCs x %.0f flits%s, virtual cut-through, %.0f-cycle pipeline, credits after link latency + %.0f cycle, %.0f-cycle injection/ejection, arbitration by %s%s",
-		       c->clock_Hz / 1e9, c->vcs, c->vc_flits,
-		       c->vc_auto ? " (or the credit round trip where longer)" : "", c->pipe_cycles, c->credit_cycles,
-		       c->inj_cycles, c->fcfs ? "arrival (fcfs)" : "schedule step",
-		       c->islip ? " among one input's packets, round robin over inputs (islip)" : "");
-	if (c->ni_buffer > 0)
-		cli_table_meta(tab, "network interfaces: %d packets per port ahead of the wire; a port is free once at most that many wait", c->ni_buffer);
-	if (o->lockstep == PM_LOCK_NOP)
-		cli_table_meta(tab, "sim rows: NOP lockstep (per-rank step counters; a step a rank does not send in lasts %s)",
-			       o->routers && c->ni_buffer > 0 ? "the hand-over of its largest message to the interface"
-							      : "its largest message's serialization");
-	if (o->lockstep == PM_LOCK_ORDER)
-		cli_table_meta(tab, "sim rows: in-order lockstep (per-rank step counters: a rank moves to its next step once every transfer of its step has started; a step it does not send in is skipped)");
 }
 
 /* A packet-simulator row: time, bandwidths, steps, link busy share. */
@@ -677,7 +553,7 @@ static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm
 		cli_table_meta(tab, "%s", ci->size_doc);
 	cli_net_meta(tab, t, p);
 	if (on[M_SIM] || on[M_DATAFLOW])
-		sim_meta(tab, so);
+		cli_sim_meta(tab, so);
 	for (int i = 0; i < njobs; i++)
 		if (jobs[i].status == PM_OK && (jobs[i].in.algo->flags & PM_ALGO_EVERY_COLL)) {
 			cli_nccl_meta(tab, t, explain_flag);
@@ -756,7 +632,7 @@ struct request {
 	enum pm_coll coll;
 	struct cli_net_opts net;
 	const char *size, *algo, *model, *format, *plot, *jobs;
-	struct sim_args sa;
+	struct cli_sim_args sa;
 	int help, explain;
 	int threads;			/* from jobs; 0: chosen by the work */
 	struct pm_sim_opts so;		/* from sa */
@@ -776,7 +652,7 @@ static int option_rows(struct request *q, struct cli_opt *opts)
 		{"model", "M", "closed, contention, sim, dataflow (comma list), both (default: closed,contention) or all", &q->model, NULL},
 	};
 	n = cli_opt_add(opts, n, rows, (int)(sizeof rows / sizeof rows[0]));
-	n += sim_opt_rows(&q->sa, opts + n);
+	n += cli_sim_opt_rows(&q->sa, opts + n);
 	const struct cli_opt tail[] = {
 		cli_format_opt(&q->format),
 		{"plot", "FILE", "also draw bus bandwidth against size, one line per algorithm, to FILE.svg (.png, .pdf with plplot-driver-cairo); needs a size range; the evaluator drawn is contention if asked, else sim, dataflow, closed", &q->plot, NULL},
@@ -800,7 +676,7 @@ static int check_request(struct request *q, struct pm_err *err)
 	if (!q->size)
 		return pm_fail(err, PM_EINPUT, "missing --size (expected a message size such as 64M or a range such as 32K:64M:x2)");
 	if (cli_parse_format(q->format, &q->fmt, err) || parse_models(q->model, q->on, err) ||
-	    parse_sim_opts(&q->sa, &q->so, err))
+	    cli_sim_parse(&q->sa, &q->so, err))
 		return PM_EINPUT;
 	if (q->jobs && pm_parse_int(q->jobs, 1, 16, "--jobs", &jobs, err))
 		return PM_EINPUT;
