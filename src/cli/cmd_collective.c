@@ -54,38 +54,60 @@ enum { M_CLOSED = PM_EVAL_CLOSED, M_CONTENTION = PM_EVAL_CONTENTION, M_SIM = PM_
        M_DATAFLOW = PM_EVAL_DATAFLOW, NMODEL = PM_NEVAL };
 
 /* "both" (closed and contention, the default), "all", or a comma list. */
+/* The evaluator named tok, or -1 (with the message). */
+static int model_index(const char *tok, struct pm_err *err)
+{
+	for (int m = 0; m < NMODEL; m++)
+		if (strcmp(tok, pm_evals[m].name) == 0)
+			return m;
+	pm_fail(err, PM_EINPUT,
+		"invalid model '%s' (expected closed, contention, sim, dataflow, a comma list of them, both or all)", tok);
+	return -1;
+}
+
 static int parse_models(const char *s, int on[NMODEL], struct pm_err *err)
 {
 	char buf[128];
+	int both = strcmp(s, "both") == 0, all = strcmp(s, "all") == 0;
 
-	memset(on, 0, sizeof(int) * NMODEL);
-	if (strcmp(s, "both") == 0 || strcmp(s, "all") == 0) {
-		for (int m = 0; m < NMODEL; m++)
-			on[m] = m < M_SIM || s[0] == 'a';
+	for (int m = 0; m < NMODEL; m++)
+		on[m] = (both && m < M_SIM) || all;
+	if (both || all)
 		return PM_OK;
-	}
 	if (pm_check_list("model", s, ',', "closed,sim", err))
 		return PM_EINPUT;
 	pm_strlcpy(buf, s, sizeof buf);
 	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int m = 0;
-		while (m < NMODEL && strcmp(tok, pm_evals[m].name))
-			m++;
-		if (m == NMODEL)
-			return pm_fail(err, PM_EINPUT,
-				       "invalid model '%s' (expected closed, contention, sim, dataflow, a comma list of them, both or all)",
-				       tok);
+		int m = model_index(tok, err);
+		if (m < 0)
+			return PM_EINPUT;
 		on[m] = 1;
 	}
 	return PM_OK;
+}
+
+/* The algorithms of collective c, and how their closed forms price it,
+ * for its help. */
+static void help_algos(enum pm_coll c)
+{
+	const struct pm_coll_info *ci = pm_coll_info(c);
+	int na;
+	const struct pm_algo *const *all = pm_algos(&na);
+
+	fprintf(cli_out(), "Algorithms:");
+	for (int a = 0; a < na; a++)
+		if (pm_algo_does(all[a], c))
+			fprintf(cli_out(), " %s", all[a]->name);
+	if (ci->part)
+		fprintf(cli_out(), "\n(the %s phase of their all-reduce: closed form = half its alpha, latency\nand bandwidth terms%s)",
+		       ci->part == 1 ? "first" : "second",
+		       c == PM_COLL_REDUCESCATTER || c == PM_COLL_REDUCE ? " and all of its reduction" : ", no reduction");
 }
 
 /* The help of a collective other than all-reduce. */
 static void usage_other(enum pm_coll c, const struct cli_opt *opts, int n)
 {
 	const struct pm_coll_info *ci = pm_coll_info(c);
-	int na;
-	const struct pm_algo *const *all = pm_algos(&na);
 
 	fprintf(cli_out(), "usage: perfmodel %s --topo SPEC --size SIZE [options]\n\n"
 	       "Predicts the time of %s %s of SIZE bytes on the network SPEC for every\n"
@@ -96,14 +118,7 @@ static void usage_other(enum pm_coll c, const struct cli_opt *opts, int n)
 	       "must move over its links, Chan et al., CCPE 2007%s, + one link latency).\n",
 	       ci->name, ci->title[0] == 'a' ? "an" : "a", ci->title, ci->size_doc, ci->nccl, ci->busbw_doc,
 	       c == PM_COLL_ALLTOALL ? "; and half the data across the bisection" : "");
-	fprintf(cli_out(), "Algorithms:");
-	for (int a = 0; a < na; a++)
-		if (pm_algo_does(all[a], c))
-			fprintf(cli_out(), " %s", all[a]->name);
-	if (ci->part)
-		fprintf(cli_out(), "\n(the %s phase of their all-reduce: closed form = half its alpha, latency\nand bandwidth terms%s)",
-		       ci->part == 1 ? "first" : "second",
-		       c == PM_COLL_REDUCESCATTER || c == PM_COLL_REDUCE ? " and all of its reduction" : ", no reduction");
+	help_algos(c);
 	fprintf(cli_out(), "\n\nExamples:\n  perfmodel %s --topo torus:8x8 --size 64M\n"
 	       "  perfmodel %s --topo fattree:8,2 --size 32K:64M:x4 --model contention --format csv\n\n"
 	       "Options:\n", ci->name, ci->name);
@@ -539,6 +554,14 @@ static void column_flags(unsigned *flags, int explain_flag, const struct pm_para
 	flags[C_MAXLINK] |= COL_NUM;
 }
 
+/* How NCCL's rows are priced, by each evaluator asked for. */
+static void nccl_meta(struct cli_table *tab, const struct pm_topo *t, const int on[NMODEL], int explain_flag)
+{
+	cli_nccl_meta(tab, t, explain_flag);
+	if (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])
+		cli_table_meta(tab, "nccl rows of the schedule evaluators: NCCL's launch and latency, then the schedule's busiest links at the machine's achieved rates; NCCL's own model (the closed row) charges NCCL's chunks their pipeline fill at the channels' share, LL's and LL128's rate caps and the tree correction factors, where a schedule pipelines its own chunks at the links' full rate, so the rows part most on pipelined trees and LL (docs/model.md, NCCL, Evaluators)");
+}
+
 static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm_topo *t,
 		       const struct pm_params *p, const int on[NMODEL],
 		       const struct pm_sim_opts *so, int explain_flag,
@@ -556,9 +579,7 @@ static void table_meta(struct cli_table *tab, enum pm_coll coll, const struct pm
 		cli_sim_meta(tab, so);
 	for (int i = 0; i < njobs; i++)
 		if (jobs[i].status == PM_OK && (jobs[i].in.algo->flags & PM_ALGO_EVERY_COLL)) {
-			cli_nccl_meta(tab, t, explain_flag);
-			if (on[M_CONTENTION] || on[M_SIM] || on[M_DATAFLOW])
-				cli_table_meta(tab, "nccl rows of the schedule evaluators: NCCL's launch and latency, then the schedule's busiest links at the machine's achieved rates; NCCL's own model (the closed row) charges NCCL's chunks their pipeline fill at the channels' share, LL's and LL128's rate caps and the tree correction factors, where a schedule pipelines its own chunks at the links' full rate, so the rows part most on pipelined trees and LL (docs/model.md, NCCL, Evaluators)");
+			nccl_meta(tab, t, on, explain_flag);
 			break;
 		}
 	if (explain_flag)
@@ -591,6 +612,30 @@ static int pricing_threads(int asked, const int on[NMODEL], const struct pm_topo
 	return pm_pool_pricing_threads(asked, on[M_CONTENTION], pm_topo_endpoints(t));
 }
 
+/* The jobs' warnings, said once every job is priced, up to the job that
+ * failed. */
+static void say_warnings(const struct job *jobs, int njobs)
+{
+	for (int i = 0; i < njobs; i++) {
+		if (jobs[i].warning[0])
+			fprintf(stderr, "perfmodel: warning: %s\n", jobs[i].warning);
+		if (jobs[i].rc)
+			break;
+	}
+}
+
+/* The jobs' rows into the table size by size, as a sweep reads. */
+static int rows_by_size(struct cli_table *tab, struct job *jobs, int njobs, int nsizes, struct pm_err *err)
+{
+	int rc = PM_OK;
+
+	for (int s = 0; s < nsizes && !rc; s++)
+		for (int i = 0; i < njobs && !rc; i++)
+			rc = cli_table_move_rows(tab, &jobs[i].rows, jobs[i].first[s],
+						 jobs[i].first[s + 1] - jobs[i].first[s], err);
+	return rc;
+}
+
 /* Every algorithm at every size, then the rows size by size, as a sweep
  * reads; warnings and the first failure in the jobs' order. */
 static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const double *sizes,
@@ -614,17 +659,8 @@ static int price_all(struct cli_table *tab, struct job *jobs, int njobs, const d
 	cli_progress_start(&pr);
 	int rc = pm_pool_run(w.nchains, pricing_threads(threads, on, t), order, price_chain, &w, err);
 	cli_progress_end(&pr);
-	for (int i = 0; i < njobs; i++) {	/* said up to the job that failed */
-		if (jobs[i].warning[0])
-			fprintf(stderr, "perfmodel: warning: %s\n", jobs[i].warning);
-		if (jobs[i].rc)
-			break;
-	}
-	for (int s = 0; s < nsizes && !rc; s++)
-		for (int i = 0; i < njobs && !rc; i++)
-			rc = cli_table_move_rows(tab, &jobs[i].rows, jobs[i].first[s],
-						 jobs[i].first[s + 1] - jobs[i].first[s], err);
-	return rc;
+	say_warnings(jobs, njobs);
+	return rc ? rc : rows_by_size(tab, jobs, njobs, nsizes, err);
 }
 
 /* What one collective command was asked, as parsed and checked. */
@@ -664,6 +700,24 @@ static int option_rows(struct request *q, struct cli_opt *opts)
 	return n;
 }
 
+/* --topo and --size are required. */
+static int check_required(const struct request *q, struct pm_err *err)
+{
+	if (!q->net.topo)
+		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
+	if (!q->size)
+		return pm_fail(err, PM_EINPUT, "missing --size (expected a message size such as 64M or a range such as 32K:64M:x2)");
+	return PM_OK;
+}
+
+/* --plot draws a size sweep to a path that is not an input. */
+static int check_plot(const struct request *q, struct pm_err *err)
+{
+	if (q->plot && q->nsizes < 2)
+		return pm_fail(err, PM_EINPUT, "--plot draws a size sweep (expected --size as a range such as 32K:64M:x2)");
+	return q->plot ? cli_plot_check_path(q->plot, cli_topo_file(q->net.topo), err) : PM_OK;
+}
+
 /* The parsed options checked and turned into what pricing reads; on
  * success q->sizes is allocated. */
 static int check_request(struct request *q, struct pm_err *err)
@@ -671,23 +725,15 @@ static int check_request(struct request *q, struct pm_err *err)
 	long jobs = 0;
 	int rc;
 
-	if (!q->net.topo)
-		return pm_fail(err, PM_EINPUT, "missing --topo (expected a network such as torus:8x8; see perfmodel list)");
-	if (!q->size)
-		return pm_fail(err, PM_EINPUT, "missing --size (expected a message size such as 64M or a range such as 32K:64M:x2)");
+	if ((rc = check_required(q, err)))
+		return rc;
 	if (cli_parse_format(q->format, &q->fmt, err) || parse_models(q->model, q->on, err) ||
-	    cli_sim_parse(&q->sa, &q->so, err))
-		return PM_EINPUT;
-	if (q->jobs && pm_parse_int(q->jobs, 1, 16, "--jobs", &jobs, err))
+	    cli_sim_parse(&q->sa, &q->so, err) || cli_opt_long(q->jobs, 1, 16, "--jobs", &jobs, err))
 		return PM_EINPUT;
 	q->threads = (int)jobs;
 	if ((rc = pm_parse_size_range(q->size, &q->sizes, &q->nsizes, err)))
 		return rc;
-	if (q->plot && q->nsizes < 2)
-		rc = pm_fail(err, PM_EINPUT, "--plot draws a size sweep (expected --size as a range such as 32K:64M:x2)");
-	else if (q->plot)
-		rc = cli_plot_check_path(q->plot, cli_topo_file(q->net.topo), err);
-	if (rc) {
+	if ((rc = check_plot(q, err))) {
 		free(q->sizes);
 		q->sizes = NULL;
 	}
@@ -776,13 +822,12 @@ int cmd_collective(enum pm_coll coll, int argc, char **argv, struct pm_err *err)
 
 	if (cli_parse(pm_coll_info(coll)->name, argc, argv, opts, n, pos, &npos, 0, err))
 		return PM_EINPUT;
-	if (q.help) {
-		if (coll == PM_COLL_ALLREDUCE)
-			usage(opts, n);
-		else
-			usage_other(coll, opts, n);
+	if (q.help && coll == PM_COLL_ALLREDUCE)
+		usage(opts, n);
+	else if (q.help)
+		usage_other(coll, opts, n);
+	if (q.help)
 		return 0;
-	}
 	if ((rc = check_request(&q, err)))
 		return rc;
 	rc = price_and_print(&q, err);
