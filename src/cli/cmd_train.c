@@ -196,6 +196,21 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_presets("Models", "models");
 }
 
+/* The command's options, as given and as parsed. */
+struct targs {
+	const char *model, *model_old, *workers, *procs, *sweep, *a, *b, *fit, *fit_range, *algo, *table2;
+	const char *policy, *bpp, *scale, *format, *cmodel, *parallel, *plot;
+	const char *npu_sms, *npu_mem, *mem_bound, *inflight, *order, *overlap, *a2a_algo;
+	int help, groups;
+	/* parsed */
+	enum cli_format fmt;
+	struct pm_policy pol[PM_POLICY_MAX];
+	int npol, schemes[PM_NPAR], nsch;
+	long bp, nin;
+	double cs;
+	int lifo, nextf;
+};
+
 /* The endpoint in the iteration (search/system.h): a Table VI row of
  * Rashidi et al. 2021 fills the --mem-bw and --sms it does not give; after
  * the parameters are built, compute's slowdown follows from what the
@@ -209,49 +224,57 @@ struct train_end {
 	int overlap;
 };
 
-static int end_presets(struct cli_net_opts *net, const char *npu_sms,
-		       const char *npu_mem, const char *mem_bound,
-		       struct train_end *te, struct pm_err *err)
+/* --npu-sms, --npu-mem-bw and --mem-bound: the NPU the collectives
+ * share with compute. */
+static int npu_opts(const struct targs *g, struct pm_npu *npu, struct pm_err *err)
 {
-	static const char *kinds[] = {"ideal", "baseline", "ace"};
-	long v;
+	long sms = 0;
 	char *end;
 
-	pm_npu_default(&te->npu);
-	te->overlap = 1;
-	te->factor = 1;
-	te->comm_sms = 0;
-	if (npu_sms) {
-		if (pm_parse_int(npu_sms, 1, 100000, "NPU SM count", &v, err))
-			return PM_EINPUT;
-		te->npu.sms = (double)v;
-	}
-	if (npu_mem && pm_parse_bw(npu_mem, &te->npu.mem_bw_Bps, err))
+	pm_npu_default(npu);
+	if (cli_opt_long(g->npu_sms, 1, 100000, "NPU SM count", &sms, err) ||
+	    (g->npu_mem && pm_parse_bw(g->npu_mem, &npu->mem_bw_Bps, err)))
 		return PM_EINPUT;
-	if (mem_bound) {
-		te->npu.mem_bound = strtod(mem_bound, &end);
-		if (*end || end == mem_bound || !(te->npu.mem_bound >= 0 && te->npu.mem_bound <= 1))
-			return pm_fail(err, PM_EINPUT, "invalid --mem-bound '%s' (expected the share of compute time bound by memory bandwidth, from 0 to 1)", mem_bound);
-	}
-	if (!(te->sys = pm_system_find(net->endpoint))) {
-		if (net->endpoint && strcmp(net->endpoint, "baseline"))
-			return pm_fail(err, PM_EINPUT, "invalid endpoint '%s' (expected ideal, ace, baseline-commopt, baseline-compopt, baseline-nooverlap (Rashidi et al. 2021 Table VI), or baseline with --mem-bw/--sms)",
-				       net->endpoint);
+	if (sms)
+		npu->sms = (double)sms;
+	if (!g->mem_bound)
 		return PM_OK;
-	}
+	npu->mem_bound = strtod(g->mem_bound, &end);
+	if (*end || end == g->mem_bound || !(npu->mem_bound >= 0 && npu->mem_bound <= 1))
+		return pm_fail(err, PM_EINPUT, "invalid --mem-bound '%s' (expected the share of compute time bound by memory bandwidth, from 0 to 1)", g->mem_bound);
+	return PM_OK;
+}
+
+/* What a Table VI row gives the network options that --mem-bw and --sms
+ * do not. */
+static void end_fill(struct cli_net_opts *net, struct train_end *te)
+{
+	static const char *kinds[] = {"ideal", "baseline", "ace"};
+
 	te->overlap = te->sys->overlap;
 	net->endpoint = kinds[te->sys->endpoint];
 	if (!net->mem_bw && te->sys->endpoint != PM_END_IDEAL) {
-		if (te->sys->mem_bw)
-			net->mem_bw = te->sys->mem_bw;
-		else
-			snprintf(te->mem, sizeof te->mem, "%.17gGB/s", te->npu.mem_bw_Bps / 1e9);
+		snprintf(te->mem, sizeof te->mem, "%.17gGB/s", te->npu.mem_bw_Bps / 1e9);
 		net->mem_bw = te->sys->mem_bw ? te->sys->mem_bw : te->mem;
 	}
 	if (!net->sms && te->sys->endpoint == PM_END_BASELINE) {
 		snprintf(te->sms, sizeof te->sms, "%.0f", te->sys->sms < 0 ? te->npu.sms : te->sys->sms);
 		net->sms = te->sms;
 	}
+}
+
+static int end_presets(struct cli_net_opts *net, const struct targs *g, struct train_end *te, struct pm_err *err)
+{
+	te->overlap = 1;
+	te->factor = 1;
+	te->comm_sms = 0;
+	if (npu_opts(g, &te->npu, err))
+		return PM_EINPUT;
+	if ((te->sys = pm_system_find(net->endpoint)))
+		end_fill(net, te);
+	else if (net->endpoint && strcmp(net->endpoint, "baseline"))
+		return pm_fail(err, PM_EINPUT, "invalid endpoint '%s' (expected ideal, ace, baseline-commopt, baseline-compopt, baseline-nooverlap (Rashidi et al. 2021 Table VI), or baseline with --mem-bw/--sms)",
+			       net->endpoint);
 	return PM_OK;
 }
 
@@ -272,42 +295,53 @@ static int end_factor(const struct cli_net_opts *net, const struct pm_params *p,
 
 /* The worker counts: a --workers-sweep, the network's endpoints, or
  * --workers.  fixed: the cost does not depend on the count. */
+/* --workers-sweep: whole worker counts from 1 to 10^7. */
+static int sweep_counts(const char *sweep, const char *workers, int fixed, double **wl, int *nw,
+			struct pm_err *err)
+{
+	if (fixed)
+		return pm_fail(err, PM_EINPUT, "--workers-sweep needs a cost that depends on the worker count (expected --table2 or --algo without --topo)");
+	if (workers)
+		return pm_fail(err, PM_EINPUT, "give --workers or --workers-sweep, not both");
+	if (pm_parse_size_range(sweep, wl, nw, err))
+		return pm_fail(err, PM_EINPUT,
+			       "invalid --workers-sweep '%s' (expected worker counts START:END:xF or START:END:+STEP from 1, such as 4:2048:x2)",
+			       sweep);
+	for (int i = 0; i < *nw; i++)
+		if ((*wl)[i] != floor((*wl)[i]) || (*wl)[i] < 1 || (*wl)[i] > 1e7)
+			return pm_fail(err, PM_EINPUT, "invalid worker count %g in '%s' (expected whole numbers from 1 to 10^7)",
+				       (*wl)[i], sweep);
+	return PM_OK;
+}
+
+/* One worker count: the network's endpoints (--workers, if given, must
+ * agree) or --workers. */
+static int one_count(const char *workers, const struct pm_topo *topo, double *w, struct pm_err *err)
+{
+	long v = 0;
+
+	if (!topo && !workers)
+		return pm_fail(err, PM_EINPUT, "missing --workers (expected the number of data-parallel workers, or --topo)");
+	if (workers && pm_parse_int(workers, 1, 10000000, "worker count", &v, err) && !topo)
+		return PM_EINPUT;
+	*w = topo ? pm_topo_endpoints(topo) : (double)v;
+	if (workers && v != *w)
+		return pm_fail(err, PM_EINPUT, "--workers %s does not match the %d endpoints of %s (expected one worker per endpoint)",
+			       workers, pm_topo_endpoints(topo), pm_topo_spec(topo));
+	return PM_OK;
+}
+
+/* The worker counts: a --workers-sweep, the network's endpoints, or
+ * --workers.  fixed: the cost does not depend on the count. */
 static int worker_counts(const char *sweep, const char *workers, const struct pm_topo *topo,
 			 int fixed, double **wl, int *nw, struct pm_err *err)
 {
-	long w;
-
-	if (sweep) {
-		if (topo || fixed)
-			return pm_fail(err, PM_EINPUT, "--workers-sweep needs a cost that depends on the worker count (expected --table2 or --algo without --topo)");
-		if (workers)
-			return pm_fail(err, PM_EINPUT, "give --workers or --workers-sweep, not both");
-		if (pm_parse_size_range(sweep, wl, nw, err))
-			return pm_fail(err, PM_EINPUT,
-				       "invalid --workers-sweep '%s' (expected worker counts START:END:xF or START:END:+STEP from 1, such as 4:2048:x2)",
-				       sweep);
-		for (int i = 0; i < *nw; i++)
-			if ((*wl)[i] != floor((*wl)[i]) || (*wl)[i] < 1 || (*wl)[i] > 1e7)
-				return pm_fail(err, PM_EINPUT, "invalid worker count %g in '%s' (expected whole numbers from 1 to 10^7)",
-					       (*wl)[i], sweep);
-		return PM_OK;
-	}
+	if (sweep)
+		return sweep_counts(sweep, workers, topo || fixed, wl, nw, err);
 	*nw = 1;
 	if (!(*wl = malloc(sizeof(double))))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	if (topo) {
-		(*wl)[0] = pm_topo_endpoints(topo);
-		if (workers && (pm_parse_int(workers, 1, 10000000, "worker count", &w, err) || w != (*wl)[0]))
-			return pm_fail(err, PM_EINPUT, "--workers %s does not match the %d endpoints of %s (expected one worker per endpoint)",
-				       workers, pm_topo_endpoints(topo), pm_topo_spec(topo));
-		return PM_OK;
-	}
-	if (!workers)
-		return pm_fail(err, PM_EINPUT, "missing --workers (expected the number of data-parallel workers, or --topo)");
-	if (pm_parse_int(workers, 1, 10000000, "worker count", &w, err))
-		return PM_EINPUT;
-	(*wl)[0] = (double)w;
-	return PM_OK;
+	return one_count(workers, topo, *wl, err);
 }
 
 /* --fit-range MIN:MAX, or nothing. */
@@ -329,51 +363,75 @@ static int fit_range_of(const char *range, double *lo, double *hi, struct pm_err
 
 /* The all-reduce cost source: --a/--b, --fit, --table2 or --algo (the
  * network and parameters are already in c). */
-static int cost_source(struct pm_cost_src *c, const char *a, const char *b, const char *fit,
-		       const char *fit_range, const char *table2, const char *algo,
-		       const char *cmodel, const char *link_bw, struct pm_err *err)
+/* --a and --b: the cost given. */
+static int cost_given(struct pm_cost_src *c, const char *a, const char *b, struct pm_err *err)
 {
-	if (a || b) {
-		c->kind = PM_COST_FIXED;
-		if (!a || !b)
-			return pm_fail(err, PM_EINPUT, "give both --a and --b (expected e.g. --a 236us --b 0.406ns)");
-		if (pm_parse_time(a, &c->a, err) || pm_parse_per_byte(b, "all-reduce time per byte", &c->b, err))
-			return PM_EINPUT;
-		snprintf(c->desc, sizeof c->desc, "given: a = %s, b = %s per byte", a, b);
-	} else if (fit) {
-		struct pm_points pts;
-		struct pm_fit f;
-		double flo, fhi;
-		int rc;
-		c->kind = PM_COST_FIT;
-		if ((rc = fit_range_of(fit_range, &flo, &fhi, err)) ||
-		    (rc = pm_points_read(fit, PM_POINTS_AUTO, &pts, err)))
-			return rc;
-		rc = pm_fit_line(&pts, flo, fhi, &f, err);
-		pm_points_release(&pts);
-		if (rc)
-			return rc;
-		c->a = f.alpha_s;
-		c->b = f.beta_spB;
-		snprintf(c->desc, sizeof c->desc, "fitted to %s (%d points, %.4g to %.4g bytes, R^2 %.4f)",
-			 fit, f.n, f.min_B, f.max_B, f.r2);
-	} else if (table2) {
-		c->kind = PM_COST_TABLE2;
-		if (!(c->t2 = pm_table2_find(table2)))
-			return pm_fail(err, PM_EINPUT, "unknown --table2 '%s' (expected ring, dbtree, halving-doubling, recursive-doubling or binary-tree)", table2);
-		if (!link_bw)
-			return pm_fail(err, PM_EINPUT, "--table2 needs --link-bw (expected 1/beta, such as 0.888GB/s for 10GbE)");
-	} else {
-		c->kind = PM_COST_ALGO;
-		c->algo = algo;
-		c->contention = strcmp(cmodel, "contention") == 0;
-		if (c->contention && !c->topo)
-			return pm_fail(err, PM_EINPUT, "--cost-model contention needs --topo (expected a network to route the schedule over, such as --topo torus:4x4)");
-	}
-	if (c->kind <= PM_COST_FIT && (c->a < 0 || c->b < 0))
+	c->kind = PM_COST_FIXED;
+	if (!a || !b)
+		return pm_fail(err, PM_EINPUT, "give both --a and --b (expected e.g. --a 236us --b 0.406ns)");
+	if (pm_parse_time(a, &c->a, err) || pm_parse_per_byte(b, "all-reduce time per byte", &c->b, err))
+		return PM_EINPUT;
+	snprintf(c->desc, sizeof c->desc, "given: a = %s, b = %s per byte", a, b);
+	return PM_OK;
+}
+
+/* --fit FILE [--fit-range MIN:MAX]: a line fitted to measurements. */
+static int cost_fitted(struct pm_cost_src *c, const char *fit, const char *fit_range, struct pm_err *err)
+{
+	struct pm_points pts;
+	struct pm_fit f;
+	double flo, fhi;
+	int rc;
+
+	c->kind = PM_COST_FIT;
+	if ((rc = fit_range_of(fit_range, &flo, &fhi, err)) || (rc = pm_points_read(fit, PM_POINTS_AUTO, &pts, err)))
+		return rc;
+	rc = pm_fit_line(&pts, flo, fhi, &f, err);
+	pm_points_release(&pts);
+	if (rc)
+		return rc;
+	c->a = f.alpha_s;
+	c->b = f.beta_spB;
+	snprintf(c->desc, sizeof c->desc, "fitted to %s (%d points, %.4g to %.4g bytes, R^2 %.4f)",
+		 fit, f.n, f.min_B, f.max_B, f.r2);
+	return PM_OK;
+}
+
+/* --table2 NAME: a row of Shi et al. (MG-WFBP) Table 2. */
+static int cost_table2(struct pm_cost_src *c, const char *table2, const char *link_bw, struct pm_err *err)
+{
+	c->kind = PM_COST_TABLE2;
+	if (!(c->t2 = pm_table2_find(table2)))
+		return pm_fail(err, PM_EINPUT, "unknown --table2 '%s' (expected ring, dbtree, halving-doubling, recursive-doubling or binary-tree)", table2);
+	if (!link_bw)
+		return pm_fail(err, PM_EINPUT, "--table2 needs --link-bw (expected 1/beta, such as 0.888GB/s for 10GbE)");
+	return PM_OK;
+}
+
+/* --algo NAME: the algorithm's cost, closed or on the network's schedule. */
+static int cost_algo(struct pm_cost_src *c, const char *algo, const char *cmodel, struct pm_err *err)
+{
+	c->kind = PM_COST_ALGO;
+	c->algo = algo;
+	c->contention = strcmp(cmodel, "contention") == 0;
+	if (c->contention && !c->topo)
+		return pm_fail(err, PM_EINPUT, "--cost-model contention needs --topo (expected a network to route the schedule over, such as --topo torus:4x4)");
+	return PM_OK;
+}
+
+/* The all-reduce cost source: --a/--b, --fit, --table2 or --algo (the
+ * network and parameters are already in c). */
+static int cost_source(struct pm_cost_src *c, const struct targs *g, const char *link_bw, struct pm_err *err)
+{
+	int rc = g->a || g->b ? cost_given(c, g->a, g->b, err)
+		 : g->fit ? cost_fitted(c, g->fit, g->fit_range, err)
+		 : g->table2 ? cost_table2(c, g->table2, link_bw, err)
+		 : cost_algo(c, g->algo, g->cmodel, err);
+
+	if (!rc && c->kind <= PM_COST_FIT && (c->a < 0 || c->b < 0))
 		return pm_fail(err, PM_EINPUT, "negative all-reduce cost (a = %g s, b = %g s/B; expected non-negative values, try --fit-range)",
 			       c->a, c->b);
-	return PM_OK;
+	return rc;
 }
 
 /* One row per policy at N workers (or its merge plan with --groups);
@@ -428,20 +486,6 @@ static int parse_timeline(const char *order, const char *overlap, int *lifo,
 	return PM_OK;
 }
 
-/* The command's options, as given and as parsed. */
-struct targs {
-	const char *model, *model_old, *workers, *procs, *sweep, *a, *b, *fit, *fit_range, *algo, *table2;
-	const char *policy, *bpp, *scale, *format, *cmodel, *parallel, *plot;
-	const char *npu_sms, *npu_mem, *mem_bound, *inflight, *order, *overlap, *a2a_algo;
-	int help, groups;
-	/* parsed */
-	enum cli_format fmt;
-	struct pm_policy pol[PM_POLICY_MAX];
-	int npol, schemes[PM_NPAR], nsch;
-	long bp, nin;
-	double cs;
-	int lifo, nextf;
-};
 
 static int train_opt_rows(struct targs *g, struct cli_opt *opts)
 {
@@ -480,49 +524,78 @@ static int train_opt_rows(struct targs *g, struct cli_opt *opts)
 	return n;
 }
 
-/* Check the options that need no network or profile, and parse them. */
-static int check_args(struct targs *g, struct pm_err *err)
+/* --procs and --workers, --profile and --model: one of each pair. */
+static int check_aliases(struct targs *g, struct pm_err *err)
 {
-	int rc;
-
 	if (g->procs && g->workers)
 		return pm_fail(err, PM_EINPUT, "--procs %s and --workers %s both given (expected one: they are the same option)",
 			       g->procs, g->workers);
-	if (!g->workers)
-		g->workers = g->procs;
 	if (g->model && g->model_old)
 		return pm_fail(err, PM_EINPUT, "two profiles: --profile %s and --model %s (expected one; --model is the old spelling of --profile)",
 			       g->model, g->model_old);
-	if (!g->model)
-		g->model = g->model_old;
+	g->workers = g->workers ? g->workers : g->procs;
+	g->model = g->model ? g->model : g->model_old;
 	if (!g->model)
 		return pm_fail(err, PM_EINPUT, "missing --profile (expected a DNN profile such as resnet50; see perfmodel models)");
-	if (cli_parse_format(g->format, &g->fmt, err) ||
-	    pm_policy_parse(g->policy ? g->policy : g->parallel ? "ddp" : "all", g->pol, &g->npol, err) ||
-	    (g->parallel && parse_schemes(g->parallel, g->schemes, &g->nsch, err)))
-		return PM_EINPUT;
+	return PM_OK;
+}
+
+/* What the table shows: --plot, --groups and --parallel exclude each
+ * other; one cost source. */
+static int check_output(const struct targs *g, struct pm_err *err)
+{
+	int sources = !!(g->a || g->b) + !!g->fit + !!g->table2 + (!!g->algo && !g->table2), rc;
+
 	if (g->plot && (g->groups || g->parallel || !g->sweep))
 		return pm_fail(err, PM_EINPUT, "--plot draws a --workers-sweep of the policies (expected --workers-sweep, without --groups or --parallel)");
 	if (g->plot && (rc = cli_plot_check_path(g->plot, NULL, err)))
 		return rc;
 	if (g->parallel && g->groups)
 		return pm_fail(err, PM_EINPUT, "--groups shows merge plans; it does not combine with --parallel (expected one of them)");
-	int sources = !!(g->a || g->b) + !!g->fit + !!g->table2 + (!!g->algo && !g->table2);
 	if (sources != 1)
 		return pm_fail(err, PM_EINPUT, "%s all-reduce cost (expected exactly one of --a/--b, --fit FILE, --algo NAME or --table2 NAME)",
 			       sources ? "more than one" : "missing");
-	if (pm_parse_int(g->bpp, 1, 16, "bytes per parameter", &g->bp, err) ||
-	    pm_parse_int(g->inflight, 1, PM_MAX_INFLIGHT, "all-reduces in flight", &g->nin, err) ||
+	return PM_OK;
+}
+
+/* The timeline's options, which --parallel does not take. */
+static int check_timeline(struct targs *g, struct pm_err *err)
+{
+	if (pm_parse_int(g->inflight, 1, PM_MAX_INFLIGHT, "all-reduces in flight", &g->nin, err) ||
 	    parse_timeline(g->order, g->overlap, &g->lifo, &g->nextf, err))
 		return PM_EINPUT;
 	if ((g->nin > 1 || g->lifo || g->nextf) && g->parallel)
 		return pm_fail(err, PM_EINPUT, "--in-flight, --order and --overlap apply to the all-reduce timeline, not to --parallel (expected one of them)");
+	return PM_OK;
+}
+
+/* --compute-scale and --cost-model. */
+static int check_scale(struct targs *g, struct pm_err *err)
+{
+	static const char *const cmodels[] = {"closed", "contention", NULL};
 	char *end;
+
 	g->cs = strtod(g->scale, &end);
 	if (*end || !(g->cs > 0) || g->cs > 1e6)
 		return pm_fail(err, PM_EINPUT, "invalid compute scale '%s' (expected a positive factor such as 0.5)", g->scale);
-	static const char *const cmodels[] = {"closed", "contention", NULL};
 	return pm_pick_word("cost model", g->cmodel, cmodels, err) < 0 ? PM_EINPUT : PM_OK;
+}
+
+/* Check the options that need no network or profile, and parse them. */
+static int check_args(struct targs *g, struct pm_err *err)
+{
+	if (check_aliases(g, err))
+		return PM_EINPUT;
+	if (cli_parse_format(g->format, &g->fmt, err) ||
+	    pm_policy_parse(g->policy ? g->policy : g->parallel ? "ddp" : "all", g->pol, &g->npol, err) ||
+	    (g->parallel && parse_schemes(g->parallel, g->schemes, &g->nsch, err)))
+		return PM_EINPUT;
+	int rc = check_output(g, err);
+
+	if (rc || pm_parse_int(g->bpp, 1, 16, "bytes per parameter", &g->bp, err) ||
+	    check_timeline(g, err) || check_scale(g, err))
+		return rc ? rc : PM_EINPUT;
+	return PM_OK;
 }
 
 /* The endpoint's presets, and what they allow. */
@@ -531,7 +604,7 @@ static int check_endpoint(struct targs *g, struct cli_net_opts *net, struct trai
 {
 	int rc;
 
-	if ((rc = end_presets(net, g->npu_sms, g->npu_mem, g->mem_bound, te, err)))
+	if ((rc = end_presets(net, g, te, err)))
 		return rc;
 	if (!te->overlap && ((g->policy && strcmp(g->policy, "synceasgd")) || g->parallel || g->groups))
 		return pm_fail(err, PM_EINPUT, "--endpoint baseline-nooverlap issues every all-reduce after the backward in one kernel, policy synceasgd (expected no --policy, --parallel or --groups)");
@@ -723,7 +796,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 		goto out;
 	double lo, hi, tbsum;
 	layer_loads(&prof, &g, te.factor, bytes, tb, &lo, &hi, &tbsum);
-	if ((rc = cost_source(&cost, g.a, g.b, g.fit, g.fit_range, g.table2, g.algo, g.cmodel, net.link_bw, err)) ||
+	if ((rc = cost_source(&cost, &g, net.link_bw, err)) ||
 	    (hy.h.rows && (rc = check_hybrid(&g, &prof, &hy, &cost, err))))
 		goto out;
 	hy.emb_tb = hy.h.tb_s * g.cs * te.factor;
