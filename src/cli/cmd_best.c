@@ -94,43 +94,55 @@ static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t,
 
 static void size_row(struct cli_table *tab, const char *kind, double size)
 {
-	char buf[32];
 	cli_table_row(tab);
 	cli_table_set(tab, B_KIND, "%s", kind);
-	pm_fmt_size(size, buf, sizeof buf);
-	cli_table_set(tab, B_SIZE, "%s", buf);
-	cli_table_set(tab, B_SIZE_B, "%.0f", size);
+	cli_table_bytes(tab, B_SIZE, B_SIZE_B, size);
 }
 
+/* The fastest algorithm's columns: name, time and bus bandwidth. */
+static void put_fastest(struct cli_table *tab, const struct pm_inst *in, double size, double time_s, int P)
+{
+	cli_table_set(tab, B_BEST, "%s", in->label);
+	cli_table_set(tab, B_TIME, "%.6g", time_s * 1e6);
+	cli_table_set(tab, B_BUSBW, "%.6g", pm_coll_busbw(in->coll, size, time_s, P) / 1e9);
+}
+
+/* A crossover row (the two cost the same there) or a limit row (the
+ * winner stops fitting). */
+static void cross_row(struct cli_table *tab, const struct pm_best_cross *x, const struct pm_inst *in, int P)
+{
+	size_row(tab, x->limit ? "limit" : "crossover", x->size_B);
+	put_fastest(tab, &in[x->to], x->size_B, x->time_s, P);
+	cli_table_set(tab, B_SECOND, "%s", in[x->from].label);
+	if (!x->limit) {
+		cli_table_set(tab, B_SECOND_T, "%.6g", x->time_s * 1e6);
+		cli_table_set(tab, B_MARGIN, "0");
+	}
+}
+
+/* A size row: the fastest and the runner-up, or why none runs it. */
+static void point_row(struct cli_table *tab, const struct pm_best_point *pt, const struct pm_inst *in, int P)
+{
+	size_row(tab, "size", pt->size_B);
+	if (pt->winner < 0) {	/* none runs it: say why, price nothing */
+		cli_table_set(tab, B_BEST, "none (%s)", pt->why);
+		return;
+	}
+	put_fastest(tab, &in[pt->winner], pt->size_B, pt->time_s, P);
+	if (pt->second < 0)
+		return;
+	cli_table_set(tab, B_SECOND, "%s", in[pt->second].label);
+	cli_table_set(tab, B_SECOND_T, "%.6g", pt->second_s * 1e6);
+	cli_table_set(tab, B_MARGIN, "%.4g", 100 * (pt->second_s / pt->time_s - 1));
+}
+
+/* The size rows, each after the crossovers below it. */
 static void put_rows(struct cli_table *tab, const struct pm_best *b, const struct pm_inst *in, int P)
 {
 	for (int i = 0, c = 0; i < b->npts; i++) {
-		const struct pm_best_point *pt = &b->pts[i];
-		for (; c < b->ncross && b->cross[c].size_B <= pt->size_B; c++) {
-			const struct pm_best_cross *x = &b->cross[c];
-			size_row(tab, x->limit ? "limit" : "crossover", x->size_B);
-			cli_table_set(tab, B_BEST, "%s", in[x->to].label);
-			cli_table_set(tab, B_TIME, "%.6g", x->time_s * 1e6);
-			cli_table_set(tab, B_BUSBW, "%.6g", pm_coll_busbw(in[0].coll, x->size_B, x->time_s, P) / 1e9);
-			cli_table_set(tab, B_SECOND, "%s", in[x->from].label);
-			if (!x->limit) {
-				cli_table_set(tab, B_SECOND_T, "%.6g", x->time_s * 1e6);
-				cli_table_set(tab, B_MARGIN, "0");
-			}
-		}
-		size_row(tab, "size", pt->size_B);
-		if (pt->winner < 0) {	/* none runs it: say why, price nothing */
-			cli_table_set(tab, B_BEST, "none (%s)", pt->why);
-			continue;
-		}
-		cli_table_set(tab, B_BEST, "%s", in[pt->winner].label);
-		cli_table_set(tab, B_TIME, "%.6g", pt->time_s * 1e6);
-		cli_table_set(tab, B_BUSBW, "%.6g", pm_coll_busbw(in[0].coll, pt->size_B, pt->time_s, P) / 1e9);
-		if (pt->second >= 0) {
-			cli_table_set(tab, B_SECOND, "%s", in[pt->second].label);
-			cli_table_set(tab, B_SECOND_T, "%.6g", pt->second_s * 1e6);
-			cli_table_set(tab, B_MARGIN, "%.4g", 100 * (pt->second_s / pt->time_s - 1));
-		}
+		for (; c < b->ncross && b->cross[c].size_B <= b->pts[i].size_B; c++)
+			cross_row(tab, &b->cross[c], in, P);
+		point_row(tab, &b->pts[i], in, P);
 	}
 }
 

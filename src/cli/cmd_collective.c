@@ -236,42 +236,24 @@ static void put_time(struct cli_table *tab, enum pm_coll coll, const struct pm_c
 	cli_table_set(tab, C_STEPS, "%.0f", c->steps);
 }
 
-/* What a node sends and, with an endpoint model, reads from memory. */
-static void put_sent(struct cli_table *tab, const struct pm_cost *c)
-{
-	char buf[32];
-
-	pm_fmt_size(c->sent_B, buf, sizeof buf);
-	cli_table_set(tab, C_SENT, "%s", buf);
-	cli_table_set(tab, C_SENT_B, "%.0f", c->sent_B);
-	if (c->mem_B > 0)
-		cli_table_set(tab, C_MEM_B, "%.0f", c->mem_B);
-}
-
-/* The busiest link's load and the links' use (rows with a schedule). */
-static void put_links(struct cli_table *tab, const struct pm_cost *c)
-{
-	char buf[32];
-
-	pm_fmt_size(c->max_link_B, buf, sizeof buf);
-	cli_table_set(tab, C_MAXLINK, "%s", buf);
-	cli_table_set(tab, C_MAXLINK_B, "%.0f", c->max_link_B);
-	cli_table_set(tab, C_USED, "%.4g", 100 * c->links_used);
-	cli_table_set(tab, C_UTIL, "%.4g", 100 * c->util_avg);
-}
-
-/* A closed-form or contention row: time and what it is made of. */
+/* A closed-form or contention row: time and what it is made of (the
+ * busiest link and the links' use where there is a schedule; the memory
+ * reads with an endpoint model). */
 static void put_cost(struct cli_table *tab, enum pm_coll coll, const struct pm_cost *c,
 		     double n, int P)
 {
+	const double terms[] = {c->alpha_s * 1e6, c->lat_s * 1e6, c->bw_s * 1e6, c->red_s * 1e6};
+	const double use[] = {100 * c->links_used, 100 * c->util_avg};
+
 	put_time(tab, coll, c, n, P);
-	put_sent(tab, c);
-	if (c->max_link_B >= 0)
-		put_links(tab, c);
-	cli_table_set(tab, C_ALPHA, "%.6g", c->alpha_s * 1e6);
-	cli_table_set(tab, C_LAT, "%.6g", c->lat_s * 1e6);
-	cli_table_set(tab, C_BW, "%.6g", c->bw_s * 1e6);
-	cli_table_set(tab, C_RED, "%.6g", c->red_s * 1e6);
+	cli_table_bytes(tab, C_SENT, C_SENT_B, c->sent_B);
+	if (c->mem_B > 0)
+		cli_table_set(tab, C_MEM_B, "%.0f", c->mem_B);
+	if (c->max_link_B >= 0) {
+		cli_table_bytes(tab, C_MAXLINK, C_MAXLINK_B, c->max_link_B);
+		cli_table_nums(tab, C_USED, use, 2, "%.4g");
+	}
+	cli_table_nums(tab, C_ALPHA, terms, 4, "%.6g");
 }
 
 /* The evaluator a plot draws: contention if asked, else sim, dataflow,
@@ -421,12 +403,11 @@ static int put_model(struct cli_table *tab, struct job *j, int m, double n, stru
 }
 
 /* A new row's first columns: size and algorithm. */
-static int row_head(struct cli_table *tab, const struct job *j, double n, const char *size)
+static int row_head(struct cli_table *tab, const struct job *j, double n)
 {
 	if (cli_table_row(tab))
 		return 0;
-	cli_table_set(tab, C_SIZE, "%s", size);
-	cli_table_set(tab, C_SIZE_B, "%.0f", n);
+	cli_table_bytes(tab, C_SIZE, C_SIZE_B, n);
 	cli_table_set(tab, C_ALGO, "%s", j->status == PM_OK ? j->q.at.label : j->in.label);
 	return 1;
 }
@@ -435,14 +416,12 @@ static int row_head(struct cli_table *tab, const struct job *j, double n, const 
  * (not NULL: the algorithm cannot run here, or not this size). */
 static int add_rows(struct cli_table *tab, struct job *j, double n, const char *why, struct pm_err *err)
 {
-	char size[32];
 	int rc = PM_OK;
 
-	pm_fmt_size(n, size, sizeof size);
 	for (int m = 0; m < NMODEL && !rc; m++) {
 		if (!j->on[m] || (m > M_CLOSED && !why && !j->q.have_sched && j->on[M_CLOSED]))
 			continue;	/* the closed row carries the note */
-		if (!row_head(tab, j, n, size))
+		if (!row_head(tab, j, n))
 			return pm_fail(err, PM_EINTERNAL, "out of memory");
 		if (why) {
 			cli_table_set(tab, C_NOTE, "%s", why);

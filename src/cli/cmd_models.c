@@ -32,8 +32,7 @@ static void put_profile(struct cli_table *t, const char *name, const struct pm_p
 	cli_table_set(t, M_NAME, "%s", name);
 	cli_table_set(t, M_TENSORS, "%d", p->L);
 	cli_table_set(t, M_PARAMS, "%.0f", params);
-	cli_table_set(t, M_BACKWARD, "%.4g", tb * 1e3);
-	cli_table_set(t, M_FORWARD, "%.4g", p->tf_s * 1e3);
+	cli_table_nums(t, M_BACKWARD, (const double[]){tb * 1e3, p->tf_s * 1e3}, 2, "%.4g");
 	cli_table_set(t, M_KIND, "%s%s", p->kind, p->forward_assumed ? " (forward assumed)" : "");
 	cli_table_set(t, M_BATCH, "%s", p->batch);
 	cli_table_set(t, M_DEVICE, "%s", p->device);

@@ -149,21 +149,17 @@ static void put_row(struct cli_table *t, int rank, const struct pm_lsearch_entry
 	cli_table_row(t);
 	cli_table_set(t, C_RANK, "%d", rank);
 	cli_table_set(t, C_LAYOUT, "%s", name);
-	cli_table_set(t, C_TP, "%d", l->tp), cli_table_set(t, C_PP, "%d", l->pp), cli_table_set(t, C_DP, "%d", l->dp);
-	cli_table_set(t, C_CP, "%d", l->cp), cli_table_set(t, C_EP, "%d", l->ep), cli_table_set(t, C_V, "%d", l->vpp);
-	cli_table_set(t, C_MB, "%d", l->mb);
+	cli_table_nums(t, C_TP, (const double[]){l->tp, l->pp, l->dp, l->cp, l->ep, l->vpp, l->mb}, 7, "%.0f");
 	cli_table_set(t, C_REC, "%s", l->recompute ? "full" : "none");
 	cli_table_set(t, C_ZERO, "%d", l->zero);
 	cli_table_set(t, C_STEP, "%.4g", s->step_s);
 	cli_table_set(t, C_TOK, "%.4g", s->tokens_per_s);
 	cli_table_set(t, C_TFL, "%.4g", s->tflops_per_gpu);
 	cli_table_set(t, C_MFU, "%.3g", 100 * s->mfu);
-	double v[] = {s->compute_s, s->bubble_s, s->tp_s, s->pp_s, s->dp_s, s->ep_s, s->cp_s, s->optim_s};
-	for (int k = 0; k < 8; k++)
-		cli_table_set(t, C_COMP + k, "%.4g", v[k]);
-	double g[] = {s->mem.total_B, s->mem.weights_B, s->mem.grads_B, s->mem.optim_B, s->mem.act_B};
-	for (int k = 0; k < 5; k++)
-		cli_table_set(t, C_MEM + k, "%.4g", g[k] / 1e9);
+	cli_table_nums(t, C_COMP, (const double[]){s->compute_s, s->bubble_s, s->tp_s, s->pp_s, s->dp_s, s->ep_s, s->cp_s, s->optim_s},
+		       8, "%.4g");
+	cli_table_nums(t, C_MEM, (const double[]){s->mem.total_B / 1e9, s->mem.weights_B / 1e9, s->mem.grads_B / 1e9,
+						  s->mem.optim_B / 1e9, s->mem.act_B / 1e9}, 5, "%.4g");
 }
 
 static void put_meta(struct cli_table *t, const struct pm_lsearch_req *r, const struct pm_lsearch_out *o)

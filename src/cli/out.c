@@ -2,6 +2,7 @@
 #include "model/err.h"
 #include "cli/out.h"
 #include "model/text.h"
+#include "model/units.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -90,6 +91,21 @@ void cli_table_set(struct cli_table *t, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	*slot = vformat(fmt, ap);
 	va_end(ap);
+}
+
+void cli_table_nums(struct cli_table *t, int c0, const double *v, int n, const char *fmt)
+{
+	for (int i = 0; i < n; i++)
+		cli_table_set(t, c0 + i, fmt, v[i]);
+}
+
+void cli_table_bytes(struct cli_table *t, int col_text, int col_bytes, double n)
+{
+	char buf[32];
+
+	pm_fmt_size(n, buf, sizeof buf);
+	cli_table_set(t, col_text, "%s", buf);
+	cli_table_set(t, col_bytes, "%.0f", n);
 }
 
 void cli_table_kv(struct cli_table *t, const char *key, const char *fmt, ...)

@@ -53,6 +53,12 @@ int cli_table_move_rows(struct cli_table *dst, struct cli_table *src,
 /* Set a cell of the last row, printf style. */
 void cli_table_set(struct cli_table *t, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Cells c0 .. c0 + n - 1 of the last row: v[i] printed with fmt (one
+ * number, such as "%.6g"). */
+void cli_table_nums(struct cli_table *t, int c0, const double *v, int n, const char *fmt);
+/* A byte count in two cells of the last row: as a size (64M, pm_fmt_size)
+ * in col_text and as a number in col_bytes. */
+void cli_table_bytes(struct cli_table *t, int col_text, int col_bytes, double n);
 /* Append a two-column (key, value) row. */
 void cli_table_kv(struct cli_table *t, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
