@@ -53,6 +53,37 @@ static void usage(const struct cli_opt *opts, int n)
 	cli_print_presets("Machines", "machines");
 }
 
+/* Layer i's cells: processes, message, the machine level its rings
+ * cross, the flows sharing it, bandwidth and the two phases' times. */
+static void layer_cells(struct cli_table *t, int i, const struct pm_hier_layer *l, const struct pm_machine *m)
+{
+	const double v[] = {l->where.bw_Bps / 1e9, l->rs_s * 1e6, l->ag_s * 1e6};
+
+	cli_table_set(t, H_LAYER, "%d", i + 1);
+	cli_table_set(t, H_PROCS, "%d", l->p);
+	cli_table_bytes(t, H_MSG, H_MSG_B, l->msg_B);
+	if (l->where.crossed >= 0)
+		cli_table_set(t, H_CROSSES, "%s", m->level[l->where.crossed].name);
+	else
+		cli_table_set(t, H_CROSSES, "inside %s", m->level[0].name);
+	cli_table_set(t, H_FLOWS, "%lld", l->where.flows);
+	cli_table_nums(t, H_BW, v, 3, "%.6g");
+}
+
+/* A row's hierarchy cells: size, rank, name, time, speedup, extends. */
+static void hier_cells(struct cli_table *t, const struct pm_hier_query *q, const char *rank, const char *name,
+		       double time_s, double flat_s, const char *extends)
+{
+	cli_table_row(t);
+	cli_table_bytes(t, H_SIZE, H_SIZE_B, q->n);
+	cli_table_set(t, H_RANK, "%s", rank);
+	cli_table_set(t, H_HIER, "%s", name);
+	cli_table_set(t, H_TIME, "%.6g", time_s * 1e6);
+	if (time_s > 0)
+		cli_table_set(t, H_SPEEDUP, "%.4g", flat_s / time_s);
+	cli_table_set(t, H_EXTENDS, "%s", extends);
+}
+
 /* Rows of one hierarchy, one per layer; returns its time (NaN if it
  * cannot be priced). */
 static double add_rows(struct cli_table *t, const char *rank,
@@ -60,41 +91,42 @@ static double add_rows(struct cli_table *t, const char *rank,
 		       double flat_s, const char *extends, struct pm_err *err)
 {
 	struct pm_hier_layer lay[PM_HIER_MAX_LAYERS];
-	char name[256], msg[32], size[32];
+	char name[256];
 	double time_s;
 
 	pm_hier_name(hr, name, sizeof name);
 	if (pm_hier_time(q->m, hr->layers, hr->h, q->n, q->alpha_s, q->s, &time_s, lay, err))
 		return NAN;
-	pm_fmt_size(q->n, size, sizeof size);
 	for (int i = 0; i < (hr->h ? hr->h : 1); i++) {
-		cli_table_row(t);
-		cli_table_set(t, H_SIZE, "%s", size);
-		cli_table_set(t, H_SIZE_B, "%.0f", q->n);
-		cli_table_set(t, H_RANK, "%s", rank);
-		cli_table_set(t, H_HIER, "%s", name);
-		cli_table_set(t, H_TIME, "%.6g", time_s * 1e6);
-		if (time_s > 0)
-			cli_table_set(t, H_SPEEDUP, "%.4g", flat_s / time_s);
-		cli_table_set(t, H_EXTENDS, "%s", extends);
-		if (hr->h == 0)
-			continue;
-		const struct pm_hier_layer *l = &lay[i];
-		cli_table_set(t, H_LAYER, "%d", i + 1);
-		cli_table_set(t, H_PROCS, "%d", l->p);
-		pm_fmt_size(l->msg_B, msg, sizeof msg);
-		cli_table_set(t, H_MSG, "%s", msg);
-		cli_table_set(t, H_MSG_B, "%.0f", l->msg_B);
-		if (l->where.crossed >= 0)
-			cli_table_set(t, H_CROSSES, "%s", q->m->level[l->where.crossed].name);
-		else
-			cli_table_set(t, H_CROSSES, "inside %s", q->m->level[0].name);
-		cli_table_set(t, H_FLOWS, "%lld", l->where.flows);
-		cli_table_set(t, H_BW, "%.6g", l->where.bw_Bps / 1e9);
-		cli_table_set(t, H_RS, "%.6g", l->rs_s * 1e6);
-		cli_table_set(t, H_AG, "%.6g", l->ag_s * 1e6);
+		hier_cells(t, q, rank, name, time_s, flat_s, extends);
+		if (hr->h)
+			layer_cells(t, i, &lay[i], q->m);
 	}
 	return time_s;
+}
+
+/* One --layers hierarchy, "4x8x4", into hr: factors of at least 2 that
+ * multiply to P (list, the whole option, for the message). */
+static int parse_hier(char *h, const char *list, long long P, struct pm_hier *hr, struct pm_err *err)
+{
+	long long prod = 1;
+
+	if (pm_check_list("layers", h, 'x', "4x8x4", err))
+		return PM_EINPUT;
+	for (char *save, *f = strtok_r(h, "x", &save); f; f = strtok_r(NULL, "x", &save)) {
+		long v;
+		if (hr->h == PM_HIER_MAX_LAYERS || pm_parse_int(f, 2, 1L << 30, "layer size", &v, err))
+			return pm_fail(err, PM_EINPUT,
+				       "invalid hierarchy in --layers '%s' (expected factors of at least 2 joined by x, such as 4x8x4)",
+				       list);
+		hr->layers[hr->h++] = (int)v;
+		if (prod <= P)	/* past P it can only be wrong: stop before overflow */
+			prod *= v;
+	}
+	if (prod != P)
+		return pm_fail(err, PM_EINPUT, "a hierarchy in --layers '%s' multiplies to %s%lld (expected the %lld processes)",
+			       list, prod > P ? "more than " : "", prod > P ? P : prod, P);
+	return PM_OK;
 }
 
 /* --layers: "4x8x4,4x32", each a product equal to P.  times (may be
@@ -103,9 +135,9 @@ static int add_given(struct cli_table *t, const char *list,
 		     const struct pm_hier_query *q, double flat_s, double *times,
 		     int *ngiven, struct pm_err *err)
 {
-	*ngiven = 0;
 	char buf[1024];
 
+	*ngiven = 0;
 	if (pm_check_list("layers", list, ',', "4x8x4,4x32", err))
 		return PM_EINPUT;
 	if (strlen(list) >= sizeof buf)
@@ -113,24 +145,8 @@ static int add_given(struct cli_table *t, const char *list,
 	strcpy(buf, list);
 	for (char *save, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
 		struct pm_hier hr = {.h = 0};
-		long long prod = 1;
-		if (pm_check_list("layers", h, 'x', "4x8x4", err))
+		if (parse_hier(h, list, q->P, &hr, err))
 			return PM_EINPUT;
-		for (char *save2, *f = strtok_r(h, "x", &save2); f; f = strtok_r(NULL, "x", &save2)) {
-			long v;
-			if (hr.h == PM_HIER_MAX_LAYERS ||
-			    pm_parse_int(f, 2, 1L << 30, "layer size", &v, err))
-				return pm_fail(err, PM_EINPUT,
-					       "invalid hierarchy in --layers '%s' (expected factors of at least 2 joined by x, such as 4x8x4)",
-					       list);
-			hr.layers[hr.h++] = (int)v;
-			if (prod <= q->P)	/* past P it can only be wrong: stop before overflow */
-				prod *= v;
-		}
-		if (prod != q->P)
-			return pm_fail(err, PM_EINPUT,
-				       "a hierarchy in --layers '%s' multiplies to %s%lld (expected the %lld processes)",
-				       list, prod > q->P ? "more than " : "", prod > q->P ? q->P : prod, q->P);
 		double ts = add_rows(t, "given", &hr, q, flat_s, "-", err);
 		if (times && *ngiven < HIER_PLOT_GIVEN)
 			times[*ngiven] = ts;
@@ -139,39 +155,75 @@ static int add_given(struct cli_table *t, const char *list,
 	return PM_OK;
 }
 
+/* The best hierarchy for P/2 into hb; false if P is odd or below 4, or
+ * the search finds none. */
+static int half_best(const struct pm_hier_query *q, struct pm_hier *hb)
+{
+	struct pm_hier_query half = *q;
+	struct pm_hier_stats st;
+	struct pm_err e;
+	int n;
+
+	half.P = q->P / 2;
+	half.top = 1;
+	half.method = PM_HIER_DP;
+	return q->P >= 4 && q->P % 2 == 0 && !pm_hier_search(&half, hb, &n, &st, &e) && n >= 1;
+}
+
 /* Does best (for P) extend the best hierarchy for P/2? */
 static void extends_text(const struct pm_hier_query *q, const struct pm_hier *best,
 			 char *buf, size_t size)
 {
-	struct pm_hier_query half = *q;
 	struct pm_hier hb;
-	struct pm_hier_stats st;
-	struct pm_err e;
 	char name[256];
-	int n, where;
+	int where;
 
-	snprintf(buf, size, "-");
-	if (q->P < 4 || q->P % 2)
+	if (!half_best(q, &hb)) {
+		snprintf(buf, size, "-");
 		return;
-	half.P = q->P / 2;
-	half.top = 1;
-	half.method = PM_HIER_DP;
-	if (pm_hier_search(&half, &hb, &n, &st, &e) || n < 1)
-		return;
-	pm_hier_name(&hb, name, sizeof name);
-	switch (pm_hier_extends(best, &hb, &where)) {
-	case 1:
-		snprintf(buf, size, "yes: %s plus a layer of 2 at %d", name, where + 1);
-		break;
-	case 2:
-		snprintf(buf, size, "yes: %s with layer %d doubled", name, where + 1);
-		break;
-	default:
-		snprintf(buf, size, "no (best for %lld: %s)", half.P, name);
 	}
+	pm_hier_name(&hb, name, sizeof name);
+	int k = pm_hier_extends(best, &hb, &where);
+	if (k == 1)
+		snprintf(buf, size, "yes: %s plus a layer of 2 at %d", name, where + 1);
+	else if (k == 2)
+		snprintf(buf, size, "yes: %s with layer %d doubled", name, where + 1);
+	else
+		snprintf(buf, size, "no (best for %lld: %s)", q->P / 2, name);
 }
 
 #define HIER_SERIES (3 + HIER_PLOT_GIVEN)
+
+/* The best K's rows; *best_s gets the best one's time, best_name its
+ * name. */
+static void best_rows(struct cli_table *t, const struct pm_hier_query *q, const struct pm_hier *best, int nout,
+		      double flat_s, double *best_s, char best_name[64], struct pm_err *err)
+{
+	char rank[16], ext[320];
+
+	for (int i = 0; i < nout; i++) {
+		snprintf(rank, sizeof rank, "%d", i + 1);
+		extends_text(q, &best[i], ext, sizeof ext);
+		double ts = add_rows(t, rank, &best[i], q, flat_s, ext, err);
+		if (i == 0)
+			*best_s = ts;
+	}
+	if (nout > 0)
+		pm_hier_name(&best[0], best_name, 64);
+}
+
+/* Rabenseifner's 2 x 2 x ... rows where P is a power of two; its time, or
+ * NaN. */
+static double rab_rows(struct cli_table *t, const struct pm_hier_query *q, double flat_s, struct pm_err *err)
+{
+	struct pm_hier rab = {.h = 0};
+
+	if (q->P <= 2 || (q->P & (q->P - 1)))
+		return NAN;
+	for (long long v = q->P; v > 1; v /= 2)
+		rab.layers[rab.h++] = 2;
+	return add_rows(t, "rabenseifner", &rab, q, flat_s, "-", err);
+}
 
 /* Everything hier prints for one size: the best K, --layers, the flat
  * ring and Rabenseifner.  ys gets the times drawn, *nser of them: the
@@ -182,35 +234,19 @@ static int hier_size(struct cli_table *t, struct pm_hier_query *q,
 		     char best_name[64], struct pm_err *err)
 {
 	struct pm_hier best[PM_HIER_MAX_TOP];
-	char rank[16], ext[320];
+	struct pm_hier flat = {.h = q->P > 1, .layers = {(int)q->P}};
 	int nout, ng = 0, rc;
-	long long P = q->P;
+	double flat_s;
 
 	ys[0] = NAN;
-	if ((rc = pm_hier_search(q, best, &nout, st, err)))
+	if ((rc = pm_hier_search(q, best, &nout, st, err)) ||
+	    (rc = pm_hier_time(q->m, flat.layers, flat.h, q->n, q->alpha_s, q->s, &flat_s, NULL, err)))
 		return rc;
-	struct pm_hier flat = {.h = P > 1, .layers = {(int)P}}, rab = {.h = 0};
-	double flat_s;
-	if ((rc = pm_hier_time(q->m, flat.layers, flat.h, q->n, q->alpha_s, q->s, &flat_s, NULL, err)))
-		return rc;
-	for (int i = 0; i < nout; i++) {
-		snprintf(rank, sizeof rank, "%d", i + 1);
-		extends_text(q, &best[i], ext, sizeof ext);
-		double ts = add_rows(t, rank, &best[i], q, flat_s, ext, err);
-		if (i == 0) {
-			ys[0] = ts;
-			pm_hier_name(&best[i], best_name, 64);
-		}
-	}
+	best_rows(t, q, best, nout, flat_s, &ys[0], best_name, err);
 	if (given && (rc = add_given(t, given, q, flat_s, ys + 3, &ng, err)))
 		return rc;
 	ys[1] = add_rows(t, "flat", &flat, q, flat_s, "-", err);
-	ys[2] = NAN;
-	if (P > 2 && (P & (P - 1)) == 0) {
-		for (long long v = P; v > 1; v /= 2)
-			rab.layers[rab.h++] = 2;
-		ys[2] = add_rows(t, "rabenseifner", &rab, q, flat_s, "-", err);
-	}
+	ys[2] = rab_rows(t, q, flat_s, err);
 	*nser = 3 + (ng < HIER_PLOT_GIVEN ? ng : HIER_PLOT_GIVEN);
 	return PM_OK;
 }
@@ -300,39 +336,36 @@ struct query_args {
 	int aligned;
 };
 
+/* --alpha and --pipeline, where given, over the machine's. */
+static int query_overrides(const struct query_args *a, struct pm_hier_query *q, struct pm_err *err)
+{
+	long s = q->s;
+
+	if ((a->alpha && pm_parse_time(a->alpha, &q->alpha_s, err)) ||
+	    cli_opt_long(a->pipeline, 1, 1 << 20, "pipelining factor", &s, err))
+		return PM_EINPUT;
+	q->s = (int)s;
+	return PM_OK;
+}
+
 /* Load the machine and fill the query: P, how many to print, the search
  * method, and alpha and s (the machine's unless given). */
 static int make_query(const struct query_args *a, const char *machine, struct pm_machine *m,
 		      struct pm_hier_query *q, struct pm_err *err)
 {
 	static const char *const methods[] = {"auto", "enum", "dp", NULL};	/* enum pm_hier_method */
-	long P, K, s;
-	int rc;
+	long P, K;
+	int k, rc;
 
 	if (pm_parse_int(a->procs, 1, 1L << 30, "process count", &P, err) ||
-	    pm_parse_int(a->top, 1, PM_HIER_MAX_TOP, "--top", &K, err))
-		return PM_EINPUT;
-	int k = pm_pick_word("method", a->method, methods, err);
-	if (k < 0)
+	    pm_parse_int(a->top, 1, PM_HIER_MAX_TOP, "--top", &K, err) ||
+	    (k = pm_pick_word("method", a->method, methods, err)) < 0)
 		return PM_EINPUT;
 	if ((rc = pm_machine_load(machine, m, err)))
 		return rc;
-	q->method = (enum pm_hier_method)k;
-	q->m = m;
-	q->P = P;
-	q->top = (int)K;
-	q->aligned = a->aligned;
-	q->alpha_s = m->alpha_s;
-	q->s = m->pipeline_s;
-	q->enum_limit = 1e6;
-	if (a->alpha && pm_parse_time(a->alpha, &q->alpha_s, err))
-		return PM_EINPUT;
-	if (a->pipeline) {
-		if (pm_parse_int(a->pipeline, 1, 1 << 20, "pipelining factor", &s, err))
-			return PM_EINPUT;
-		q->s = (int)s;
-	}
-	return PM_OK;
+	*q = (struct pm_hier_query){.m = m, .P = P, .top = (int)K, .method = (enum pm_hier_method)k,
+				    .aligned = a->aligned, .alpha_s = m->alpha_s, .s = m->pipeline_s, .enum_limit = 1e6};
+	return query_overrides(a, q, err);
 }
 
 /* What hier was asked. */
@@ -364,6 +397,26 @@ static int option_rows(struct hier_args *h, struct cli_opt *opts)
 	return n;
 }
 
+/* The sizes, and for --plot (which needs a range) the series' times
+ * and each size's best name. */
+static int size_buffers(const struct hier_args *h, double **sizes, int *nsizes, double **y, char (**best)[64],
+			struct pm_err *err)
+{
+	int rc;
+
+	if (pm_parse_size_range(h->size, sizes, nsizes, err))
+		return PM_EINPUT;
+	if (!h->plot)
+		return PM_OK;
+	if ((rc = cli_plot_check_path(h->plot, NULL, err)))
+		return rc;
+	if (*nsizes < 2)
+		return pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1M:1G:x2 (got '%s')", h->size);
+	if (!(*y = malloc(sizeof(double) * HIER_SERIES * (size_t)*nsizes)) || !(*best = calloc((size_t)*nsizes, sizeof **best)))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
+	return PM_OK;
+}
+
 /* Every size's rows (and, for the plot, each series' bus bandwidth and
  * the best hierarchy's name), then the table and the plot. */
 static int search_and_print(const struct hier_args *h, struct pm_hier_query *q, const struct pm_machine *m,
@@ -372,16 +425,8 @@ static int search_and_print(const struct hier_args *h, struct pm_hier_query *q, 
 	struct cli_table t = {0};
 	double *sizes = NULL, *y = NULL;
 	char (*best)[64] = NULL;
-	int rc = PM_OK, nsizes = 0, nser = 0;
+	int nsizes = 0, nser = 0, rc = size_buffers(h, &sizes, &nsizes, &y, &best, err);
 
-	if (pm_parse_size_range(h->size, &sizes, &nsizes, err) ||
-	    (h->plot && (rc = cli_plot_check_path(h->plot, NULL, err))))
-		rc = rc ? rc : PM_EINPUT;
-	else if (h->plot && nsizes < 2)
-		rc = pm_fail(err, PM_EINPUT, "--plot draws against the size: give --size a range such as 1M:1G:x2 (got '%s')", h->size);
-	else if (h->plot && (!(y = malloc(sizeof(double) * HIER_SERIES * (size_t)nsizes)) ||
-			     !(best = calloc((size_t)nsizes, sizeof *best))))
-		rc = pm_fail(err, PM_EINTERNAL, "out of memory");
 	cli_table_init(&t, NH, hcols, hflags);
 	for (int i = 0; !rc && i < nsizes; i++) {
 		double ys[HIER_SERIES];
