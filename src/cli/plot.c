@@ -24,15 +24,12 @@ static void size_label(PLINT axis, PLFLT v, char *label, PLINT len, PLPointer da
 /* The PLplot device for a file name, or NULL. */
 static const char *device_for(const char *path)
 {
+	static const char *const devices[][2] = {{".svg", "svg"}, {".png", "pngcairo"}, {".pdf", "pdfcairo"}};
 	const char *dot = strrchr(path, '.');
-	if (!dot)
-		return NULL;
-	if (!strcmp(dot, ".svg"))
-		return "svg";
-	if (!strcmp(dot, ".png"))
-		return "pngcairo";
-	if (!strcmp(dot, ".pdf"))
-		return "pdfcairo";
+
+	for (size_t i = 0; dot && i < sizeof devices / sizeof devices[0]; i++)
+		if (!strcmp(dot, devices[i][0]))
+			return devices[i][1];
 	return NULL;
 }
 
@@ -52,6 +49,20 @@ static int writable_dir(const char *path)
 	return access(dir, W_OK) == 0;
 }
 
+/* Does PLplot have the driver dev here? */
+static int has_driver(const char *dev)
+{
+	const char *menu_a[64], *devs_a[64];
+	const char **menu = menu_a, **devs = devs_a;
+	int n = 64;
+
+	plgDevs(&menu, &devs, &n);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(devs[i], dev))
+			return 1;
+	return 0;
+}
+
 int cli_plot_check_path(const char *path, const char *input, struct pm_err *err)
 {
 	const char *dev = device_for(path);
@@ -62,17 +73,9 @@ int cli_plot_check_path(const char *path, const char *input, struct pm_err *err)
 			       path, input);
 	if (!writable_dir(path) || strlen(path) > 4000)
 		return pm_fail(err, PM_EINPUT, "cannot write plot file '%s' (expected a path in a writable directory)", path);
-	if (strcmp(dev, "svg")) {	/* the cairo drivers are a separate package */
-		const char *menu_a[64], *devs_a[64];
-		const char **menu = menu_a, **devs = devs_a;
-		int n = 64;
-		plgDevs(&menu, &devs, &n);
-		for (int i = 0; i < n; i++)
-			if (!strcmp(devs[i], dev))
-				return PM_OK;
+	if (strcmp(dev, "svg") && !has_driver(dev))	/* the cairo drivers are a separate package */
 		return pm_fail(err, PM_EINPUT, "cannot write '%s': PLplot has no %s driver here (expected .svg, or install plplot-driver-cairo)",
 			       path, dev);
-	}
 	return PM_OK;
 }
 
@@ -168,22 +171,27 @@ static void legend(const struct cli_plot *pl, int ns)
 		 NULL, NULL, NULL, NULL, lcol, lsty, lw, lcol, ssc, snum, sym);
 }
 
+/* Series s's n points: its line, in its colour and dashes, and its
+ * markers. */
+static void draw_one(int s, int n, const double *xs, const double *ys)
+{
+	plcol0(1 + s % NCOLOURS);
+	pllsty(1 + (s / NCOLOURS) % 4);
+	plwidth(1.5);
+	if (n > 1)
+		plline(n, xs, ys);
+	plschr(0, 0.9);
+	if (n > 0)
+		plstring(n, xs, ys, markers[s % NMARKERS]);
+}
+
 /* Each series' line and markers, then the reference line on top. */
 static void draw_series(const struct cli_plot *pl, int ns, int logy)
 {
 	double xs[1024], ys[1024];
 
-	for (int s = 0; s < ns; s++) {
-		int n = points(pl, pl->y + (size_t)s * pl->npts, logy, xs, ys);
-		plcol0(1 + s % NCOLOURS);
-		pllsty(1 + (s / NCOLOURS) % 4);
-		plwidth(1.5);
-		if (n > 1)
-			plline(n, xs, ys);
-		plschr(0, 0.9);
-		if (n > 0)
-			plstring(n, xs, ys, markers[s % NMARKERS]);
-	}
+	for (int s = 0; s < ns; s++)
+		draw_one(s, points(pl, pl->y + (size_t)s * pl->npts, logy, xs, ys), xs, ys);
 	if (pl->ref && points(pl, pl->ref, logy, xs, ys) > 1) {	/* on top, thin */
 		plcol0(1);
 		pllsty(2);
@@ -226,6 +234,21 @@ static int finish_file(const char *tmp, const char *path, struct pm_err *err)
 	return pm_fail(err, PM_EINPUT, "could not write plot file '%s' (PLplot wrote nothing, or the disk is full)", path);
 }
 
+/* A 900 x 540 page with the palette, drawn to fname by the path's
+ * device; the plot's viewport leaves room on the right for the legend. */
+static void start_page(const char *path, const char *fname)
+{
+	plsdev(device_for(path));
+	plsfnam(fname);
+	plspage(0, 0, 900, 540, 0, 0);
+	plscolbg(255, 255, 255);
+	for (int k = 1; k < 8; k++)
+		plscol0(k, pal[k][0], pal[k][1], pal[k][2]);
+	plinit();
+	pladv(0);
+	plvpor(0.08, 0.62, 0.12, 0.90);
+}
+
 int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 {
 	double xmin = INFINITY, xmax = -INFINITY, ylo, yhi;
@@ -246,15 +269,7 @@ int cli_plot_write(const struct cli_plot *pl, struct pm_err *err)
 	struct stat st;
 	int direct = stat(pl->path, &st) == 0 && !S_ISREG(st.st_mode);
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld%s", pl->path, (long)getpid(), strrchr(pl->path, '.'));
-	plsdev(device_for(pl->path));
-	plsfnam(direct ? pl->path : tmp);
-	plspage(0, 0, 900, 540, 0, 0);
-	plscolbg(255, 255, 255);
-	for (int k = 1; k < 8; k++)
-		plscol0(k, pal[k][0], pal[k][1], pal[k][2]);
-	plinit();
-	pladv(0);
-	plvpor(0.08, 0.62, 0.12, 0.90);	/* room on the right for the legend */
+	start_page(pl->path, direct ? pl->path : tmp);
 	axes(pl, xmin, xmax, ylo, yhi, logy);
 	draw_series(pl, ns, logy);
 	draw_labels(pl, ns, logy, xmin, xmax, ylo, yhi);
