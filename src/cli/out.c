@@ -164,56 +164,52 @@ static int shown(const struct cli_table *t, int c, enum cli_format fmt)
 	return !(f & COL_TABLE);
 }
 
+/* Column widths: the longest of the name and every cell. */
+static void widths(const struct cli_table *t, int *w)
+{
+	for (int c = 0; c < t->ncols && c < 64; c++) {
+		w[c] = (int)strlen(t->names[c]);
+		for (int r = 0; r < t->nrows; r++)
+			if ((int)strlen(cell(t, r, c)) > w[c])
+				w[c] = (int)strlen(cell(t, r, c));
+	}
+}
+
+/* The last column the text table shows. */
+static int last_shown(const struct cli_table *t)
+{
+	int last = 0;
+
+	for (int c = 0; c < t->ncols && c < 64; c++)
+		if (shown(t, c, FMT_TABLE))
+			last = c;
+	return last;
+}
+
+/* Row r of the text table (-1: the names): numbers right-aligned, text
+ * left-aligned, an empty cell "-", no trailing blanks. */
+static void text_line(FILE *f, const struct cli_table *t, const int *w, int last, int r)
+{
+	for (int c = 0, first = 1; c < t->ncols && c < 64; c++) {
+		if (!shown(t, c, FMT_TABLE))
+			continue;
+		const char *s = r < 0 ? t->names[c] : *cell(t, r, c) ? cell(t, r, c) : "-";
+		int num = t->flags && (t->flags[c] & COL_NUM);
+		fprintf(f, "%s%*s", first ? "" : "  ", num ? w[c] : c == last ? 0 : -w[c], s);
+		first = 0;
+	}
+	fputc('\n', f);
+}
+
 static void write_text(FILE *f, const struct cli_table *t)
 {
-	int w[64];
+	int w[64], last = last_shown(t);
 
 	for (int i = 0; i < t->nmeta; i++)
 		fprintf(f, "# %s\n", t->meta[i]);
-	for (int c = 0; c < t->ncols && c < 64; c++) {
-		w[c] = (int)strlen(t->names[c]);
-		for (int r = 0; r < t->nrows; r++) {
-			int l = (int)strlen(cell(t, r, c));
-			if (l > w[c])
-				w[c] = l;
-		}
-	}
-	int first = 1, lastcol = 0;
-	for (int c = 0; c < t->ncols && c < 64; c++)
-		if (shown(t, c, FMT_TABLE))
-			lastcol = c;
-	for (int c = 0; c < t->ncols && c < 64; c++)
-		if (shown(t, c, FMT_TABLE)) {
-			int num = t->flags && (t->flags[c] & COL_NUM);
-			if (c == lastcol && !num)
-				fprintf(f, "%s%s", first ? "" : "  ", t->names[c]);
-			else
-				fprintf(f, num ? "%s%*s" : "%s%-*s", first ? "" : "  ", w[c], t->names[c]);
-			first = 0;
-		}
-	fputc('\n', f);
-	for (int r = 0; r < t->nrows; r++) {
-		first = 1;
-		for (int c = 0; c < t->ncols && c < 64; c++) {
-			if (!shown(t, c, FMT_TABLE))
-				continue;
-			const char *s = cell(t, r, c);
-			int num = t->flags && (t->flags[c] & COL_NUM);
-			/* numbers right-aligned, text left-aligned; no trailing blanks */
-			int last = 1;
-			for (int d = c + 1; d < t->ncols && d < 64; d++)
-				if (shown(t, d, FMT_TABLE))
-					last = 0;
-			if (num)
-				fprintf(f, "%s%*s", first ? "" : "  ", w[c], *s ? s : "-");
-			else if (last)
-				fprintf(f, "%s%s", first ? "" : "  ", *s ? s : "-");
-			else
-				fprintf(f, "%s%-*s", first ? "" : "  ", w[c], *s ? s : "-");
-			first = 0;
-		}
-		fputc('\n', f);
-	}
+	widths(t, w);
+	for (int r = -1; r < t->nrows; r++)
+		text_line(f, t, w, last, r);
 }
 
 static void csv_cell(FILE *f, const char *s)
@@ -224,26 +220,22 @@ static void csv_cell(FILE *f, const char *s)
 		fputs(s, f);
 }
 
-static void write_csv(FILE *f, const struct cli_table *t)
+/* Row r of the CSV (-1: the names). */
+static void csv_line(FILE *f, const struct cli_table *t, int r)
 {
-	int first = 1;
-	for (int c = 0; c < t->ncols; c++)
+	for (int c = 0, first = 1; c < t->ncols; c++)
 		if (shown(t, c, FMT_CSV)) {
 			fputs(first ? "" : ",", f);
-			csv_cell(f, t->names[c]);
+			csv_cell(f, r < 0 ? t->names[c] : cell(t, r, c));
 			first = 0;
 		}
 	fputc('\n', f);
-	for (int r = 0; r < t->nrows; r++) {
-		first = 1;
-		for (int c = 0; c < t->ncols; c++)
-			if (shown(t, c, FMT_CSV)) {
-				fputs(first ? "" : ",", f);
-				csv_cell(f, cell(t, r, c));
-				first = 0;
-			}
-		fputc('\n', f);
-	}
+}
+
+static void write_csv(FILE *f, const struct cli_table *t)
+{
+	for (int r = -1; r < t->nrows; r++)
+		csv_line(f, t, r);
 }
 
 /* A cell as a JSON number: an integer when the text is one (so 25 stays
@@ -298,6 +290,21 @@ static void dump(FILE *f, json_t *v)
 	json_decref(v);
 }
 
+/* Cell (r, c) as JSON: a number column's number (null when empty), an
+ * automatic column's number where its text is one, else a string. */
+static json_t *json_cell(const struct cli_table *t, int r, int c)
+{
+	const char *s = cell(t, r, c);
+	unsigned f = t->flags ? t->flags[c] : 0;
+
+	errno = 0;
+	if (f & COL_NUM)
+		return *s ? json_number_of(s) : json_null();
+	if ((f & COL_AUTO) && is_number(s))
+		return json_number_of(s);
+	return jstr(s);
+}
+
 static void write_json(FILE *f, const struct cli_table *t)
 {
 	fputs("{\n  \"meta\": [", f);
@@ -309,20 +316,9 @@ static void write_json(FILE *f, const struct cli_table *t)
 	for (int r = 0; r < t->nrows; r++) {
 		json_t *row = json_object();
 		fputs(r ? ",\n    " : "\n    ", f);
-		for (int c = 0; c < t->ncols; c++) {
-			if (!shown(t, c, FMT_JSON))
-				continue;
-			const char *s = cell(t, r, c);
-			json_t *v;
-			errno = 0;
-			if (t->flags && (t->flags[c] & COL_NUM))
-				v = *s ? json_number_of(s) : json_null();
-			else if (t->flags && (t->flags[c] & COL_AUTO) && is_number(s))
-				v = json_number_of(s);
-			else
-				v = jstr(s);
-			json_object_set_new(row, t->names[c], v);
-		}
+		for (int c = 0; c < t->ncols; c++)
+			if (shown(t, c, FMT_JSON))
+				json_object_set_new(row, t->names[c], json_cell(t, r, c));
 		dump(f, row);
 	}
 	fputs(t->nrows ? "\n  ]\n}\n" : "]\n}\n", f);
@@ -344,22 +340,29 @@ static int non_finite_text(const char *s)
 
 /* A number cell is empty or a finite number and nothing else, and no text
  * cell is a printed infinity or NaN.  Such a value is a bug upstream
- * (input is range-checked), so it is an internal error. */
+ * (input is range-checked), so it is an internal error.  Does cell (r, c)
+ * break that? */
+static int bad_cell(const struct cli_table *t, int r, int c)
+{
+	const char *s = cell(t, r, c);
+	char *end;
+	/* table-only number columns hold readable sizes (1.5M) */
+	int num = t->flags && (t->flags[c] & COL_NUM) && !(t->flags[c] & COL_TABLE);
+	double v = *s && num ? strtod(s, &end) : 0;
+	int user = (t->flags && (t->flags[c] & COL_USER)) || (t->user && t->user[r]);
+
+	return (num && *s && (*end || !isfinite(v))) || (!user && non_finite_text(s));
+}
+
+/* Every cell checked before anything is written. */
 static int check_cells(const struct cli_table *t, struct pm_err *err)
 {
 	for (int r = 0; r < t->nrows; r++)
-		for (int c = 0; c < t->ncols; c++) {
-			const char *s = cell(t, r, c);
-			char *end;
-			/* table-only number columns hold readable sizes (1.5M) */
-			int num = t->flags && (t->flags[c] & COL_NUM) && !(t->flags[c] & COL_TABLE);
-			double v = *s && num ? strtod(s, &end) : 0;
-			int user = (t->flags && (t->flags[c] & COL_USER)) || (t->user && t->user[r]);
-			if ((num && *s && (*end || !isfinite(v))) || (!user && non_finite_text(s)))
+		for (int c = 0; c < t->ncols; c++)
+			if (bad_cell(t, r, c))
 				return pm_fail(err, PM_EINTERNAL,
 					       "internal error: column '%s' of row %d holds '%s' (expected a finite number); nothing was written",
-					       t->names[c], r + 1, s);
-		}
+					       t->names[c], r + 1, cell(t, r, c));
 	return PM_OK;
 }
 
