@@ -66,35 +66,39 @@ static int parse_dim_list(const char *opt, const char *s, int (*one)(const char 
 	return PM_OK;
 }
 
+/* --sms: the baseline's SMs cap the memory bandwidth at 64 B a cycle
+ * each. */
+static int sms_cap(const char *sms, struct pm_params *p, struct pm_err *err)
+{
+	long n;
+
+	if (p->endpoint != PM_END_BASELINE)
+		return pm_fail(err, PM_EINPUT, "--sms applies to --endpoint baseline (ACE moves data without the SMs)");
+	if (pm_parse_int(sms, 1, 4096, "SM count", &n, err))
+		return PM_EINPUT;
+	if (!(p->mem_bw_Bps > 0) || n * PM_SM_BW_Bps < p->mem_bw_Bps)
+		p->mem_bw_Bps = (double)n * PM_SM_BW_Bps;
+	return PM_OK;
+}
+
 /* --endpoint, --mem-bw, --sms: the memory bandwidth reads may use is
  * --mem-bw, capped for the baseline by --sms x 64 B x 1245 MHz. */
 static int parse_endpoint(const struct cli_net_opts *o, struct pm_params *p,
 			  struct pm_err *err)
 {
 	static const char *const names[] = {"ideal", "baseline", "ace", NULL};	/* enum pm_endpoint */
-	long sms;
+	int e = 0;
 
-	if (!o->endpoint) {
-		if (o->mem_bw || o->sms)
-			return pm_fail(err, PM_EINPUT, "--%s needs --endpoint (expected --endpoint baseline or ace)",
-				       o->mem_bw ? "mem-bw" : "sms");
+	if (!o->endpoint && (o->mem_bw || o->sms))
+		return pm_fail(err, PM_EINPUT, "--%s needs --endpoint (expected --endpoint baseline or ace)",
+			       o->mem_bw ? "mem-bw" : "sms");
+	if (!o->endpoint)
 		return PM_OK;
-	}
-	int e = pm_pick_word("endpoint", o->endpoint, names, err);
-	if (e < 0)
+	if ((e = pm_pick_word("endpoint", o->endpoint, names, err)) < 0)
 		return PM_EINPUT;
 	p->endpoint = (enum pm_endpoint)e;
-	if (o->mem_bw && pm_parse_bw(o->mem_bw, &p->mem_bw_Bps, err))
+	if ((o->mem_bw && pm_parse_bw(o->mem_bw, &p->mem_bw_Bps, err)) || (o->sms && sms_cap(o->sms, p, err)))
 		return PM_EINPUT;
-	if (o->sms) {
-		if (p->endpoint != PM_END_BASELINE)
-			return pm_fail(err, PM_EINPUT, "--sms applies to --endpoint baseline (ACE moves data without the SMs)");
-		if (pm_parse_int(o->sms, 1, 4096, "SM count", &sms, err))
-			return PM_EINPUT;
-		double cap = (double)sms * PM_SM_BW_Bps;
-		if (!(p->mem_bw_Bps > 0) || cap < p->mem_bw_Bps)
-			p->mem_bw_Bps = cap;
-	}
 	if (p->endpoint != PM_END_IDEAL && !(p->mem_bw_Bps > 0))
 		return pm_fail(err, PM_EINPUT, "--endpoint %s needs the memory bandwidth the collective may use (expected --mem-bw such as 450GB/s%s)",
 			       names[e], p->endpoint == PM_END_BASELINE ? ", or --sms" : "");
@@ -109,38 +113,59 @@ int cli_need_two(const struct pm_topo *t, struct pm_err *err)
 		       pm_topo_spec(t));
 }
 
+/* --link-bw, --link-lat, --dim-bw and --dim-lat: the generated links. */
+static int link_opts(const struct cli_net_opts *o, struct pm_link_defaults *ld, int have_topo, struct pm_err *err)
+{
+	if ((o->link_bw && pm_parse_bw(o->link_bw, &ld->bw_Bps, err)) ||
+	    (o->link_lat && pm_parse_time(o->link_lat, &ld->lat_s, err)) ||
+	    (o->dim_bw && parse_dim_list("dim-bw", o->dim_bw, pm_parse_bw, ld->dim_bw_Bps, &ld->ndim_bw, err)) ||
+	    (o->dim_lat && parse_dim_list("dim-lat", o->dim_lat, pm_parse_time, ld->dim_lat_s, &ld->ndim_lat, err)))
+		return PM_EINPUT;
+	if ((o->dim_bw || o->dim_lat) && !have_topo)
+		return pm_fail(err, PM_EINPUT, "--%s needs a network (expected --topo ring:N, torus:... or mesh:...)",
+			       o->dim_bw ? "dim-bw" : "dim-lat");
+	return PM_OK;
+}
+
+/* --inj-bw, --alpha, --gamma, --flow, --pipeline and the endpoint. */
+static int param_opts(const struct cli_net_opts *o, struct pm_params *p, struct pm_err *err)
+{
+	long s = p->pipeline_s;
+
+	if ((o->inj_bw && pm_parse_bw(o->inj_bw, &p->inj_bw_Bps, err)) ||
+	    (o->alpha && pm_parse_time(o->alpha, &p->alpha_s, err)) ||
+	    (o->gamma && pm_parse_per_byte(o->gamma, "reduction cost", &p->gamma_spB, err)) ||
+	    (o->flow && pm_parse_flow(o->flow, p, err)) ||
+	    cli_opt_long(o->pipeline, 1, 1 << 20, "pipelining factor", &s, err) || parse_endpoint(o, p, err))
+		return PM_EINPUT;
+	p->pipeline_s = (int)s;
+	return PM_OK;
+}
+
+/* What the network says of the parameters: a GPU cluster's own startup,
+ * and the link the closed forms see (the user's --link-bw/--link-lat,
+ * where given, still win: fit's as_options). */
+static void topo_params(const struct cli_net_opts *o, const struct pm_topo *t, const struct pm_link_defaults *ld,
+			struct pm_params *p)
+{
+	const struct pm_machine *m = pm_topo_machine_desc(t);
+	double bw = p->link_bw_Bps, lat = p->link_lat_s;
+
+	if (!o->alpha && m && m->alpha_s > 0)
+		p->alpha_s = m->alpha_s;
+	if (!pm_topo_closed_link(t, ld, &p->link_bw_Bps, &p->link_lat_s))
+		return;
+	p->link_bw_Bps = o->link_bw ? bw : p->link_bw_Bps;
+	p->link_lat_s = o->link_lat ? lat : p->link_lat_s;
+}
+
 int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		  struct pm_topo **topo, struct pm_err *err)
 {
 	struct pm_link_defaults ld = {.bw_Bps = PM_DEFAULT_LINK_BW, .lat_s = PM_DEFAULT_LINK_LAT};
-	long s;
 
 	pm_params_default(p);
-	if (o->link_bw && pm_parse_bw(o->link_bw, &ld.bw_Bps, err))
-		return PM_EINPUT;
-	if (o->link_lat && pm_parse_time(o->link_lat, &ld.lat_s, err))
-		return PM_EINPUT;
-	if (o->dim_bw && parse_dim_list("dim-bw", o->dim_bw, pm_parse_bw, ld.dim_bw_Bps, &ld.ndim_bw, err))
-		return PM_EINPUT;
-	if (o->dim_lat && parse_dim_list("dim-lat", o->dim_lat, pm_parse_time, ld.dim_lat_s, &ld.ndim_lat, err))
-		return PM_EINPUT;
-	if ((o->dim_bw || o->dim_lat) && !(topo && o->topo))
-		return pm_fail(err, PM_EINPUT, "--%s needs a network (expected --topo ring:N, torus:... or mesh:...)",
-			       o->dim_bw ? "dim-bw" : "dim-lat");
-	if (o->inj_bw && pm_parse_bw(o->inj_bw, &p->inj_bw_Bps, err))
-		return PM_EINPUT;
-	if (o->alpha && pm_parse_time(o->alpha, &p->alpha_s, err))
-		return PM_EINPUT;
-	if (o->gamma && pm_parse_per_byte(o->gamma, "reduction cost", &p->gamma_spB, err))
-		return PM_EINPUT;
-	if (o->flow && pm_parse_flow(o->flow, p, err))
-		return PM_EINPUT;
-	if (o->pipeline) {
-		if (pm_parse_int(o->pipeline, 1, 1 << 20, "pipelining factor", &s, err))
-			return PM_EINPUT;
-		p->pipeline_s = (int)s;
-	}
-	if (parse_endpoint(o, p, err))
+	if (link_opts(o, &ld, topo && o->topo, err) || param_opts(o, p, err))
 		return PM_EINPUT;
 	p->link_bw_Bps = ld.bw_Bps;
 	p->link_lat_s = ld.lat_s;
@@ -148,16 +173,7 @@ int cli_net_build(const struct cli_net_opts *o, struct pm_params *p,
 		return PM_OK;
 	if (pm_topo_parse(o->topo, &ld, topo, err))
 		return PM_EINPUT;
-	const struct pm_machine *m = pm_topo_machine_desc(*topo);
-	if (!o->alpha && m && m->alpha_s > 0)	/* a GPU cluster's own startup */
-		p->alpha_s = m->alpha_s;
-	double bw = p->link_bw_Bps, lat = p->link_lat_s;
-	if (pm_topo_closed_link(*topo, &ld, &p->link_bw_Bps, &p->link_lat_s)) {
-		if (o->link_bw)	/* the user's word for the closed forms (fit's as_options) */
-			p->link_bw_Bps = bw;
-		if (o->link_lat)
-			p->link_lat_s = lat;
-	}
+	topo_params(o, *topo, &ld, p);
 	return PM_OK;
 }
 
