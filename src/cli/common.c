@@ -248,25 +248,13 @@ void cli_nccl_meta(struct cli_table *t, const struct pm_topo *topo, int explain)
 		cli_table_meta(t, "  %s %s: %s", m->nccl.src[i][0], m->nccl.src[i][1], m->nccl.src[i][2]);
 }
 
-void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
-		  const struct pm_params *p)
+/* The links line: per grid dimension, the network's own range of rates,
+ * or the one rate of every link. */
+static void links_meta(struct cli_table *t, const struct pm_topo *topo, const struct pm_params *p, const char *bw,
+		       const char *lat, const char *inj)
 {
-	char bw[32], lat[32], alpha[32], flow[64], inj[32];
-
-	pm_fmt_bw(p->link_bw_Bps, bw, sizeof bw);
-	pm_fmt_time(p->link_lat_s, lat, sizeof lat);
-	pm_fmt_time(p->alpha_s, alpha, sizeof alpha);
-	pm_fmt_flow(p, flow, sizeof flow);
-	if (p->inj_bw_Bps > 0)
-		pm_fmt_bw(p->inj_bw_Bps, inj, sizeof inj);
-	else
-		strcpy(inj, "links only");
-	if (topo)
-		cli_table_meta(t, "network: %s, %d endpoints, %d switches, %d links",
-			       pm_topo_spec(topo), pm_topo_endpoints(topo),
-			       pm_topo_vertices(topo) - pm_topo_endpoints(topo),
-			       pm_topo_nlinks(topo));
 	char per[256];
+
 	if (topo && cli_dim_links(topo, p, per, sizeof per))
 		cli_table_meta(t, "links per dimension: %s; closed forms that see one link use the slowest: %s, delta %s; injection: %s",
 			       per, bw, lat, inj);
@@ -275,30 +263,66 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 			       per, given_link(topo, p) ? "--link-bw and --link-lat" : "the slowest", bw, lat, inj);
 	else
 		cli_table_meta(t, "links: %s, delta %s per link; injection: %s", bw, lat, inj);
-	const struct pm_machine *m = topo ? pm_topo_machine_desc(topo) : NULL;
+}
+
+/* The alpha, gamma, flow control and pipelining line (m: the machine
+ * whose startup alpha is, or NULL). */
+static void alpha_meta(struct cli_table *t, const struct pm_params *p, const struct pm_machine *m)
+{
+	char alpha[32], flow[64], whose[600] = "";
+
+	pm_fmt_time(p->alpha_s, alpha, sizeof alpha);
+	pm_fmt_flow(p, flow, sizeof flow);
 	if (m && m->alpha_s > 0 && p->alpha_s == m->alpha_s)
-		cli_table_meta(t, "alpha %s per message (%s's: %s); gamma %.4g ns/B; flow control %s; pipelining s = %d",
-			       alpha, m->name, m->alpha_source, p->gamma_spB * 1e9, flow, p->pipeline_s);
-	else
-		cli_table_meta(t, "alpha %s per message; gamma %.4g ns/B; flow control %s; pipelining s = %d",
-			       alpha, p->gamma_spB * 1e9, flow, p->pipeline_s);
-	if (m) {
-		char g[32], e[32];
-		pm_fmt_bw(pm_machine_gpu_bw(m), g, sizeof g);
-		pm_fmt_bw(pm_machine_egress_bw(m), e, sizeof e);
-		cli_table_meta(t, "machine %s: links at the rates it achieves, %s per GPU in a ring and %s out of a node over %d NIC%s (%s), not the nominal ones; ring's closed form takes its channels' own bottleneck, not the slowest link",
-			       m->name, g, e, m->nics > 0 ? m->nics : (int)m->level[0].count,
-			       (m->nics > 0 ? m->nics : m->level[0].count) > 1 ? "s" : "",
-			       m->nccl.ring_Bps > 0 || m->nccl.nic_Bps > 0 ? "its ring_busbw and nic_bw" : "none given: nominal");
-	}
-	if (p->endpoint != PM_END_IDEAL) {
-		char mem[32];
-		pm_fmt_bw(p->mem_bw_Bps, mem, sizeof mem);
-		cli_table_meta(t, "endpoint: %s, memory reads at %s (Rashidi et al. 2021 SVI-A: %s); contention rows only, closed forms and the simulator do not model the endpoint",
-			       p->endpoint == PM_END_ACE ? "ace" : "baseline", mem,
-			       p->endpoint == PM_END_ACE ? "each byte of own data read once into the engine's SRAM"
-							 : "2 bytes read per byte sent in a reduction step, 1 in a copy step");
-	}
+		snprintf(whose, sizeof whose, " (%s's: %s)", m->name, m->alpha_source);
+	cli_table_meta(t, "alpha %s per message%s; gamma %.4g ns/B; flow control %s; pipelining s = %d",
+		       alpha, whose, p->gamma_spB * 1e9, flow, p->pipeline_s);
+}
+
+/* A GPU cluster's achieved rates. */
+static void machine_meta(struct cli_table *t, const struct pm_machine *m)
+{
+	char g[32], e[32];
+	int nics = m->nics > 0 ? m->nics : (int)m->level[0].count;
+
+	pm_fmt_bw(pm_machine_gpu_bw(m), g, sizeof g);
+	pm_fmt_bw(pm_machine_egress_bw(m), e, sizeof e);
+	cli_table_meta(t, "machine %s: links at the rates it achieves, %s per GPU in a ring and %s out of a node over %d NIC%s (%s), not the nominal ones; ring's closed form takes its channels' own bottleneck, not the slowest link",
+		       m->name, g, e, nics, nics > 1 ? "s" : "",
+		       m->nccl.ring_Bps > 0 || m->nccl.nic_Bps > 0 ? "its ring_busbw and nic_bw" : "none given: nominal");
+}
+
+/* The endpoint model's line (Rashidi et al. 2021). */
+static void endpoint_meta(struct cli_table *t, const struct pm_params *p)
+{
+	char mem[32];
+
+	pm_fmt_bw(p->mem_bw_Bps, mem, sizeof mem);
+	cli_table_meta(t, "endpoint: %s, memory reads at %s (Rashidi et al. 2021 SVI-A: %s); contention rows only, closed forms and the simulator do not model the endpoint",
+		       p->endpoint == PM_END_ACE ? "ace" : "baseline", mem,
+		       p->endpoint == PM_END_ACE ? "each byte of own data read once into the engine's SRAM"
+						 : "2 bytes read per byte sent in a reduction step, 1 in a copy step");
+}
+
+void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
+		  const struct pm_params *p)
+{
+	char bw[32], lat[32], inj[32] = "links only";
+	const struct pm_machine *m = topo ? pm_topo_machine_desc(topo) : NULL;
+
+	pm_fmt_bw(p->link_bw_Bps, bw, sizeof bw);
+	pm_fmt_time(p->link_lat_s, lat, sizeof lat);
+	if (p->inj_bw_Bps > 0)
+		pm_fmt_bw(p->inj_bw_Bps, inj, sizeof inj);
+	if (topo)
+		cli_table_meta(t, "network: %s, %d endpoints, %d switches, %d links", pm_topo_spec(topo),
+			       pm_topo_endpoints(topo), pm_topo_vertices(topo) - pm_topo_endpoints(topo), pm_topo_nlinks(topo));
+	links_meta(t, topo, p, bw, lat, inj);
+	alpha_meta(t, p, m);
+	if (m)
+		machine_meta(t, m);
+	if (p->endpoint != PM_END_IDEAL)
+		endpoint_meta(t, p);
 }
 
 static double now_s(void)
