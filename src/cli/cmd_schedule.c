@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "model/msccl.h"
+#include "model/text.h"
 #include "model/algo.h"
 #include "model/units.h"
 
@@ -24,6 +25,20 @@ static const char *step_kind(const struct pm_sched *s, int k)
 	return red && copy ? "mixed" : red ? "reduce" : copy ? "gather" : "idle";
 }
 
+/* Step k's row: its kind, transfers, longest route, busy links, busiest
+ * link and its time's terms. */
+static void step_row(struct cli_table *tab, const struct pm_sched *s, int k, const struct pm_step_cost *c)
+{
+	const double v[] = {(double)c->xfers, c->hops_max, c->busy_links, c->max_link_B};
+	const double us[] = {c->time_s * 1e6, c->alpha_s * 1e6, c->lat_s * 1e6, c->bw_s * 1e6, c->red_s * 1e6};
+
+	cli_table_row(tab);
+	cli_table_set(tab, 0, "%d", k + 1);
+	cli_table_set(tab, 1, "%s", step_kind(s, k));
+	cli_table_nums(tab, 2, v, 4, "%.0f");
+	cli_table_nums(tab, 6, us, 5, "%.6g");
+}
+
 static int view_steps(struct cli_table *tab, const struct pm_inst *in,
 		      const struct pm_sched *s, double n,
 		      const struct pm_params *p, struct pm_err *err)
@@ -35,33 +50,17 @@ static int view_steps(struct cli_table *tab, const struct pm_inst *in,
 		COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM, COL_NUM};
 	struct pm_step_cost *sc = calloc((size_t)s->nsteps + 1, sizeof *sc);
 	struct pm_cost c;
+	int rc = sc ? pm_algo_contention(in, s, n, p, &c, sc, err) : pm_fail(err, PM_EINTERNAL, "out of memory");
 
-	if (!sc)
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	int rc = pm_algo_contention(in, s, n, p, &c, sc, err);
-	if (rc) {
-		free(sc);
-		return rc;
+	if (!rc) {
+		cli_table_init(tab, 11, cols, flags);
+		for (int k = 0; k < s->nsteps; k++)
+			step_row(tab, s, k, &sc[k]);
+		cli_table_meta(tab, "total %.6g us over %d steps (contention evaluator); links used %.4g%%, time-weighted busy %.4g%%",
+			       c.time_s * 1e6, s->nsteps, 100 * c.links_used, 100 * c.util_avg);
 	}
-	cli_table_init(tab, 11, cols, flags);
-	for (int k = 0; k < s->nsteps; k++) {
-		cli_table_row(tab);
-		cli_table_set(tab, 0, "%d", k + 1);
-		cli_table_set(tab, 1, "%s", step_kind(s, k));
-		cli_table_set(tab, 2, "%zu", sc[k].xfers);
-		cli_table_set(tab, 3, "%d", sc[k].hops_max);
-		cli_table_set(tab, 4, "%d", sc[k].busy_links);
-		cli_table_set(tab, 5, "%.0f", sc[k].max_link_B);
-		cli_table_set(tab, 6, "%.6g", sc[k].time_s * 1e6);
-		cli_table_set(tab, 7, "%.6g", sc[k].alpha_s * 1e6);
-		cli_table_set(tab, 8, "%.6g", sc[k].lat_s * 1e6);
-		cli_table_set(tab, 9, "%.6g", sc[k].bw_s * 1e6);
-		cli_table_set(tab, 10, "%.6g", sc[k].red_s * 1e6);
-	}
-	cli_table_meta(tab, "total %.6g us over %d steps (contention evaluator); links used %.4g%%, time-weighted busy %.4g%%",
-		       c.time_s * 1e6, s->nsteps, 100 * c.links_used, 100 * c.util_avg);
 	free(sc);
-	return PM_OK;
+	return rc;
 }
 
 /* "a->b->c": the vertices a transfer crosses; route is scratch for
@@ -83,6 +82,21 @@ static void path_text(const struct pm_topo *t, const struct pm_sched *s,
 	}
 }
 
+/* Transfer i (of step k)'s row: flow, ranks, operation, chunks, bytes and
+ * the vertices it crosses. */
+static void transfer_row(struct cli_table *tab, const struct pm_sched *s, int k, size_t i, double n, const char *path)
+{
+	const struct pm_xfer *x = &s->x[i];
+	const double v[] = {k + 1, x->flow, x->src, x->dst};
+
+	cli_table_row(tab);
+	cli_table_nums(tab, 0, v, 4, "%.0f");
+	cli_table_set(tab, 4, "%s", x->op == PM_REDUCE ? "reduce" : "copy");
+	cli_table_set(tab, 5, "%u-%u/%u", x->lo, x->lo + x->cnt - 1, s->nchunks);
+	cli_table_set(tab, 6, "%.0f", n / s->nchunks * x->cnt);
+	cli_table_set(tab, 7, "%s", path);
+}
+
 static int view_transfers(struct cli_table *tab, const struct pm_inst *in,
 			  const struct pm_sched *s, double n, struct pm_err *err)
 {
@@ -93,36 +107,21 @@ static int view_transfers(struct cli_table *tab, const struct pm_inst *in,
 	/* a route has at most max_hops links (source routes too: they are
 	 * walks over links, at most one per vertex), each "->sN" */
 	size_t hops = (size_t)pm_topo_max_hops(in->topo) + (size_t)pm_topo_vertices(in->topo) + 1;
-	size_t size = 16 * hops;
 	int *route = malloc(sizeof(int) * hops);
-	char *path = malloc(size);
+	char *path = malloc(16 * hops);
 
-	if (!route || !path) {
-		free(route);
-		free(path);
-		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	}
 	cli_table_init(tab, 8, cols, flags);
-	for (int k = 0; k < s->nsteps; k++)
+	for (int k = 0; route && path && k < s->nsteps; k++)
 		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
-			const struct pm_xfer *x = &s->x[i];
-			cli_table_row(tab);
-			cli_table_set(tab, 0, "%d", k + 1);
-			cli_table_set(tab, 1, "%d", x->flow);
-			cli_table_set(tab, 2, "%d", x->src);
-			cli_table_set(tab, 3, "%d", x->dst);
-			cli_table_set(tab, 4, "%s", x->op == PM_REDUCE ? "reduce" : "copy");
-			cli_table_set(tab, 5, "%u-%u/%u", x->lo, x->lo + x->cnt - 1, s->nchunks);
-			cli_table_set(tab, 6, "%.0f", n / s->nchunks * x->cnt);
-			path_text(in->topo, s, i, route, path, size);
-			cli_table_set(tab, 7, "%s", path);
+			path_text(in->topo, s, i, route, path, 16 * hops);
+			transfer_row(tab, s, k, i, n, path);
 		}
 	free(route);
 	free(path);
-	return PM_OK;
+	return route && path ? PM_OK : pm_fail(err, PM_EINTERNAL, "out of memory");
 }
 
-/* Seed 000 Fig. 5: per node, per flow and step, the operation, the flow
+/* Huang et al. 2021 Fig. 5: per node, per flow and step, the operation, the flow
  * (tree), the parent and the children.  A Reduce row is a send to Parent
  * after reducing what Children sent; a Gather row forwards what Parent
  * sent to Children; the root of a flow has no parent. */
@@ -250,6 +249,22 @@ static int gather_seen(const struct node_ix *n, int r, size_t a, int k)
 	return dup;
 }
 
+/* Rank r's row for transfer x in step k: Reduce or Gather, its flow,
+ * parent (nil: none), children and step. */
+static void node_row(struct cli_table *tab, int r, const struct pm_xfer *x, int parent, const char *kids, int k)
+{
+	cli_table_row(tab);
+	cli_table_set(tab, 0, "%d", r);
+	cli_table_set(tab, 1, "%s", x->op == PM_REDUCE ? "Reduce" : "Gather");
+	cli_table_set(tab, 2, "%d", x->flow);
+	if (parent >= 0)
+		cli_table_set(tab, 3, "%d", parent);
+	else
+		cli_table_set(tab, 3, "nil");
+	cli_table_set(tab, 4, "%s", kids);
+	cli_table_set(tab, 5, "%d", k + 1);
+}
+
 /* One row per (rank, step, flow) the rank sends in: its parent and
  * children in that flow's tree, as the MULTITREE supplement's tables list them.  Reduce
  * rows: the parent is where the rank sends, the children those that sent
@@ -274,16 +289,7 @@ static int view_nodes(struct cli_table *tab, const struct pm_sched *s, struct pm
 			if (gather_seen(&n, r, a, k))
 				continue;	/* one Gather row per (step, flow) */
 			size_t used = node_links(&n, r, a, k, &parent, kids, sizeof kids);
-			cli_table_row(tab);
-			cli_table_set(tab, 0, "%d", r);
-			cli_table_set(tab, 1, "%s", x->op == PM_REDUCE ? "Reduce" : "Gather");
-			cli_table_set(tab, 2, "%d", x->flow);
-			if (parent >= 0)
-				cli_table_set(tab, 3, "%d", parent);
-			else
-				cli_table_set(tab, 3, "nil");
-			cli_table_set(tab, 4, "%s", used ? kids : "nil");
-			cli_table_set(tab, 5, "%d", k + 1);
+			node_row(tab, r, x, parent, used ? kids : "nil", k);
 		}
 	node_ix_free(&n);
 	return PM_OK;
@@ -291,10 +297,33 @@ static int view_nodes(struct cli_table *tab, const struct pm_sched *s, struct pm
 
 /* Graphviz: the all-gather (broadcast) half, one cluster per flow, node
  * "T-n" as the MULTITREE supplement names them, edges labelled with their step. */
+/* Flow T's cluster: its vertices, each declared once, and its edges from
+ * step first on. */
+static void dot_cluster(FILE *f, const struct pm_sched *s, int T, int first, char *declared)
+{
+	fprintf(f, "  subgraph cluster_%d {\n    label=\"flow %d\";\n", T, T);
+	memset(declared, 0, (size_t)s->nranks);
+	for (int k = first; k < s->nsteps; k++)
+		for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
+			const struct pm_xfer *x = &s->x[i];
+			for (int e = 0; e < 2 && x->flow == T; e++) {
+				int r = e ? x->dst : x->src;
+				if (!declared[r])
+					fprintf(f, "    \"%d-%d\" [label=\"%d\"];\n", T, r, r);
+				declared[r] = 1;
+			}
+			if (x->flow == T)
+				fprintf(f, "    \"%d-%d\" -> \"%d-%d\" [label=\"%d\"];\n", T, x->src, T, x->dst, k - first + 1);
+		}
+	fprintf(f, "  }\n");
+}
+
+/* Graphviz: the all-gather (broadcast) half, one cluster per flow, node
+ * "T-n" as the MULTITREE supplement names them, edges labelled with their step. */
 static void write_dot(FILE *f, const struct pm_inst *in, const struct pm_sched *s)
 {
-	int first = s->second_phase >= 0 ? s->second_phase : 0;
-	int nflows = 0;
+	int first = s->second_phase >= 0 ? s->second_phase : 0, nflows = 0;
+	char *declared = calloc((size_t)s->nranks + 1, 1);
 
 	for (size_t i = 0; i < s->nx; i++)
 		if (s->x[i].flow + 1 > nflows)
@@ -303,26 +332,8 @@ static void write_dot(FILE *f, const struct pm_inst *in, const struct pm_sched *
 		in->label, pm_topo_spec(in->topo), in->label, pm_topo_spec(in->topo),
 		first ? "the all-gather half" : "every step", s->nsteps - first, first + 1, s->nsteps);
 	fprintf(f, "  node [shape=circle, fontsize=10];\n");
-	char *declared = calloc((size_t)s->nranks + 1, 1);
-	for (int T = 0; T < nflows && declared; T++) {
-		fprintf(f, "  subgraph cluster_%d {\n    label=\"flow %d\";\n", T, T);
-		memset(declared, 0, (size_t)s->nranks);
-		for (int k = first; k < s->nsteps; k++)
-			for (size_t i = s->step_off[k]; i < s->step_off[k + 1]; i++) {
-				const struct pm_xfer *x = &s->x[i];
-				if (x->flow != T)
-					continue;
-				for (int e = 0; e < 2; e++) {
-					int r = e ? x->dst : x->src;
-					if (!declared[r])
-						fprintf(f, "    \"%d-%d\" [label=\"%d\"];\n", T, r, r);
-					declared[r] = 1;
-				}
-				fprintf(f, "    \"%d-%d\" -> \"%d-%d\" [label=\"%d\"];\n", T, x->src,
-					T, x->dst, k - first + 1);
-			}
-		fprintf(f, "  }\n");
-	}
+	for (int T = 0; T < nflows && declared; T++)
+		dot_cluster(f, s, T, first, declared);
 	free(declared);
 	fprintf(f, "}\n");
 }
@@ -361,18 +372,14 @@ struct msccl_args {
 
 static int parse_msccl(const struct msccl_args *a, struct pm_msccl_opts *o, struct pm_err *err)
 {
-	static const char *const protos[] = {"Simple", "LL128", "LL"};
+	static const char *const protos[] = {"Simple", "LL128", "LL", NULL};
 	long steps = 64;
-	int k;
+	int k = a->proto ? pm_pick_word("MSCCL protocol", a->proto, protos, err) : 0;
 
 	*o = (struct pm_msccl_opts){"Simple", 0, 1099511627776.0, 64};
-	if (a->proto) {
-		for (k = 0; k < 3 && strcmp(a->proto, protos[k]); k++)
-			;
-		if (k == 3)
-			return pm_fail(err, PM_EINPUT, "invalid MSCCL protocol '%s' (expected Simple, LL128 or LL)", a->proto);
-		o->proto = protos[k];
-	}
+	if (k < 0)
+		return PM_EINPUT;
+	o->proto = protos[k];
 	if ((a->min && strcmp(a->min, "0") && pm_parse_size(a->min, &o->min_B, err)) ||
 	    (a->max && pm_parse_size(a->max, &o->max_B, err)) ||
 	    (a->steps && pm_parse_int(a->steps, 2, 1 << 20, "thread block step limit", &steps, err)))
@@ -387,21 +394,17 @@ static int parse_msccl(const struct msccl_args *a, struct pm_msccl_opts *o, stru
 static int parse_output(const char *format, const char *view, struct output *o,
 			struct pm_err *err)
 {
-	static const struct { const char *name; enum view v; } views[] = {
-		{"steps", V_STEPS}, {"transfers", V_TRANSFERS}, {"nodes", V_NODES},
-	};
-	size_t i;
+	static const char *const views[] = {"steps", "transfers", "nodes", NULL};	/* enum view */
+	int k;
 
 	o->fmt = FMT_TABLE;
 	o->dot = strcmp(format, "dot") == 0;
 	o->msccl = strcmp(format, "msccl") == 0;
 	if (!o->dot && !o->msccl && cli_parse_format(format, &o->fmt, err))
 		return pm_fail(err, PM_EINPUT, "invalid format '%s' (expected table, csv, json, dot or msccl)", format);
-	for (i = 0; i < sizeof views / sizeof views[0] && strcmp(view, views[i].name); i++)
-		;
-	if (i == sizeof views / sizeof views[0])
-		return pm_fail(err, PM_EINPUT, "invalid view '%s' (expected steps, transfers or nodes)", view);
-	o->v = views[i].v;
+	if ((k = pm_pick_word("view", view, views, err)) < 0)
+		return PM_EINPUT;
+	o->v = (enum view)k;
 	return PM_OK;
 }
 
