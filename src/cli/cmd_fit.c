@@ -83,21 +83,17 @@ static int parse_range(const char *range, double *lo, double *hi, struct pm_err 
 	return PM_OK;
 }
 
-/* Which collective the measurements are: --op, else the header's test,
- * else all-reduce (said so).  *how tells which; NULL when the header
- * names a test perfmodel does not convert (then no as_options). */
-static int which_coll(const char *op, const struct pm_points *pts, enum pm_coll *c,
-		      const char **how, struct pm_err *err)
+/* The collective the file's header names (nccl-tests' test, or an OSU
+ * benchmark whose SIZE means what perfmodel's does: the buffer each rank
+ * reduces, or the root's; osu_allgather, osu_alltoall and
+ * osu_reduce_scatter count per-process blocks), or -1. */
+static int file_coll(const struct pm_points *pts)
 {
-	int from_file = -1;
-
-	/* OSU's benchmarks whose SIZE means what perfmodel's does (the
-	 * buffer each rank reduces, or the root's); osu_allgather,
-	 * osu_alltoall and osu_reduce_scatter count per-process blocks */
 	static const struct { const char *osu; enum pm_coll c; } osu[] = {
 		{"osu_allreduce", PM_COLL_ALLREDUCE}, {"osu_reduce", PM_COLL_REDUCE},
 		{"osu_bcast", PM_COLL_BROADCAST},
 	};
+	int from_file = -1;
 
 	for (int k = 0; k < PM_NCOLL && pts->collective[0]; k++)
 		if (strcmp(pts->collective, pm_coll_info((enum pm_coll)k)->nccl) == 0)
@@ -105,28 +101,50 @@ static int which_coll(const char *op, const struct pm_points *pts, enum pm_coll 
 	for (size_t k = 0; k < sizeof osu / sizeof osu[0]; k++)
 		if (strcmp(pts->collective, osu[k].osu) == 0)
 			from_file = osu[k].c;
+	return from_file;
+}
+
+/* --op, which must agree with the file's header where it names one. */
+static int op_coll(const char *op, int from_file, const struct pm_points *pts, enum pm_coll *c, struct pm_err *err)
+{
+	int k = pm_coll_pick("--op", op, err);
+
+	if (k < 0)
+		return PM_EINPUT;
+	if (from_file >= 0 && from_file != k)
+		return pm_fail(err, PM_EINPUT, "--op %s, but the file measures %s (expected --op %s, or no --op)",
+			       op, pts->collective, pm_coll_info((enum pm_coll)from_file)->name);
+	*c = (enum pm_coll)k;
+	return PM_OK;
+}
+
+/* Without --op or a header that names it: all-reduce, and why. */
+static const char *all_reduce_why(const struct pm_points *pts)
+{
+	if (pts->collective[0])
+		return NULL;	/* a test perfmodel does not convert */
+	if (pts->bus_factor > 1.01)
+		return "its busbw exceeds its algbw: only all-reduce's does";	/* 2(P-1)/P */
+	return pts->bus_factor > 0 ? NULL : "assumed: the file does not say (give --op NAME)";
+}
+
+/* Which collective the measurements are: --op, else the header's test,
+ * else all-reduce (said so).  *how tells which; NULL when the header
+ * names a test perfmodel does not convert (then no as_options). */
+static int which_coll(const char *op, const struct pm_points *pts, enum pm_coll *c,
+		      const char **how, struct pm_err *err)
+{
+	int from_file = file_coll(pts);
+
+	*c = from_file >= 0 ? (enum pm_coll)from_file : PM_COLL_ALLREDUCE;
 	if (op) {
-		int k = pm_coll_pick("--op", op, err);
-		if (k < 0)
-			return PM_EINPUT;
-		if (from_file >= 0 && from_file != k)
-			return pm_fail(err, PM_EINPUT, "--op %s, but the file measures %s (expected --op %s, or no --op)",
-				       op, pts->collective, pm_coll_info((enum pm_coll)from_file)->name);
-		*c = (enum pm_coll)k;
 		*how = "--op";
-	} else if (from_file >= 0) {
-		*c = (enum pm_coll)from_file;
-		*how = pts->format == PM_POINTS_OSU ? "the OSU header" : "the nccl-tests header";
-	} else if (!pts->collective[0] && pts->bus_factor > 1.01) {
-		*c = PM_COLL_ALLREDUCE;	/* busbw = 2(P-1)/P algbw: all-reduce's alone exceeds 1 */
-		*how = "its busbw exceeds its algbw: only all-reduce's does";
-	} else if (!pts->collective[0] && pts->bus_factor > 0) {
-		*c = PM_COLL_ALLREDUCE;
-		*how = NULL;
-	} else {
-		*c = PM_COLL_ALLREDUCE;
-		*how = pts->collective[0] ? NULL : "assumed: the file does not say (give --op NAME)";
+		return op_coll(op, from_file, pts, c, err);
 	}
+	if (from_file >= 0)
+		*how = pts->format == PM_POINTS_OSU ? "the OSU header" : "the nccl-tests header";
+	else
+		*how = all_reduce_why(pts);
 	return PM_OK;
 }
 
@@ -204,6 +222,27 @@ static void regime_rows(struct cli_table *t, const struct pm_points *pts, double
 
 static int write_machine(FILE *f, const void *m) { return pm_machine_write(f, m); }
 
+/* The fitted rate and latency, with the error before and after. */
+static void fit_rows(struct cli_table *t, const struct pm_nccl_fit *f, const char *path, int P)
+{
+	char a[32], b[32];
+
+	pm_fmt_bw(f->rate_Bps, a, sizeof a);
+	pm_fmt_time(f->lat_s, b, sizeof b);
+	cli_table_kv_user(t, "machine", path);
+	cli_table_kv(t, "machine_fit", "%d ranks on %d node%s: %s and %s through NCCL %s's model", P, f->nodes,
+		     f->nodes > 1 ? "s" : "", f->rate_name, f->lat_name, pm_nccl_version);
+	cli_table_kv(t, f->rate_name, "%s (was %s)", a, f->rate_was);
+	cli_table_kv(t, f->lat_name, "%s (was %s)", b, f->lat_was);
+	cli_table_kv(t, "nccl_error_before_pct", "%.3g", f->error_before * 100);
+	cli_table_kv(t, "nccl_error_after_pct", "%.3g", f->error_after * 100);
+	if (f->kept)
+		cli_table_kv(t, "machine_fit_kept",
+			     "%s: fitted with %s, the log priced worse (the log's rate is not one NCCL's model reaches by changing %s alone)",
+			     f->kept == 2 ? "both values the description's" : "the rate the description's, the latency fitted alone",
+			     f->rate_name, f->rate_name);
+}
+
 /* --machine: the description's NCCL rates fitted to the log, printed and
  * (--write-machine) written. */
 static int machine_rows(struct cli_table *t, const struct pm_points *pts, double lo, double hi,
@@ -212,7 +251,6 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 {
 	struct pm_machine base, *fitted = malloc(sizeof *fitted);
 	struct pm_nccl_fit f;
-	char a[32], b[32];
 	int rc;
 
 	if (!fitted)
@@ -222,20 +260,7 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 	else if (!(rc = pm_machine_load(name, &base, err)) &&
 		 !(rc = pm_fit_nccl(pts, lo, hi, c, P, &base, log, fitted, &f, err))) {
 		const char *inputs[] = {log, base.path};
-		pm_fmt_bw(f.rate_Bps, a, sizeof a);
-		pm_fmt_time(f.lat_s, b, sizeof b);
-		cli_table_kv_user(t, "machine", base.path);
-		cli_table_kv(t, "machine_fit", "%d ranks on %d node%s: %s and %s through NCCL %s's model", P, f.nodes,
-			     f.nodes > 1 ? "s" : "", f.rate_name, f.lat_name, pm_nccl_version);
-		cli_table_kv(t, f.rate_name, "%s (was %s)", a, f.rate_was);
-		cli_table_kv(t, f.lat_name, "%s (was %s)", b, f.lat_was);
-		cli_table_kv(t, "nccl_error_before_pct", "%.3g", f.error_before * 100);
-		cli_table_kv(t, "nccl_error_after_pct", "%.3g", f.error_after * 100);
-		if (f.kept)
-			cli_table_kv(t, "machine_fit_kept",
-				     "%s: fitted with %s, the log priced worse (the log's rate is not one NCCL's model reaches by changing %s alone)",
-				     f.kept == 2 ? "both values the description's" : "the rate the description's, the latency fitted alone",
-				     f.rate_name, f.rate_name);
+		fit_rows(t, &f, base.path, P);
 		if (out && !(rc = cli_write_file(out, "machine file", inputs, 2, write_machine, fitted, err)))
 			cli_table_kv_user(t, "machine_written", out);
 	}
@@ -349,20 +374,64 @@ static int check_args(struct fit_args *q, enum pm_points_format *pf, enum cli_fo
 	return PM_OK;
 }
 
+/* What fit works on: the options parsed, the file read, its line. */
+struct fit_job {
+	enum pm_points_format pf;
+	enum cli_format fmt;
+	double lo, hi;		/* --range */
+	long P, runs;
+	struct pm_points pts;
+	struct pm_fit f;
+	enum pm_coll coll;
+	const char *how;	/* how coll is known (which_coll) */
+};
+
+/* The file read and its line fitted; which collective it measures.  On
+ * success j->pts is held. */
+static int fit_file(const struct fit_args *q, const char *path, struct fit_job *j, struct pm_err *err)
+{
+	int rc = pm_points_read_run(path, j->pf, (int)j->runs, &j->pts, err);
+
+	if (rc)
+		return rc;
+	if (!(rc = which_coll(q->op, &j->pts, &j->coll, &j->how, err)))
+		rc = pm_fit_line(&j->pts, j->lo, j->hi, &j->f, err);
+	j->P = q->procs ? j->P : j->pts.ranks;
+	if (!rc && q->machine && !j->how)
+		rc = pm_fail(err, PM_EINPUT, "--machine needs to know the collective measured (expected --op NAME: the file does not say)");
+	if (rc)
+		pm_points_release(&j->pts);
+	return rc;
+}
+
+/* The table: the file, the line, as_options, the regimes, the machine. */
+static int print_fit(const struct fit_args *q, const char *path, struct fit_job *j, struct pm_err *err)
+{
+	static const char *const cols[] = {"property", "value"};
+	static const unsigned flags[] = {0, COL_AUTO};
+	struct cli_table t;
+	int rc = PM_OK;
+
+	cli_table_init(&t, 2, cols, flags);
+	read_rows(&t, path, &j->pts, j->coll, j->how, j->runs, &j->f);
+	line_rows(&t, &j->f);
+	options_row(&t, &j->pts, &j->f, q->algo, j->coll, j->how, (int)j->P);
+	regime_rows(&t, &j->pts, j->lo, j->hi);
+	if (q->machine)
+		rc = machine_rows(&t, &j->pts, j->lo, j->hi, j->coll, (int)j->P, q->machine, path, q->write_to, err);
+	if (!rc)
+		rc = cli_table_write(cli_out(), &t, j->fmt, err);
+	cli_table_release(&t);
+	return rc;
+}
+
 int cmd_fit(int argc, char **argv, struct pm_err *err)
 {
 	struct fit_args q = {.input = "auto", .format = "table"};
-	const char *how = "", *pos[2];
-	enum pm_coll coll = PM_COLL_ALLREDUCE;
-	int npos, rc;
+	struct fit_job j = {.pf = PM_POINTS_AUTO, .coll = PM_COLL_ALLREDUCE, .how = ""};
+	const char *pos[2];
 	struct cli_opt opts[13];
-	enum pm_points_format pf = PM_POINTS_AUTO;
-	enum cli_format fmt;
-	struct pm_points pts;
-	struct pm_fit f;
-	double lo = 0, hi = 0;
-	long P = 0, runs = 0;
-	int n = option_rows(&q, opts);
+	int npos, rc, n = option_rows(&q, opts);
 
 	if (cli_parse("fit", argc, argv, opts, n, pos, &npos, 1, err))
 		return PM_EINPUT;
@@ -372,32 +441,11 @@ int cmd_fit(int argc, char **argv, struct pm_err *err)
 	}
 	if (npos < 1)
 		return pm_fail(err, PM_EINPUT, "missing measurement file (expected perfmodel fit FILE, see perfmodel fit --help)");
-	if (check_args(&q, &pf, &fmt, &lo, &hi, &P, &runs, err))
+	if (check_args(&q, &j.pf, &j.fmt, &j.lo, &j.hi, &j.P, &j.runs, err))
 		return PM_EINPUT;
-	if ((rc = pm_points_read_run(pos[0], pf, (int)runs, &pts, err)))
+	if ((rc = fit_file(&q, pos[0], &j, err)))
 		return rc;
-	if ((rc = which_coll(q.op, &pts, &coll, &how, err)) || (rc = pm_fit_line(&pts, lo, hi, &f, err))) {
-		pm_points_release(&pts);
-		return rc;
-	}
-	if (!q.procs)
-		P = pts.ranks;
-	if (q.machine && !how) {
-		pm_points_release(&pts);
-		return pm_fail(err, PM_EINPUT, "--machine needs to know the collective measured (expected --op NAME: the file does not say)");
-	}
-	static const char *const cols[] = {"property", "value"};
-	static const unsigned flags[] = {0, COL_AUTO};
-	struct cli_table t;
-	cli_table_init(&t, 2, cols, flags);
-	read_rows(&t, pos[0], &pts, coll, how, runs, &f);
-	line_rows(&t, &f);
-	options_row(&t, &pts, &f, q.algo, coll, how, (int)P);
-	regime_rows(&t, &pts, lo, hi);
-	rc = q.machine ? machine_rows(&t, &pts, lo, hi, coll, (int)P, q.machine, pos[0], q.write_to, err) : PM_OK;
-	if (!rc)
-		rc = cli_table_write(cli_out(), &t, fmt, err);
-	cli_table_release(&t);
-	pm_points_release(&pts);
+	rc = print_fit(&q, pos[0], &j, err);
+	pm_points_release(&j.pts);
 	return rc;
 }
