@@ -792,6 +792,40 @@ Test(cli, writer_refuses_inf_and_nan)
 	cli_table_release(&t);
 }
 
+/* The text table by hand: numbers right-aligned to their column's widest
+ * cell or name, text left-aligned, the last text column unpadded, an
+ * empty cell "-".  Column widths here: size 4 ("size", "1.5K"), algo 9
+ * ("multitree"), t_us 4, bw 2.  A byte count fills the table's size
+ * (1536 B = 1.5K, 64 MiB = 64M) and CSV's number (cli_table_bytes); two
+ * numbers share a format (cli_table_nums). */
+Test(cli, writer_aligns_text_and_fills_size_and_number_cells)
+{
+	static const char *const names[] = {"size", "size_B", "algo", "t_us", "bw", "note"};
+	static const unsigned flags[] = {COL_TABLE, COL_DATA | COL_NUM, 0, COL_NUM, COL_NUM, 0};
+	struct cli_table t;
+	int rc;
+
+	cli_table_init(&t, 6, names, flags);
+	cr_assert_eq(cli_table_row(&t), 0);
+	cli_table_bytes(&t, 0, 1, 67108864);
+	cli_table_set(&t, 2, "%s", "ring");
+	cli_table_nums(&t, 3, (const double[]){12.5, 3}, 2, "%.6g");
+	cr_assert_eq(cli_table_row(&t), 0);
+	cli_table_bytes(&t, 0, 1, 1536);
+	cli_table_set(&t, 2, "%s", "multitree");
+	cli_table_set(&t, 5, "%s", "no row");
+	char *out = write_to_string(&t, FMT_TABLE, &rc);
+	cr_assert_eq(rc, PM_OK);
+	cr_assert_str_eq(out, "size  algo       t_us  bw  note\n"
+			      "64M   ring       12.5   3  -\n"
+			      "1.5K  multitree     -   -  no row\n");
+	free(out);
+	out = write_to_string(&t, FMT_CSV, &rc);
+	cr_assert_str_eq(out, "size_B,algo,t_us,bw,note\n67108864,ring,12.5,3,\n1536,multitree,,,no row\n");
+	free(out);
+	cli_table_release(&t);
+}
+
 /* A text cell with a comma, quotes and a backslash: RFC 4180 quoting in
  * CSV (the field in quotes, each quote doubled), JSON escaping. */
 Test(cli, writer_quotes_csv_and_escapes_json)
