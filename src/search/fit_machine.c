@@ -9,8 +9,10 @@
  *               (nvls_busbw when that is NVLS or NVLSTree, else ring_busbw);
  *   more nodes: net_latency (per inter-node step) and nic_bw, or the
  *               intra-node rate where the largest size does not move
- *               with nic_bw in the preset's figures (on two nodes
- *               NVLSTree can be bound by NVLS, not the NICs).
+ *               with nic_bw in the preset's figures, moved the way the
+ *               log asks (on two nodes NVLSTree can be bound by NVLS,
+ *               not the NICs; a log slower than the preset on rings that
+ *               the preset's NVLink binds asks for slower NICs).
  * Each parameter is fitted on its own regime of the curve (pm_fit_regimes):
  *   the rate so that the model's slope over the largest regime (its
  *   weighted least-squares line, the algorithm held at NCCL's choice)
@@ -188,24 +190,37 @@ static void record(const struct pm_nccl_fit *f, struct pm_machine *m, const char
 	memcpy(m->description, d, sizeof d);
 }
 
-/* Does the time at size top move with the NICs' rate (or is the largest
- * size bound inside the node)? */
-static int nic_binds(const struct pm_nccl_sys *s, enum pm_coll coll, unsigned mask, double top)
+/* Does the time at size top move when the NICs' rate moves 10% the way
+ * the log asks (down when the log is slower than the description, else
+ * up), or is that size bound inside the node either way? */
+static int nic_binds(const struct pm_nccl_sys *s, enum pm_coll coll, unsigned mask, double top, int slower)
 {
-	struct pm_nccl_sys faster = *s;
+	struct pm_nccl_sys moved = *s;
 	struct pm_nccl_cost a, b;
 	struct pm_err e;
 
-	faster.net_Bps *= 1.1;
+	moved.net_Bps *= slower ? 0.9 : 1.1;
 	return !pm_nccl_select(s, coll, mask, ~0u, top, &a, &e) &&
-	       !pm_nccl_select(&faster, coll, mask, ~0u, top, &b, &e) && b.time_s < a.time_s * (1 - 1e-6);
+	       !pm_nccl_select(&moved, coll, mask, ~0u, top, &b, &e) && fabs(b.time_s - a.time_s) > a.time_s * 1e-6;
+}
+
+/* Is the log's largest regime slower than the description prices it
+ * (the measured slope there steeper than the model's)? */
+static int log_slower(struct job *j, const struct pm_regimes *g, double lo, double hi)
+{
+	const struct pm_fit *big = &g->r[g->n - 1];
+	int n;
+
+	j->lo = g->n > 1 ? big->min_B : lo, j->hi = hi;
+	n = model_times(j, ~0u);
+	return n >= 2 && big->beta_spB > pm_fit_slope(j->x, j->y, n);
 }
 
 /* The parameters a log of this many nodes calibrates, and the algorithm
  * NCCL runs at the largest size (held while the rate is fitted): across
  * nodes the NICs' rate, unless that size is bound inside the node in the
  * preset's figures (then the intra-node rate, as for one node). */
-static void choose(struct job *j, const struct pm_nccl_sys *s, double top, struct pm_nccl_fit *f,
+static void choose(struct job *j, const struct pm_nccl_sys *s, double top, int slower, struct pm_nccl_fit *f,
 		   double **rate, double **lat)
 {
 	struct pm_nccl_cost c;
@@ -216,7 +231,7 @@ static void choose(struct job *j, const struct pm_nccl_sys *s, double top, struc
 	j->mask = 1u << c.algo;
 	f->rate_name = nvls ? "nvls_busbw" : "ring_busbw";
 	*rate = nvls ? &j->m.nccl.nvls_Bps : &j->m.nccl.ring_Bps;
-	if (s->nodes > 1 && nic_binds(s, j->coll, j->mask, top))
+	if (s->nodes > 1 && nic_binds(s, j->coll, j->mask, top, slower))
 		f->rate_name = "nic_bw", *rate = &j->m.nccl.nic_Bps;
 	if (s->nodes > 1)
 		f->lat_name = "net_latency", *lat = &j->m.nccl.net_lat_s;
@@ -285,7 +300,7 @@ int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll 
 		rc = pm_fail(err, PM_EINPUT, "NCCL's model does not price %s on %d ranks of '%s' (expected a collective NCCL runs there)",
 			     pm_coll_info(coll)->title, P, base->name);
 	} else {
-		choose(&j, &s, f->max_B, f, &rate, &lat);
+		choose(&j, &s, f->max_B, log_slower(&j, &g, lo, hi), f, &rate, &lat);
 		double rate0 = *rate, lat0 = *lat;
 		calibrate(&j, &g, lo, hi, tmin, rate, lat);
 		f->error_after = error(&j, lo, hi);
