@@ -32,7 +32,8 @@ struct job {
 	double *t;		/* time of size s, evaluator m: t[s * NMODEL + m] (NaN: none) */
 	int z;			/* the size being priced */
 	int explain;		/* --explain: its closed rows' note gives the terms */
-	const struct pm_pricer_cfg *cfg;	/* the network and evaluators it is priced with */
+	const struct pm_pricer_cfg *cfg;	/* the network and evaluators it is priced with
+						 * (price_all's: valid only while pricing) */
 	const int *on;		/* evaluator m asked: on[m] */
 };
 
@@ -270,8 +271,8 @@ static int drawn_model(const int on[NMODEL])
 
 /* Evaluator m's bus bandwidth (GB/s) at every size, a line for each
  * algorithm with numbers (at most 24) into y and names; returns how many. */
-static int busbw_lines(int m, const struct job *jobs, int njobs, const double *sizes, int nsizes,
-		       double *y, const char **names)
+static int busbw_lines(enum pm_coll coll, int P, int m, const struct job *jobs, int njobs, const double *sizes,
+		       int nsizes, double *y, const char **names)
 {
 	int ns = 0;
 
@@ -280,8 +281,7 @@ static int busbw_lines(int m, const struct job *jobs, int njobs, const double *s
 			continue;
 		for (int z = 0; z < nsizes; z++) {
 			double tm = jobs[i].t[z * NMODEL + m];
-			y[ns * nsizes + z] = tm > 0 ? pm_coll_busbw(jobs[i].in.coll, sizes[z], tm,
-								    pm_topo_endpoints(jobs[i].cfg->t)) / 1e9 : NAN;
+			y[ns * nsizes + z] = tm > 0 ? pm_coll_busbw(coll, sizes[z], tm, P) / 1e9 : NAN;
 		}
 		names[ns++] = jobs[i].in.label;
 	}
@@ -312,7 +312,7 @@ static int draw(const char *path, enum pm_coll coll, const struct pm_topo *t, do
 
 	if (!y)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	int ns = busbw_lines(m, jobs, njobs, sizes, nsizes, y, names);
+	int ns = busbw_lines(coll, P, m, jobs, njobs, sizes, nsizes, y, names);
 	bound_line(coll, t, inj_Bps, sizes, nsizes, y + (size_t)24 * nsizes);
 	snprintf(title, sizeof title, "%s on %s, %d endpoints (%s evaluator)", pm_coll_info(coll)->title, pm_topo_spec(t), P,
 		 pm_evals[m].name);
