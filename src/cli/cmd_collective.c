@@ -215,10 +215,14 @@ static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_to
 	int nn = cli_algo_names(coll, list, buf, sizeof buf, names, MAX_ALGOS, err);
 	struct pm_err *errs = nn > 0 ? calloc((size_t)nn, sizeof *errs) : NULL;
 	struct pm_inst *in = nn > 0 ? calloc((size_t)nn, sizeof *in) : NULL;
-	int r = nn < 0 ? PM_EINPUT : nn > 0 && (!errs || !in) ? pm_fail(err, PM_EINTERNAL, "out of memory") : PM_OK;
+	int r = PM_OK;
 
 	*njobs = 0;
-	if (!r)
+	if (nn < 0)
+		r = PM_EINPUT;
+	else if (nn > 0 && (!errs || !in))
+		r = pm_fail(err, PM_EINTERNAL, "out of memory");
+	else
 		pm_pool_resolve(coll, names, nn, t, threads, in, rc, errs);
 	if (!r && !(r = first_refusal(rc, errs, nn, all, err)))
 		for (int k = 0; k < nn; k++)
