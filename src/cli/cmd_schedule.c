@@ -87,10 +87,12 @@ static void path_text(const struct pm_topo *t, const struct pm_sched *s,
 static void transfer_row(struct cli_table *tab, const struct pm_sched *s, int k, size_t i, double n, const char *path)
 {
 	const struct pm_xfer *x = &s->x[i];
-	const double v[] = {k + 1, x->flow, x->src, x->dst};
 
 	cli_table_row(tab);
-	cli_table_nums(tab, 0, v, 4, "%.0f");
+	cli_table_set(tab, 0, "%d", k + 1);
+	cli_table_set(tab, 1, "%d", x->flow);
+	cli_table_set(tab, 2, "%d", x->src);
+	cli_table_set(tab, 3, "%d", x->dst);
 	cli_table_set(tab, 4, "%s", x->op == PM_REDUCE ? "reduce" : "copy");
 	cli_table_set(tab, 5, "%u-%u/%u", x->lo, x->lo + x->cnt - 1, s->nchunks);
 	cli_table_set(tab, 6, "%.0f", n / s->nchunks * x->cnt);
