@@ -71,19 +71,18 @@ static int resolve(enum pm_coll coll, const char *list, const struct pm_topo *t,
 	if (nn > 0 && !errs)
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	pm_pool_resolve(coll, names, nn, t, threads, in, rc, errs);
-	for (int k = 0; k < nn; k++) {
+	int r = cli_first_refusal(rc, errs, nn, all, err);
+	for (int k = 0; k < nn && !r; k++) {
 		if (rc[k] == PM_OK) {
 			in[(*n)++] = in[k];
-		} else if (!all && rc[k] == PM_ENOTAPPLICABLE) {
+		} else if (!all) {	/* cannot run on this network */
 			snprintf(left[*nleft].label, sizeof left[*nleft].label, "%s", names[k]);
 			snprintf(left[(*nleft)++].why, sizeof left->why, "%s", errs[k].msg);
-		} else if (!all) {	/* not an algorithm, or a bad argument */
-			*err = errs[k];
-			free(errs);
-			return rc[k];
 		}
 	}
 	free(errs);
+	if (r)
+		return r;
 	if (*n)
 		return PM_OK;
 	if (*nleft)

@@ -180,18 +180,6 @@ static void take_job(struct job *j, const struct pm_inst *in, int status, const 
 		snprintf(j->in.label, sizeof j->in.label, "%s", name);
 }
 
-/* With a list of names (not all), the first bad input in the list's
- * order (a bad argument) is the command's error. */
-static int first_refusal(const int *rc, const struct pm_err *errs, int n, int all, struct pm_err *err)
-{
-	for (int k = 0; k < n && !all; k++)
-		if (rc[k] == PM_EINPUT) {
-			*err = errs[k];
-			return PM_EINPUT;
-		}
-	return PM_OK;
-}
-
 /* One rule for every command: it fails when nothing it was asked for can
  * be answered (a list of names with one that applies prints the others'
  * rows with the reason). */
@@ -224,7 +212,7 @@ static int resolve_algos(enum pm_coll coll, const char *list, const struct pm_to
 		r = pm_fail(err, PM_EINTERNAL, "out of memory");
 	else
 		pm_pool_resolve(coll, names, nn, t, threads, in, rc, errs);
-	if (!r && !(r = first_refusal(rc, errs, nn, all, err)))
+	if (!r && !(r = cli_first_refusal(rc, errs, nn, all, err)))
 		for (int k = 0; k < nn; k++)
 			take_job(&jobs[(*njobs)++], &in[k], rc[k], &errs[k], names[k]);
 	free(errs);

@@ -392,6 +392,16 @@ static int names_algo(const char *s)
 	return 0;
 }
 
+int cli_first_refusal(const int *rc, const struct pm_err *errs, int n, int all, struct pm_err *err)
+{
+	for (int k = 0; k < n && !all; k++)
+		if (rc[k] != PM_OK && rc[k] != PM_ENOTAPPLICABLE) {
+			*err = errs[k];
+			return rc[k];
+		}
+	return PM_OK;
+}
+
 int cli_split_algos(const char *list, char *buf, size_t size, char **items,
 		    int max, struct pm_err *err)
 {

@@ -63,6 +63,15 @@ void cli_progress_end(struct cli_progress *pr);
  * (machines, models, llms, devices); nothing if there are none. */
 void cli_print_presets(const char *title, const char *kind);
 
+/* Of the algorithms of a named --algo list, resolved in order (rc and
+ * errs from pm_pool_resolve), the first that is neither usable nor merely
+ * unable to run on the network (not an algorithm, a bad argument, an
+ * internal failure): its error in err and its code; PM_OK if none, or if
+ * the list is "all" (all).  One rule for every command: a named algorithm
+ * that cannot run here is left out with the reason, anything else wrong
+ * with the list is the command's error. */
+int cli_first_refusal(const int *rc, const struct pm_err *errs, int n, int all, struct pm_err *err);
+
 int cli_split_algos(const char *list, char *buf, size_t size, char **items,
 		    int max, struct pm_err *err);
 
