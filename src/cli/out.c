@@ -169,9 +169,10 @@ static void widths(const struct cli_table *t, int *w)
 {
 	for (int c = 0; c < t->ncols && c < 64; c++) {
 		w[c] = (int)strlen(t->names[c]);
-		for (int r = 0; r < t->nrows; r++)
-			if ((int)strlen(cell(t, r, c)) > w[c])
-				w[c] = (int)strlen(cell(t, r, c));
+		for (int r = 0; r < t->nrows; r++) {
+			int l = (int)strlen(cell(t, r, c));
+			w[c] = l > w[c] ? l : w[c];
+		}
 	}
 }
 
@@ -193,9 +194,9 @@ static void text_line(FILE *f, const struct cli_table *t, const int *w, int last
 	for (int c = 0, first = 1; c < t->ncols && c < 64; c++) {
 		if (!shown(t, c, FMT_TABLE))
 			continue;
-		const char *s = r < 0 ? t->names[c] : *cell(t, r, c) ? cell(t, r, c) : "-";
+		const char *s = r < 0 ? t->names[c] : cell(t, r, c);
 		int num = t->flags && (t->flags[c] & COL_NUM);
-		fprintf(f, "%s%*s", first ? "" : "  ", num ? w[c] : c == last ? 0 : -w[c], s);
+		fprintf(f, "%s%*s", first ? "" : "  ", num ? w[c] : c == last ? 0 : -w[c], *s ? s : "-");
 		first = 0;
 	}
 	fputc('\n', f);
