@@ -1,6 +1,7 @@
 /* out.c: writing tables as text, CSV and JSON (through jansson). */
 #include "model/err.h"
 #include "cli/out.h"
+#include "model/grow.h"
 #include "model/text.h"
 #include "model/units.h"
 
@@ -36,16 +37,10 @@ void cli_table_release(struct cli_table *t)
 
 int cli_table_row(struct cli_table *t)
 {
-	if (t->nrows == t->caprows) {
-		int cap = t->caprows ? 2 * t->caprows : 16;
-		char **c = realloc(t->cells, sizeof *c * (size_t)cap * (size_t)t->ncols);
-		if (!c)
+	if ((size_t)t->nrows == t->caprows) {
+		size_t cap = pm_grow_cap(t->caprows, t->caprows + 1, 16);
+		if (pm_resize(&t->cells, cap * (size_t)t->ncols, sizeof *t->cells) || pm_resize(&t->user, cap, 1))
 			return -1;
-		t->cells = c;
-		unsigned char *u = realloc(t->user, (size_t)cap);
-		if (!u)
-			return -1;
-		t->user = u;
 		t->caprows = cap;
 	}
 	t->user[t->nrows] = 0;

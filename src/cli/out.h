@@ -31,7 +31,8 @@ struct cli_table {
 	int ncols;
 	const char *const *names;
 	const unsigned *flags;
-	int nrows, caprows;
+	int nrows;
+	size_t caprows;
 	char **cells;		/* nrows * ncols, owned */
 	unsigned char *user;	/* per row: its cells hold the user's text */
 	int nmeta;

@@ -2,6 +2,7 @@
 #include "cli/sweep.h"
 #include "cli/cli.h"
 #include "model/llm.h"
+#include "model/grow.h"
 #include "model/text.h"
 #include "model/topo.h"
 #include "model/units.h"
@@ -232,14 +233,9 @@ struct buf {
 
 static void put(struct buf *b, const char *s, size_t n)
 {
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = 2 * b->cap + n + 256;
-		char *q = realloc(b->p, cap);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->p = q, b->cap = cap;
+	if (pm_grow(&b->p, &b->cap, b->n + n + 1, 1, 256)) {
+		b->oom = 1;
+		return;
 	}
 	memcpy(b->p + b->n, s, n);
 	b->n += n;

@@ -7,6 +7,7 @@
  * appends it to the file between its own points (so a killed run loses
  * only what was in flight) and puts the file in point order at the end. */
 #include "cli/sweep.h"
+#include "model/grow.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -23,21 +24,9 @@ struct blob {
 	size_t n, cap;
 };
 
-static int grow(struct blob *b, size_t more)
-{
-	if (b->n + more <= b->cap)
-		return 0;
-	size_t cap = 2 * b->cap + more + 4096;
-	char *q = realloc(b->p, cap);
-	if (!q)
-		return -1;
-	b->p = q, b->cap = cap;
-	return 0;
-}
-
 static int add(struct blob *b, const void *data, size_t n)
 {
-	if (grow(b, n))
+	if (pm_grow(&b->p, &b->cap, b->n + n, 1, 4096))
 		return -1;
 	memcpy(b->p + b->n, data, n);
 	b->n += n;
@@ -135,14 +124,10 @@ struct outbox {
 static int post(struct outbox *ob, struct blob *b)
 {
 	if (ob->n == ob->cap) {
-		int cap = ob->cap ? 2 * ob->cap : 16;
-		MPI_Request *r = realloc(ob->req, sizeof *r * (size_t)cap);
-		char **bf = r ? realloc(ob->buf, sizeof *bf * (size_t)cap) : NULL;
-		if (r)
-			ob->req = r;
-		if (!bf)
+		size_t cap = pm_grow_cap((size_t)ob->cap, (size_t)ob->n + 1, 16);
+		if (pm_resize(&ob->req, cap, sizeof *ob->req) || pm_resize(&ob->buf, cap, sizeof *ob->buf))
 			return -1;
-		ob->buf = bf, ob->cap = cap;
+		ob->cap = (int)cap;
 	}
 	MPI_Isend(b->p, (int)b->n, MPI_CHAR, 0, TAG_POINT, MPI_COMM_WORLD, &ob->req[ob->n]);
 	ob->buf[ob->n++] = b->p;	/* freed once sent */

@@ -2,6 +2,7 @@
  * libcsv from text or a file. */
 #include "cli/sweep.h"
 #include "model/csvread.h"
+#include "model/grow.h"
 
 #include <csv.h>
 #include <stdlib.h>
@@ -10,25 +11,18 @@
 struct parse {
 	struct sweep_table *t;
 	char **cell;
-	int ncell, capcell;
-	long caprows;
+	int ncell;
+	size_t capcell, caprows;
 	int header_done, oom;
 };
 
 static void on_field(void *s, size_t len, void *data)
 {
 	struct parse *p = data;
-	if (p->ncell == p->capcell) {
-		int cap = p->capcell ? 2 * p->capcell : 16;
-		char **c = realloc(p->cell, sizeof *c * (size_t)cap);
-		if (!c) {
-			p->oom = 1;
-			return;
-		}
-		p->cell = c, p->capcell = cap;
-	}
 	char *v = malloc(len + 1);
-	if (!v) {
+
+	if (!v || pm_grow(&p->cell, &p->capcell, (size_t)p->ncell + 1, sizeof *p->cell, 16)) {
+		free(v);
 		p->oom = 1;
 		return;
 	}
@@ -37,55 +31,51 @@ static void on_field(void *s, size_t len, void *data)
 	p->cell[p->ncell++] = v;
 }
 
-static void on_row(int c, void *data)
+static void drop_cells(struct parse *p, int from)
 {
-	struct parse *p = data;
+	for (int i = from; i < p->ncell; i++)
+		free(p->cell[i]);
+	p->ncell = 0;
+}
+
+/* The parsed cells as a row of the table's width ("" for a missing cell). */
+static void keep_row(struct parse *p)
+{
 	struct sweep_table *t = p->t;
-	(void)c;
-	if (p->oom || (p->ncell == 1 && (!p->cell[0][0] || p->cell[0][0] == '#'))) {
-		for (int i = 0; i < p->ncell; i++)
-			free(p->cell[i]);
-		p->ncell = 0;
-		return;
-	}
-	if (!p->header_done) {
-		t->cols = p->cell, t->ncols = p->ncell;
-		p->cell = NULL, p->ncell = p->capcell = 0;
-		p->header_done = 1;
-		return;
-	}
-	if (p->cell[0][0] == '#') {	/* a comment line that held a comma */
-		for (int i = 0; i < p->ncell; i++)
-			free(p->cell[i]);
-		p->ncell = 0;
-		return;
-	}
-	if (t->nrows == p->caprows) {
-		long cap = p->caprows ? 2 * p->caprows : 64;
-		char ***r = realloc(t->rows, sizeof *r * (size_t)cap);
-		if (!r) {
-			p->oom = 1;
-			return;
-		}
-		t->rows = r, p->caprows = cap;
-	}
 	char **row = calloc((size_t)t->ncols + 1, sizeof *row);
-	if (!row) {
+
+	if (!row || pm_grow(&t->rows, &p->caprows, (size_t)t->nrows + 1, sizeof *t->rows, 64)) {
+		free(row);
 		p->oom = 1;
+		drop_cells(p, 0);
 		return;
 	}
 	for (int i = 0; i < t->ncols; i++)
 		row[i] = i < p->ncell ? p->cell[i] : strdup("");
-	for (int i = t->ncols; i < p->ncell; i++)
-		free(p->cell[i]);
-	p->ncell = 0;
+	drop_cells(p, t->ncols);
 	t->rows[t->nrows++] = row;
+}
+
+static void on_row(int c, void *data)
+{
+	struct parse *p = data;
+	(void)c;
+	if (p->oom || (p->ncell == 1 && (!p->cell[0][0] || p->cell[0][0] == '#')))
+		drop_cells(p, 0);	/* a blank line, a comment */
+	else if (!p->header_done) {
+		p->t->cols = p->cell, p->t->ncols = p->ncell;
+		p->cell = NULL, p->ncell = 0, p->capcell = 0;
+		p->header_done = 1;
+	} else if (p->cell[0][0] == '#')
+		drop_cells(p, 0);	/* a comment line that held a comma */
+	else
+		keep_row(p);
 }
 
 int sweep_table_parse(const char *text, size_t len, struct sweep_table *t, struct pm_err *err)
 {
 	struct csv_parser cp;
-	struct parse p = {t, NULL, 0, 0, 0, 0, 0};
+	struct parse p = {.t = t};
 
 	memset(t, 0, sizeof *t);
 	if (csv_init(&cp, 0))
@@ -107,28 +97,13 @@ int sweep_table_parse(const char *text, size_t len, struct sweep_table *t, struc
 
 int sweep_table_read(const char *path, struct sweep_table *t, struct pm_err *err)
 {
-	FILE *f = pm_input_open(path, "sweep table", err);
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
+	size_t len;
+	char *buf;
 	int rc;
 
 	memset(t, 0, sizeof *t);
-	if (!f)
+	if (!(buf = pm_input_read(path, "sweep table", &len, err)))
 		return PM_EINPUT;
-	do {
-		if (len + 65536 > cap) {
-			char *b = realloc(buf, cap = 2 * cap + 65536);
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return pm_fail(err, PM_EINTERNAL, "out of memory");
-			}
-			buf = b;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-	} while (got > 0);
-	fclose(f);
 	rc = sweep_table_parse(buf, len, t, err);
 	free(buf);
 	if (rc == PM_EINPUT)

@@ -1,5 +1,6 @@
 /* csvread.c: the shared CSV reader (see csvread.h). */
 #include "model/csvread.h"
+#include "model/grow.h"
 #include "model/preset.h"
 
 #include <csv.h>
@@ -153,6 +154,49 @@ FILE *pm_input_open(const char *path, const char *what, struct pm_err *err)
 		pm_fail(err, PM_EINPUT, "cannot read %s '%s': %s (expected a readable file)",
 			what, path, strerror(errno));
 	return f;
+}
+
+/* The rest of f into *buf (NUL-terminated, *n bytes before the NUL): 0,
+ * or -1 out of memory, -2 past PM_INPUT_MAX_BYTES, -3 a read error. */
+static int read_all(FILE *f, char **buf, size_t *n)
+{
+	size_t cap = 0, got = 1;
+
+	*buf = NULL;
+	*n = 0;
+	while (got) {
+		if (*n > (size_t)PM_INPUT_MAX_BYTES)
+			return -2;
+		if (pm_grow(buf, &cap, *n + 4096, 1, 65536))
+			return -1;
+		*n += got = fread(*buf + *n, 1, cap - *n - 1, f);
+	}
+	(*buf)[*n] = 0;
+	return ferror(f) ? -3 : 0;
+}
+
+char *pm_input_read(const char *path, const char *what, size_t *len, struct pm_err *err)
+{
+	FILE *f = pm_input_open(path, what, err);
+	char *buf;
+	int rc;
+
+	if (!f)
+		return NULL;
+	rc = read_all(f, &buf, len);
+	fclose(f);
+	if (rc == -1)
+		pm_fail(err, PM_EINTERNAL, "out of memory reading %s '%s'", what, path);
+	if (rc == -2)
+		pm_fail(err, PM_EINPUT, "%s '%s' is larger than %ld bytes (expected a smaller file)",
+			what, path, PM_INPUT_MAX_BYTES);
+	if (rc == -3)
+		pm_fail(err, PM_EINPUT, "cannot read %s '%s' (expected a readable file)", what, path);
+	if (rc) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
 }
 
 int pm_csv_read(const char *path, const char *what, pm_csv_row_fn row_fn,

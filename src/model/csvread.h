@@ -34,6 +34,11 @@ int pm_csv_read(const char *path, const char *what, pm_csv_row_fn on_row,
  * with a message naming it.  NULL on error. */
 FILE *pm_input_open(const char *path, const char *what, struct pm_err *err);
 
+/* The whole of a data file opened as pm_input_open does, NUL-terminated
+ * (its length, without the NUL, in *len).  NULL on error, with the
+ * message in err. */
+char *pm_input_read(const char *path, const char *what, size_t *len, struct pm_err *err);
+
 /* The column named name in a header row, or -1. */
 int pm_csv_column(char *const *header, int n, const char *name);
 

@@ -1,6 +1,7 @@
 /* edgecolor.c: König's edge colouring of a bipartite multigraph, one edge
  * at a time with alternating-path swaps (edgecolor.h). */
 #include "model/edgecolor.h"
+#include "model/grow.h"
 
 #include <stdlib.h>
 
@@ -45,14 +46,8 @@ static int swap_path(struct pm_ecolor *g, int x, int a, int b, const int *u, con
 	size_t at = (size_t)g->nl + (size_t)x;
 
 	for (int f; (f = g->at[at * (size_t)g->ncol + (size_t)want]) >= 0;) {
-		if (n == g->cap) {
-			int cap = g->cap ? 2 * g->cap : 64;
-			int *p = realloc(g->path, sizeof(int) * (size_t)cap);
-			if (!p)
-				return -1;
-			g->path = p;
-			g->cap = cap;
-		}
+		if (pm_grow(&g->path, &g->cap, (size_t)n + 1, sizeof(int), 64))
+			return -1;
 		g->path[n++] = f;
 		side = !side;	/* the edge's other end */
 		at = side ? (size_t)g->nl + (size_t)v[f] : (size_t)u[f];

@@ -18,12 +18,14 @@
 #ifndef PM_EDGECOLOR_H
 #define PM_EDGECOLOR_H
 
+#include <stddef.h>
+
 struct pm_ecolor {
 	int nl, nr, ncol;
 	int *at;	/* [v ncol + c]: the edge of colour c at vertex v, or -1;
 			 * left vertices first, then right ones (nl + v) */
 	int *path;	/* one alternating path's edges */
-	int cap;	/* edges path holds */
+	size_t cap;	/* edges path holds */
 };
 
 /* Tables for nl left and nr right vertices and ncol colours.  0, or -1

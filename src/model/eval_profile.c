@@ -24,6 +24,7 @@
  * algorithm of its suite).
  */
 #include "model/eval.h"
+#include "model/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -167,19 +168,9 @@ static int add_entry(struct pm_profile *f, double inv, int link, const double *m
 	size_t K = (size_t)f->nslot;
 
 	if (f->ne == f->cape) {
-		size_t cap = f->cape ? 2 * f->cape : 1024;
-		if (cap > MAX_ENTRIES)
-			return -1;
-		double *a = realloc(f->e_inv, cap * sizeof *a);
-		if (a)
-			f->e_inv = a;
-		uint8_t *k = realloc(f->e_link, cap);
-		if (k)
-			f->e_link = k;
-		double *c = realloc(f->e_m, cap * K * sizeof *c);
-		if (c)
-			f->e_m = c;
-		if (!a || !k || !c)
+		size_t cap = pm_grow_cap(f->cape, f->ne + 1, 1024);
+		if (cap > MAX_ENTRIES || pm_resize(&f->e_inv, cap, sizeof *f->e_inv) ||
+		    pm_resize(&f->e_link, cap, 1) || pm_resize(&f->e_m, cap * K, sizeof *f->e_m))
 			return -1;
 		f->cape = cap;
 	}

@@ -352,43 +352,10 @@ static int json_levels(struct mreader *r, json_t *levels, struct pm_err *err)
 	return PM_OK;
 }
 
-/* The file, whole, into memory: at most PM_INPUT_MAX_BYTES. */
-static char *slurp(const char *path, size_t *len, struct pm_err *err)
-{
-	FILE *f = pm_input_open(path, "machine file", err);
-	size_t cap = 1 << 16, n = 0;
-	char *buf = f ? malloc(cap) : NULL;
-
-	if (f && !buf)
-		pm_fail(err, PM_EINTERNAL, "out of memory");
-	while (buf) {
-		if (n == cap) {
-			char *b = cap > (size_t)PM_INPUT_MAX_BYTES ? NULL : realloc(buf, 2 * cap);
-			if (!b) {
-				pm_fail(err, PM_EINPUT, "machine file '%s' is larger than %ld bytes (expected a smaller file)",
-					path, PM_INPUT_MAX_BYTES);
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = b;
-			cap *= 2;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (f)
-		fclose(f);
-	*len = n;
-	return buf;
-}
-
 static int read_json(const char *path, struct mreader *r, struct pm_err *err)
 {
 	size_t len;
-	char *text = slurp(path, &len, err);
+	char *text = pm_input_read(path, "machine file", &len, err);
 	json_error_t je;
 	json_t *root;
 	int rc;

@@ -2,6 +2,7 @@
  * libxml2-dev); msccl_write.c writes it. */
 #include "model/msccl.h"
 #include "model/csvread.h"
+#include "model/grow.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -53,33 +54,16 @@ static int by_pair_then_seq(const void *a, const void *b)
  * device, a huge file are refused there), then parsed. */
 static xmlDocPtr read_doc(const char *path, struct pm_err *err)
 {
-	FILE *f = pm_input_open(path, "MSCCL file", err);
-	char *text = NULL;
-	size_t n = 0, cap = 0;
+	size_t n;
+	char *text = pm_input_read(path, "MSCCL file", &n, err);
 	xmlDocPtr doc = NULL;
 
-	if (!f)
+	if (!text)
 		return NULL;
-	for (;;) {
-		if (n == cap) {
-			char *t = realloc(text, cap = cap ? 2 * cap : 65536);
-			if (!t) {
-				pm_fail(err, PM_EINTERNAL, "out of memory");
-				goto out;
-			}
-			text = t;
-		}
-		size_t got = fread(text + n, 1, cap - n, f);
-		n += got;
-		if (!got)
-			break;
-	}
-	doc = xmlReadMemory(text, (int)n, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	if (!doc)
+	/* n <= PM_INPUT_MAX_BYTES, well inside libxml2's int */
+	if (!(doc = xmlReadMemory(text, (int)n, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)))
 		pm_fail(err, PM_EINPUT, "MSCCL file '%s' is not well-formed XML (expected an <algo> document)", path);
-out:
 	free(text);
-	fclose(f);
 	return doc;
 }
 
@@ -92,11 +76,8 @@ struct halves {
 static int push_half(struct halves *h, int is_send, struct half x, struct pm_err *err)
 {
 	if (h->ns == h->cap || h->nr == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 64;
-		struct half *a = realloc(h->sends, sizeof *a * cap), *b = a ? realloc(h->recvs, sizeof *b * cap) : NULL;
-		h->sends = a ? a : h->sends;
-		h->recvs = b ? b : h->recvs;
-		if (!a || !b)
+		size_t cap = pm_grow_cap(h->cap, h->cap + 1, 64);
+		if (pm_resize(&h->sends, cap, sizeof *h->sends) || pm_resize(&h->recvs, cap, sizeof *h->recvs))
 			return pm_fail(err, PM_EINTERNAL, "out of memory");
 		h->cap = cap;
 	}

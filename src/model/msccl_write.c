@@ -20,6 +20,7 @@
  * (channels, thread blocks per channel, elements per GPU) are checked and
  * a schedule past them refused, naming the limit.
  */
+#include "model/grow.h"
 #include "model/msccl.h"
 
 #include <libxml/xmlwriter.h>
@@ -50,12 +51,14 @@ struct mstep {
 struct tb {
 	int send, recv, ch;	/* peers (-1 none), channel */
 	struct mstep *st;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 struct gpu {
 	struct tb *tb;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 struct link {
@@ -78,22 +81,6 @@ struct w {
 	int nchannels;
 };
 
-static int grow(void **a, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *b;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(b = realloc(*a, c * size)))
-		return -1;
-	*a = b;
-	*cap = c;
-	return 0;
-}
-
 /* The schedule's transfers cut into pieces the executor can carry, in
  * schedule order. */
 static int cut(struct w *w)
@@ -104,7 +91,7 @@ static int cut(struct w *w)
 	for (size_t i = 0; i < s->nx; i++) {
 		uint32_t end = s->x[i].lo + s->x[i].cnt;
 		for (uint32_t lo = s->x[i].lo; lo < end; lo += most) {
-			if (w->np >= MAX_PIECES || grow((void **)&w->p, &w->capp, w->np + 1, sizeof *w->p))
+			if (w->np >= MAX_PIECES || pm_grow(&w->p, &w->capp, w->np + 1, sizeof *w->p, 64))
 				return -1;
 			w->p[w->np++] = (struct piece){(uint32_t)i, lo, end - lo < most ? end - lo : most, 0};
 		}
@@ -117,7 +104,7 @@ static int wait_on(struct w *w, uint32_t self, uint32_t d)
 	if (w->stamp[d] == self + 1)
 		return 0;	/* already waited for */
 	w->stamp[d] = self + 1;
-	if (grow((void **)&w->dep, &w->capdep, w->ndep + 1, sizeof *w->dep))
+	if (pm_grow(&w->dep, &w->capdep, w->ndep + 1, sizeof *w->dep, 64))
 		return -1;
 	w->dep[w->ndep++] = d;
 	w->dn[self]++;
@@ -138,7 +125,7 @@ static int waits(struct w *w, uint32_t q, int side)
 		if (w->lastw[base + c] != NONE && wait_on(w, self, 2 * w->lastw[base + c] + 1))
 			return -1;
 		if (!side) {	/* remember the read until the next write */
-			if (grow((void **)&w->pool, &w->cappool, w->npool + 1, sizeof *w->pool))
+			if (pm_grow(&w->pool, &w->cappool, w->npool + 1, sizeof *w->pool, 64))
 				return -1;
 			w->pool[w->npool] = (struct link){q, *rd};
 			*rd = (uint32_t)w->npool++;
@@ -234,20 +221,16 @@ static int tb_of(struct w *w, int r, int send, int peer, int ch)
 	for (int k = 0; k < g->n; k++)
 		if ((send ? g->tb[k].send : g->tb[k].recv) == peer && g->tb[k].ch == ch)
 			return k;
-	size_t cap = (size_t)g->cap;
-	if (grow((void **)&g->tb, &cap, (size_t)g->n + 1, sizeof *g->tb))
+	if (pm_grow(&g->tb, &g->cap, (size_t)g->n + 1, sizeof *g->tb, 64))
 		return -1;
-	g->cap = (int)cap;
 	g->tb[g->n] = (struct tb){send ? peer : -1, send ? -1 : peer, ch, NULL, 0, 0};
 	return g->n++;
 }
 
 static int add_step(struct tb *b, struct mstep st)
 {
-	size_t cap = (size_t)b->cap;
-	if (grow((void **)&b->st, &cap, (size_t)b->n + 1, sizeof *b->st))
+	if (pm_grow(&b->st, &b->cap, (size_t)b->n + 1, sizeof *b->st, 64))
 		return -1;
-	b->cap = (int)cap;
 	b->st[b->n] = st;
 	return b->n++;
 }

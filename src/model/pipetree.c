@@ -28,6 +28,7 @@
  * order (topology-oblivious, as NCCL places them).
  */
 #include "model/pipetree.h"
+#include "model/grow.h"
 #include "model/limits.h"
 #include "model/units.h"
 
@@ -362,19 +363,11 @@ enum { KEEP_STORE = 1, KEEP_ADVANCE = 2 };
 
 static int grow_steps(struct scan *sc, int t)
 {
-	int cap = 2 * t + 16;
-	char *same = realloc(sc->same, (size_t)cap);
-	char *eq = same ? realloc(sc->eq, (size_t)cap) : NULL;
-	int *cnt = eq ? realloc(sc->cnt, sizeof(int) * (size_t)cap) : NULL;
+	size_t cap = 2 * (size_t)t + 16;
 
-	if (same)
-		sc->same = same;
-	if (eq)
-		sc->eq = eq;
-	if (!cnt)
+	if (pm_resize(&sc->same, cap, 1) || pm_resize(&sc->eq, cap, 1) || pm_resize(&sc->cnt, cap, sizeof(int)))
 		return -1;
-	sc->cnt = cnt;
-	sc->cap = cap;
+	sc->cap = (int)cap;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* preset.c: the data directory and its presets (see preset.h). */
 #include "model/preset.h"
+#include "model/grow.h"
 #include "model/text.h"
 
 #include <ctype.h>
@@ -74,30 +75,25 @@ int pm_preset_names(const char *kind, char ***names, int *n)
 {
 	char dir[600];
 	struct dirent *e;
-	int cap = 16;
+	size_t cap = 0;
 	DIR *d;
 
 	snprintf(dir, sizeof dir, "%s/%s", pm_data_dir(), kind);
 	*n = 0;
-	if (!(*names = malloc(sizeof(char *) * (size_t)cap)) || !(d = opendir(dir))) {
-		free(*names);
-		*names = NULL;
+	*names = NULL;
+	if (!(d = opendir(dir)))
 		return PM_EINPUT;
-	}
 	while ((e = readdir(d))) {
 		if (!ends_csv(e->d_name))
 			continue;
-		if (*n == cap) {
-			char **g = realloc(*names, sizeof(char *) * (size_t)(cap *= 2));
-			if (!g)
-				break;
-			*names = g;
-		}
+		if (pm_grow(names, &cap, (size_t)*n + 1, sizeof(char *), 16))
+			break;
 		if (((*names)[*n] = strndup(e->d_name, strlen(e->d_name) - 4)))
 			(*n)++;
 	}
 	closedir(d);
-	qsort(*names, (size_t)*n, sizeof(char *), by_name);
+	if (*n)
+		qsort(*names, (size_t)*n, sizeof(char *), by_name);
 	return PM_OK;
 }
 

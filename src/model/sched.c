@@ -1,5 +1,6 @@
 /* sched.c: building, sorting and checking schedules. */
 #include "model/sched.h"
+#include "model/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,27 +128,18 @@ int pm_sched_keep(struct pm_sched *s, int from, int to, struct pm_err *err)
 	return PM_OK;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem);
-
 /* Open stored steps up to logical step `step`, each a run of its own;
  * step_off[k+1] is where stored step k+1 starts. */
 static int open_step(struct pm_sched *s, int step)
 {
-	size_t cap;
-
 	while (s->nsteps <= step) {
-		if (s->nstored + 1 > s->capsteps) {
-			int c = s->capsteps * 2;
-			size_t *o = realloc(s->step_off, sizeof(size_t) * ((size_t)c + 1));
-			if (!o)
+		if ((size_t)s->nstored + 1 > s->capsteps) {
+			if (pm_resize(&s->step_off, 2 * s->capsteps + 1, sizeof(size_t)))
 				return -1;
-			s->step_off = o;
-			s->capsteps = c;
+			s->capsteps *= 2;
 		}
-		cap = (size_t)s->capruns;
-		if (grow((void **)&s->runs, &cap, (size_t)s->nruns + 1, sizeof *s->runs))
+		if (pm_grow(&s->runs, &s->capruns, (size_t)s->nruns + 1, sizeof *s->runs, 1024))
 			return -1;
-		s->capruns = (int)cap;
 		s->runs[s->nruns++] = (struct pm_run){s->nstored, 1, 1};
 		s->step_off[++s->nstored] = s->nx;
 		s->nsteps++;
@@ -168,6 +160,20 @@ static int in_order(const struct pm_sched *s, int step)
 	return 1;
 }
 
+/* Room for one more transfer (the rotations, where kept, alongside):
+ * doubled from 1024, never past the stored-transfer limit. */
+static int make_room(struct pm_sched *s)
+{
+	size_t cap = pm_grow_cap(s->cap, s->nx + 1, 1024);
+
+	if (cap > s->limit)
+		cap = s->limit;
+	if (pm_resize(&s->x, cap, sizeof *s->x) || (s->rot && pm_resize(&s->rot, cap, sizeof *s->rot)))
+		return -1;
+	s->cap = cap;
+	return 0;
+}
+
 void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		  uint32_t lo, uint32_t cnt, enum pm_op op, int flow)
 {
@@ -177,27 +183,11 @@ void pm_sched_add(struct pm_sched *s, int step, int src, int dst,
 		s->failed = PM_EINTERNAL + 100;	/* out of order: a builder bug */
 		return;
 	}
-	if (s->nx == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		if (s->nx >= s->limit) {
-			s->failed = PM_EINPUT;
-			return;
-		}
-		if (cap > s->limit)
-			cap = s->limit;
-		struct pm_xfer *x = realloc(s->x, sizeof *x * cap);
-		struct pm_rot *r = s->rot ? realloc(s->rot, sizeof *r * cap) : NULL;
-		if (x)
-			s->x = x;
-		if (r)
-			s->rot = r;
-		if (!x || (s->rot && !r)) {
-			s->failed = PM_EINTERNAL;
-			return;
-		}
-		s->cap = cap;
+	if (s->nx == s->cap && s->nx >= s->limit) {
+		s->failed = PM_EINPUT;
+		return;
 	}
-	if (open_step(s, step)) {
+	if ((s->nx == s->cap && make_room(s)) || open_step(s, step)) {
 		s->failed = PM_EINTERNAL;
 		return;
 	}
@@ -335,21 +325,6 @@ int pm_sched_expand(const struct pm_sched *s, struct pm_sched *out,
 	return rc;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t cap2 = *cap ? *cap : 1024;
-	while (cap2 < need)
-		cap2 *= 2;
-	if (cap2 == *cap && *p)
-		return 0;
-	void *q = realloc(*p, cap2 * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = cap2;
-	return 0;
-}
-
 void pm_sched_add_routed(struct pm_sched *s, int step, int src, int dst,
 			 uint32_t lo, uint32_t cnt, enum pm_op op, int flow,
 			 const int *links, int nlinks)
@@ -366,9 +341,8 @@ void pm_sched_add_routed(struct pm_sched *s, int step, int src, int dst,
 	if (s->failed || s->nx == before)
 		return;
 	int first = !s->route_off;
-	if (grow((void **)&s->route_off, &s->capoff, s->nx + 1, sizeof(uint32_t)) ||
-	    grow((void **)&s->route, &s->caproute, s->nroute + (size_t)nlinks + 1,
-		 sizeof(int32_t))) {
+	if (pm_grow(&s->route_off, &s->capoff, s->nx + 1, sizeof(uint32_t), 1024) ||
+	    pm_grow(&s->route, &s->caproute, s->nroute + (size_t)nlinks + 1, sizeof(int32_t), 1024)) {
 		s->failed = PM_EINTERNAL;
 		return;
 	}

@@ -71,9 +71,10 @@ struct pm_sched {
 	double nx_played;	/* transfers as played (sum over runs) */
 	int nstored;		/* stored steps */
 	size_t *step_off;	/* stored step k is xfers [step_off[k], step_off[k+1]) */
-	int capsteps;
+	size_t capsteps;
 	struct pm_run *runs;	/* in order, covering the stored steps */
-	int nruns, capruns;
+	int nruns;
+	size_t capruns;
 	struct pm_xfer *x;
 	struct pm_rot *rot;	/* per stored transfer, NULL when none rotates */
 	size_t nx, cap;		/* stored transfers */

@@ -1,6 +1,7 @@
 /* topo.c: the topology container: storage, adjacency, parsing a spec
  * into the right kind, and the accessors every evaluator uses. */
 #include "model/topo_impl.h"
+#include "model/grow.h"
 #include "model/text.h"
 
 #include <stdlib.h>
@@ -24,8 +25,8 @@ int pm_topo_alloc(struct pm_topo *t, long long n_vert, int n_end,
 			       t->spec, n_vert, n_ports, PM_TOPO_MAX_PORTS);
 	t->n_vert = (int)n_vert;
 	t->n_end = n_end;
-	t->cap_links = nlinks > 0 ? (int)nlinks : 1;
-	t->links = calloc((size_t)t->cap_links, sizeof *t->links);
+	t->cap_links = nlinks > 0 ? (size_t)nlinks : 1;
+	t->links = calloc(t->cap_links, sizeof *t->links);
 	if (n_ports > 0) {
 		t->n_ports = n_ports;
 		t->port = malloc(sizeof(int) * (size_t)n_vert * (size_t)n_ports);
@@ -44,14 +45,8 @@ int pm_topo_add(struct pm_topo *t, int src, int dst, double bw, double lat,
 {
 	int id = t->n_links;
 
-	if (id >= t->cap_links) {
-		int cap = t->cap_links * 2;
-		struct pm_link *l = realloc(t->links, sizeof *l * (size_t)cap);
-		if (!l)
-			return -1;
-		t->links = l;
-		t->cap_links = cap;
-	}
+	if (pm_grow(&t->links, &t->cap_links, (size_t)id + 1, sizeof *t->links, 1))
+		return -1;
 	t->links[id] = (struct pm_link){src, dst, bw, lat};
 	t->n_links++;
 	if (port >= 0 && t->port)

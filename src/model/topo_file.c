@@ -13,6 +13,7 @@
  * even destinations through one and odd ones through the other.
  */
 #include "model/topo_impl.h"
+#include "model/grow.h"
 #include "model/text.h"
 #include "model/units.h"
 
@@ -45,10 +46,12 @@ struct reader {
 	const struct pm_link_defaults *ld;
 	int map[NCOLS];		/* header position of each column, -1 */
 	char **names;		/* vertex names in order of first use */
-	int nnames, capnames;
+	int nnames;
+	size_t capnames;
 	int slot[NSLOTS];	/* open-addressing index of names: name + 1, 0 free */
 	struct edge *edges;
-	int nedges, capedges;
+	int nedges;
+	size_t capedges;
 };
 
 static unsigned name_hash(const char *s)
@@ -69,15 +72,8 @@ static int name_index(struct reader *r, const char *s, struct pm_err *err)
 		return -pm_fail(err, PM_EINPUT,
 				"topology file '%s' has more than %d vertices (expected at most %d)",
 				r->path, PM_TOPO_MAX_FILE_VERTICES, PM_TOPO_MAX_FILE_VERTICES);
-	if (r->nnames == r->capnames) {
-		int cap = r->capnames ? 2 * r->capnames : 64;
-		char **n = realloc(r->names, sizeof *n * (size_t)cap);
-		if (!n)
-			return -pm_fail(err, PM_EINTERNAL, "out of memory");
-		r->names = n;
-		r->capnames = cap;
-	}
-	if (!(r->names[r->nnames] = strdup(s)))
+	if (pm_grow(&r->names, &r->capnames, (size_t)r->nnames + 1, sizeof *r->names, 64) ||
+	    !(r->names[r->nnames] = strdup(s)))
 		return -pm_fail(err, PM_EINTERNAL, "out of memory");
 	r->slot[h] = r->nnames + 1;
 	return r->nnames++;
@@ -125,14 +121,8 @@ static int take_row(struct reader *r, int row, char *const *cells, int n,
 		return -e.a;
 	if ((e.b = name_index(r, d, err)) < 0)
 		return -e.b;
-	if (r->nedges == r->capedges) {
-		int cap = r->capedges ? 2 * r->capedges : 64;
-		struct edge *m = realloc(r->edges, sizeof *m * (size_t)cap);
-		if (!m)
-			return pm_fail(err, PM_EINTERNAL, "out of memory");
-		r->edges = m;
-		r->capedges = cap;
-	}
+	if (pm_grow(&r->edges, &r->capedges, (size_t)r->nedges + 1, sizeof *r->edges, 64))
+		return pm_fail(err, PM_EINTERNAL, "out of memory");
 	r->edges[r->nedges++] = e;
 	return PM_OK;
 }

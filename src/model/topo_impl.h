@@ -5,6 +5,8 @@
 
 #include "model/topo.h"
 
+#include <stddef.h>
+
 #define PM_TOPO_MAX_HIER 9
 
 struct pm_memo {
@@ -18,7 +20,8 @@ struct pm_topo {
 	char spec[256];
 	const struct pm_topo_kind *kind;
 	int n_end, n_vert;	/* endpoints are vertices 0..n_end-1 */
-	int n_links, cap_links;
+	int n_links;
+	size_t cap_links;
 	struct pm_link *links;
 	int *out_off, *out_idx;	/* CSR of links leaving each vertex */
 	int n_ports;		/* structured kinds: port table width */

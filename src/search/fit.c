@@ -1,5 +1,6 @@
 /* fit.c: reading measurement logs and fitting alpha and beta. */
 #include "search/fit.h"
+#include "model/grow.h"
 #include "model/csvread.h"
 #include "model/text.h"
 #include "model/units.h"
@@ -15,16 +16,10 @@
 
 int pm_points_add(struct pm_points *pts, double size_B, double time_s)
 {
-	if (pts->n == pts->cap) {
-		int cap = pts->cap ? 2 * pts->cap : 64;
-		double *a = realloc(pts->size_B, sizeof(double) * (size_t)cap);
-		if (!a)
+	if ((size_t)pts->n == pts->cap) {
+		size_t cap = pm_grow_cap(pts->cap, pts->cap + 1, 64);
+		if (pm_resize(&pts->size_B, cap, sizeof(double)) || pm_resize(&pts->time_s, cap, sizeof(double)))
 			return -1;
-		pts->size_B = a;
-		double *b = realloc(pts->time_s, sizeof(double) * (size_t)cap);
-		if (!b)
-			return -1;
-		pts->time_s = b;
 		pts->cap = cap;
 	}
 	pts->size_B[pts->n] = size_B;

@@ -20,7 +20,8 @@ enum pm_points_format {
 struct pm_points {
 	double *size_B;
 	double *time_s;
-	int n, cap;
+	int n;
+	size_t cap;
 	enum pm_points_format format;	/* the one read */
 	int skipped;		/* lines that were not result rows (NCCL INFO ...) */
 	int ranks;		/* nccl-tests: "#  Rank N" lines in the header; 0 unknown */

@@ -1,6 +1,7 @@
 /* hier.c: enumeration and dynamic programme over hierarchical
  * decompositions (Ueno & Yokota 2019 SIV-C, SV). */
 #include "search/hier.h"
+#include "model/grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,45 +11,26 @@
 /* Divisors of P, ascending. */
 static long long *divisors(long long P, int *n)
 {
-	int cap = 64, k = 0;
-	long long *d = malloc(sizeof(long long) * (size_t)cap), *hi;
-	int nh = 0;
+	long long *lo = NULL, *all;
+	size_t cap = 0, k = 0, m = 0;
 
-	hi = malloc(sizeof(long long) * (size_t)cap);
-	if (!d || !hi) {
-		free(d);
-		free(hi);
-		return NULL;
-	}
-	for (long long i = 1; i * i <= P; i++) {
-		if (P % i)
-			continue;
-		if (k == cap || nh == cap) {
-			cap *= 2;
-			long long *a = realloc(d, sizeof(long long) * (size_t)cap);
-			long long *b = realloc(hi, sizeof(long long) * (size_t)cap);
-			if (!a || !b) {
-				free(a ? a : d);
-				free(b ? b : hi);
+	for (long long i = 1; i * i <= P; i++)
+		if (P % i == 0) {
+			if (pm_grow(&lo, &cap, k + 1, sizeof *lo, 64)) {
+				free(lo);
 				return NULL;
 			}
-			d = a;
-			hi = b;
+			lo[k++] = i;
 		}
-		d[k++] = i;
-		if (i != P / i)
-			hi[nh++] = P / i;
+	if ((all = malloc(sizeof *all * (2 * k + 1)))) {
+		for (size_t i = 0; i < k; i++)
+			all[m++] = lo[i];
+		for (size_t i = k; i-- > 0;)	/* the cofactors, ascending */
+			if (lo[i] != P / lo[i])
+				all[m++] = P / lo[i];
+		*n = (int)m;
 	}
-	long long *all = realloc(d, sizeof(long long) * (size_t)(k + nh + 1));
-	if (!all) {
-		free(d);
-		free(hi);
-		return NULL;
-	}
-	for (int i = nh - 1; i >= 0; i--)
-		all[k++] = hi[i];
-	free(hi);
-	*n = k;
+	free(lo);
 	return all;
 }
 

@@ -1,6 +1,7 @@
 /* train.c: DNN profiles, the WFBP timeline and the merge policies of seed
  * 002 (eqs. 3-9, Theorem 1, Algorithm 1) and the optimum. */
 #include "search/train.h"
+#include "model/grow.h"
 #include "model/units.h"
 #include "model/csvread.h"
 #include "model/preset.h"
@@ -18,7 +19,8 @@
 
 struct preader {
 	struct pm_profile *p;
-	int cname, cparams, ctb, ctf, cpar, cap;
+	int cname, cparams, ctb, ctf, cpar;
+	size_t cap;
 	double tf_sum;
 };
 
@@ -35,20 +37,11 @@ static int num(const char *s, double *v)
 static int grow(struct preader *r, struct pm_err *err)
 {
 	struct pm_profile *p = r->p;
-	int cap = r->cap ? 2 * r->cap : 64;
-	char **n = realloc(p->names, sizeof(char *) * (size_t)cap);
-	if (n)
-		p->names = n;
-	double *a = n ? realloc(p->params, sizeof(double) * (size_t)cap) : NULL;
-	if (a)
-		p->params = a;
-	double *b = a ? realloc(p->tb_s, sizeof(double) * (size_t)cap) : NULL;
-	if (b)
-		p->tb_s = b;
-	char *m = b ? realloc(p->model_par, (size_t)cap) : NULL;
-	if (!m)
+	size_t cap = pm_grow_cap(r->cap, r->cap + 1, 64);
+
+	if (pm_resize(&p->names, cap, sizeof(char *)) || pm_resize(&p->params, cap, sizeof(double)) ||
+	    pm_resize(&p->tb_s, cap, sizeof(double)) || pm_resize(&p->model_par, cap, 1))
 		return pm_fail(err, PM_EINTERNAL, "out of memory");
-	p->model_par = m;
 	r->cap = cap;
 	return PM_OK;
 }
@@ -87,7 +80,7 @@ static int profile_row(void *ctx, int row, char *const *cell, int n, struct pm_e
 		return pm_fail(err, PM_EINPUT,
 			       "model file '%s' row %d: parallel '%s' (expected data or model)",
 			       p->path, row, spar);
-	if (p->L == r->cap && grow(r, err))
+	if ((size_t)p->L == r->cap && grow(r, err))
 		return PM_EINTERNAL;
 	p->model_par[p->L] = strcmp(spar, "model") == 0;
 	if (!(p->names[p->L] = strdup(r->cname < n ? cell[r->cname] : "")))

@@ -1,6 +1,7 @@
 /* lnet.c: the links network of the packet simulator (see lnet.h). */
 #include "sim/lnet.h"
 #include "sim/evq.h"
+#include "model/grow.h"
 #include "model/progress.h"
 #include "sim/trace.h"
 
@@ -33,18 +34,11 @@ static uint32_t new_slot(struct lnet *m)
 	if (m->nfree)
 		return m->sfree[--m->nfree];
 	if (m->nslot == m->capslot) {
-		uint32_t cap = m->capslot ? 2 * m->capslot : 1024;
-		uint32_t *x = cap <= PM_EV_ID_MAX + 1u ? realloc(m->sx, sizeof *x * cap) : NULL;
-		if (x)
-			m->sx = x;
-		uint32_t *h = x ? realloc(m->shop, sizeof *h * cap) : NULL;
-		if (h)
-			m->shop = h;
-		uint32_t *f = h ? realloc(m->sfree, sizeof *f * cap) : NULL;
-		if (!f)
+		size_t cap = pm_grow_cap(m->capslot, m->nslot + 1u, 1024);
+		if (cap > PM_EV_ID_MAX + 1u || pm_resize(&m->sx, cap, sizeof *m->sx) ||
+		    pm_resize(&m->shop, cap, sizeof *m->shop) || pm_resize(&m->sfree, cap, sizeof *m->sfree))
 			return PM_EV_ID_MAX + 1u;
-		m->sfree = f;
-		m->capslot = cap;
+		m->capslot = (uint32_t)cap;
 	}
 	return m->nslot++;
 }

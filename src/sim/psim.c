@@ -3,6 +3,7 @@
  * reduction, and the network it crosses (net.h: lnet.c or rnet.c). */
 #include "sim/psim.h"
 #include "model/eval.h"
+#include "model/grow.h"
 #include "model/progress.h"
 
 #include "sim/lnet.h"
@@ -39,7 +40,8 @@ struct sim {
 	int *sending;		/* per rank: transfers still leaving it */
 	uint32_t **waitq;	/* per rank: ready transfers waiting for a port,
 				 * ascending (earlier steps first) */
-	int *nwait, *capwait;
+	int *nwait;
+	size_t *capwait;
 	int failed;
 	struct pm_net net;	/* links (lnet.h) or routers (rnet.h) */
 	struct pm_trace *trace;
@@ -133,15 +135,9 @@ static void ready(struct sim *m, uint32_t x, double t)
 			advance(m, r, t);	/* every transfer of the step started */
 		return;
 	}
-	if (m->nwait[r] == m->capwait[r]) {
-		int cap = m->capwait[r] ? 2 * m->capwait[r] : 8;
-		uint32_t *q = realloc(m->waitq[r], sizeof *q * (size_t)cap);
-		if (!q) {
-			m->failed = 1;
-			return;
-		}
-		m->waitq[r] = q;
-		m->capwait[r] = cap;
+	if (pm_grow(&m->waitq[r], &m->capwait[r], (size_t)m->nwait[r] + 1, sizeof *m->waitq[r], 8)) {
+		m->failed = 1;
+		return;
 	}
 	int i = m->nwait[r]++;
 	while (i > 0 && m->waitq[r][i - 1] > x) {
@@ -267,12 +263,8 @@ struct edges {
 static int add_edge(struct edges *d, uint32_t w, uint32_t r)
 {
 	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 16;
-		uint32_t *a = realloc(d->ew, sizeof(uint32_t) * cap);
-		d->ew = a ? a : d->ew;
-		uint32_t *b = a ? realloc(d->er, sizeof(uint32_t) * cap) : NULL;
-		d->er = b ? b : d->er;
-		if (!a || !b)
+		size_t cap = pm_grow_cap(d->cap, d->n + 1, 16);
+		if (pm_resize(&d->ew, cap, sizeof *d->ew) || pm_resize(&d->er, cap, sizeof *d->er))
 			return -1;
 		d->cap = cap;
 	}
@@ -365,7 +357,7 @@ static int port_budget(struct sim *m)
 	m->sending = calloc((size_t)s->nranks + 1, sizeof(int));
 	m->waitq = calloc((size_t)s->nranks + 1, sizeof *m->waitq);
 	m->nwait = calloc((size_t)s->nranks + 1, sizeof(int));
-	m->capwait = calloc((size_t)s->nranks + 1, sizeof(int));
+	m->capwait = calloc((size_t)s->nranks + 1, sizeof(size_t));
 	if (!cnt || !m->sending || !m->waitq || !m->nwait || !m->capwait) {
 		free(cnt);
 		return PM_EINTERNAL;
@@ -418,23 +410,15 @@ static int plan(struct sim *m, double *events)
 {
 	const struct pm_sched *s = m->s;
 	int *buf = malloc(sizeof(int) * ((size_t)pm_topo_max_hops(m->t) + 3));
-	size_t total = 0, cap = s->nx + 16;
+	size_t total = 0, cap = 0;
+	int rc = buf ? PM_OK : PM_EINTERNAL;
 
-	m->route = malloc(sizeof(int32_t) * cap);
-	if (!buf || !m->route) {
-		free(buf);
-		return PM_EINTERNAL;
-	}
 	*events = 0;
-	for (size_t i = 0; i < s->nx; i++) {
+	for (size_t i = 0; !rc && i < s->nx; i++) {
 		int h = route_of(m->t, s, i, m->inj, buf);
-		if (total + (size_t)h > cap) {
-			int32_t *g = realloc(m->route, sizeof(int32_t) * (cap = 2 * cap + (size_t)h));
-			if (!g) {
-				free(buf);
-				return PM_EINTERNAL;
-			}
-			m->route = g;
+		if (pm_grow(&m->route, &cap, total + (size_t)h, sizeof *m->route, s->nx + 16)) {
+			rc = PM_EINTERNAL;
+			break;
 		}
 		m->roff[i] = total;
 		for (int k = 0; k < h; k++)
@@ -447,7 +431,7 @@ static int plan(struct sim *m, double *events)
 	}
 	m->roff[s->nx] = total;
 	free(buf);
-	return PM_OK;
+	return rc;
 }
 
 static int sim_init(struct sim *m, const struct pm_topo *t,

@@ -8,6 +8,7 @@
  */
 #include "sim/rnet.h"
 #include "sim/evq.h"
+#include "model/grow.h"
 #include "model/progress.h"
 
 #include <math.h>
@@ -251,14 +252,12 @@ static uint32_t new_pkt(struct pm_rnet *n)
 		return i;
 	}
 	if (n->npk == n->cappk) {
-		uint32_t cap = n->cappk ? 2 * n->cappk : 1024;
-		struct pkt *a = realloc(n->pk, sizeof *a * cap);
-		if (!a) {
+		size_t cap = pm_grow_cap(n->cappk, n->npk + 1u, 1024);
+		if (pm_resize(&n->pk, cap, sizeof *n->pk)) {
 			n->failed = 1;
 			return NONE;
 		}
-		n->pk = a;
-		n->cappk = cap;
+		n->cappk = (uint32_t)cap;
 	}
 	return n->npk++;
 }
@@ -284,14 +283,12 @@ static void ask(struct pm_rnet *n, uint32_t o, uint32_t qi)
 {
 	struct reqs *r = &n->rq[o];
 	if (r->n == r->cap) {
-		uint32_t cap = r->cap ? 2 * r->cap : 4;
-		uint32_t *a = realloc(r->a, sizeof *a * cap);
-		if (!a) {
+		size_t cap = pm_grow_cap(r->cap, r->n + 1u, 4);
+		if (pm_resize(&r->a, cap, sizeof *r->a)) {
 			n->failed = 1;
 			return;
 		}
-		r->a = a;
-		r->cap = cap;
+		r->cap = (uint32_t)cap;
 	}
 	r->a[r->n++] = qi;
 }

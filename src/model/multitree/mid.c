@@ -25,6 +25,7 @@
  * clears them once, from dreach, instead of from every h.
  * docs/model.md ("The fabric construction"); docs/validation/06-scale.md
  * measures what it changes. */
+#include "model/grow.h"
 #include "model/multitree/mt.h"
 
 #include <stdlib.h>
@@ -36,7 +37,8 @@
  * when it fills; hop_row[p dout + j]: the reach row of the head of p's
  * j-th link out (-1: none). */
 struct mt_mid {
-	int nmid, mid_len, mid_cap, nreach;
+	int nmid, mid_len, nreach;
+	size_t mid_cap;
 	struct mt_mid_rng {
 		int h, lo, hi;
 	} *mid_rng;
@@ -60,13 +62,15 @@ struct mid_rng {
 /* Per link while the tables are built: its entries. */
 struct mid_list {
 	struct mid_rng *e;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 struct mid_build {
 	struct mid_list *lists;	/* per link */
 	int *hidx;		/* per vertex: its first-hop index, -1 none */
-	int nh, caph;
+	int nh;
+	size_t caph;
 	int *hvert;		/* first-hop index -> vertex */
 	uint64_t *seen;		/* [h W ..]: (h, c) recorded */
 	uint64_t *adj;		/* [h W ..]: endpoints h leads to over one link */
@@ -75,39 +79,20 @@ struct mid_build {
 	uint64_t *last_seen;	/* per endpoint c: those links, by index among c's links in (first 64) */
 };
 
-static int grow(void **p, int *cap, int need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	int c = *cap ? 2 * *cap : 16;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(*p, size * (size_t)c);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* The first-hop index of vertex v, made on first use.  -1 out of memory. */
 static int hop_index(struct mid_build *b, size_t W, int v)
 {
 	if (b->hidx[v] >= 0)
 		return b->hidx[v];
-	int old = b->caph;
-	if (grow((void **)&b->hvert, &b->caph, b->nh + 1, sizeof(int)))
+	size_t old = b->caph;
+	if (pm_grow(&b->hvert, &b->caph, (size_t)b->nh + 1, sizeof(int), 16))
 		return -1;
 	if (b->caph != old) {
-		uint64_t *s = realloc(b->seen, sizeof(uint64_t) * W * (size_t)b->caph);
-		if (s)
-			b->seen = s;
-		uint64_t *a = s ? realloc(b->adj, sizeof(uint64_t) * W * (size_t)b->caph) : NULL;
-		if (!a)
+		if (pm_resize(&b->seen, W * b->caph, sizeof(uint64_t)) ||
+		    pm_resize(&b->adj, W * b->caph, sizeof(uint64_t)))
 			return -1;
-		b->adj = a;
-		memset(s + W * (size_t)old, 0, sizeof(uint64_t) * W * (size_t)(b->caph - old));
-		memset(a + W * (size_t)old, 0, sizeof(uint64_t) * W * (size_t)(b->caph - old));
+		memset(b->seen + W * old, 0, sizeof(uint64_t) * W * (b->caph - old));
+		memset(b->adj + W * old, 0, sizeof(uint64_t) * W * (b->caph - old));
 	}
 	b->hvert[b->nh] = v;
 	return b->hidx[v] = b->nh++;
@@ -167,7 +152,7 @@ int pm_mt_mid_add(struct mt *m, int c, const int *links, int n)
 			l->e[l->n - 1].hi = c + 1;
 			continue;
 		}
-		if (grow((void **)&l->e, &l->cap, l->n + 1, sizeof(struct mid_rng)))
+		if (pm_grow(&l->e, &l->cap, (size_t)l->n + 1, sizeof(struct mid_rng), 16))
 			return -1;
 		l->e[l->n++] = (struct mid_rng){h, c, c + 1};
 	}
@@ -254,7 +239,7 @@ static int keep(struct mt *m, struct mid_list *l, int all, int *cover, int link)
 			cover[c] = 0;
 	} else
 		n = l->n;
-	if (grow((void **)&m->mids->mid_rng, &m->mids->mid_cap, m->mids->mid_len + n, sizeof(struct mt_mid_rng)))
+	if (pm_grow(&m->mids->mid_rng, &m->mids->mid_cap, (size_t)(m->mids->mid_len + n), sizeof(struct mt_mid_rng), 16))
 		return -1;
 	for (int i = 0; i < n; i++)
 		m->mids->mid_rng[m->mids->mid_len + i] = (struct mt_mid_rng){l->e[i].h, l->e[i].lo, l->e[i].hi};

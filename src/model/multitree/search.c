@@ -5,6 +5,7 @@
  * from the targets' side where the forward searches fail; or, with the
  * fabric option, by fabric.c's tables instead of searching.  The
  * algorithm, its rules and its cost: multitree.c. */
+#include "model/grow.h"
 #include "model/multitree/mt.h"
 #include "model/progress.h"
 
@@ -642,18 +643,11 @@ static int grow_steps(struct mt *m, int tstep)
 {
 	if (tstep < m->capsteps)
 		return 0;
-	int cap = m->capsteps ? 2 * m->capsteps : 64;
-	int *h = realloc(m->hops, sizeof(int) * (size_t)cap);
-	int *r = h ? realloc(m->red, sizeof(int) * (size_t)cap) : NULL;
-	size_t *es = r ? realloc(m->estart, sizeof(size_t) * ((size_t)cap + 1)) : NULL;
-	if (h)
-		m->hops = h;
-	if (r)
-		m->red = r;
-	if (!es)
+	size_t cap = pm_grow_cap((size_t)m->capsteps, (size_t)tstep + 1, 64);
+	if (pm_resize(&m->hops, cap, sizeof(int)) || pm_resize(&m->red, cap, sizeof(int)) ||
+	    pm_resize(&m->estart, cap + 1, sizeof(size_t)))
 		return -1;
-	m->estart = es;
-	m->capsteps = cap;
+	m->capsteps = (int)cap;
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * use (the search, search.c, and the fabric, fabric.c): a node joins a
  * tree by an edge that uses up links and ports, and a tree's next sender
  * is found from its scan position.  The algorithm: multitree.c. */
+#include "model/grow.h"
 #include "model/multitree/mt.h"
 
 #include <stdlib.h>
@@ -11,18 +12,10 @@
 int pm_mt_push(struct front *f, int v, int ranks)
 {
 	if (f->n == f->cap) {
-		int cap = f->cap ? 2 * f->cap : 8;
-		int *n = realloc(f->v, sizeof(int) * (size_t)cap);
-		if (!n)
+		size_t cap = pm_grow_cap((size_t)f->cap, (size_t)f->n + 1, 8);
+		if (pm_resize(&f->v, cap, sizeof(int)) || (ranks && pm_resize(&f->o, cap, sizeof(uint16_t))))
 			return -1;
-		f->v = n;
-		if (ranks) {
-			uint16_t *o = realloc(f->o, sizeof(uint16_t) * (size_t)cap);
-			if (!o)
-				return -1;
-			f->o = o;
-		}
-		f->cap = cap;
+		f->cap = (int)cap;
 	}
 	if (ranks)
 		f->o[f->n] = (uint16_t)f->size;
@@ -48,16 +41,8 @@ int pm_mt_parent_of(const struct mt *m, int32_t via)
  * first): where it starts, or -1 out of memory. */
 static int32_t keep_path(struct mt *m, const int *path, int len)
 {
-	if (m->npath + (size_t)len + 1 > m->cappath) {
-		size_t cap = m->cappath ? 2 * m->cappath : 4096;
-		while (cap < m->npath + (size_t)len + 1)
-			cap *= 2;
-		int32_t *q = realloc(m->path, sizeof(int32_t) * cap);
-		if (!q)
-			return -1;
-		m->path = q;
-		m->cappath = cap;
-	}
+	if (pm_grow(&m->path, &m->cappath, m->npath + (size_t)len + 1, sizeof(int32_t), 4096))
+		return -1;
 	int32_t via = (int32_t)m->npath;
 	m->path[m->npath++] = len;
 	for (int i = 0; i < len; i++)
