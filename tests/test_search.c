@@ -6,6 +6,7 @@
 #include "helpers.h"
 #include "model/machine.h"
 #include "model/preset.h"
+#include "model/text.h"
 #include "search/fit.h"
 #include "search/hier.h"
 #include "search/pricer.h"
@@ -305,7 +306,7 @@ Test(machine, presets)
 		for (int k = 0; k < m.nlevels; k++)
 			cr_assert(m.level[k].source[0], "%s level %s has no source", names[i], m.level[k].name);
 	}
-	pm_preset_free(names, n);
+	pm_free_strings(names, n);
 }
 
 /* Ordinary least squares from the normal equations, written out here

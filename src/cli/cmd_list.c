@@ -5,6 +5,7 @@
 #include "model/algo.h"
 #include "model/machine.h"
 #include "model/preset.h"
+#include "model/text.h"
 #include "model/topo.h"
 
 #include <stdlib.h>
@@ -51,7 +52,7 @@ static void print_machines(void)
 		if (pm_machine_load(names[i], &m, &e) == PM_OK)
 			fprintf(cli_out(), "  %-18s %s\n", names[i], m.description);
 	}
-	pm_preset_free(names, n);
+	pm_free_strings(names, n);
 }
 
 static void print_references(void)

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "model/preset.h"
+#include "model/text.h"
 #include "search/train.h"
 
 #include <stdio.h>
@@ -71,7 +72,7 @@ int cmd_models(int argc, char **argv, struct pm_err *err)
 			pm_profile_release(&p);
 		}
 	}
-	pm_preset_free(names, np);
+	pm_free_strings(names, np);
 	int rc = cli_table_write(cli_out(), &t, fmt, err);
 	cli_table_release(&t);
 	return rc;

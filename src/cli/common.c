@@ -453,5 +453,5 @@ void cli_print_presets(const char *title, const char *kind)
 	for (int i = 0; i < np; i++)
 		fprintf(cli_out(), "%s %s", i ? "," : "", names[i]);
 	fputc('\n', cli_out());
-	pm_preset_free(names, np);
+	pm_free_strings(names, np);
 }

@@ -365,14 +365,13 @@ static int check_cells(const struct cli_table *t, struct pm_err *err)
 int cli_table_write(FILE *f, const struct cli_table *t, enum cli_format fmt,
 		    struct pm_err *err)
 {
+	static void (*const writers[])(FILE *, const struct cli_table *) = {
+		[FMT_TABLE] = write_text, [FMT_CSV] = write_csv, [FMT_JSON] = write_json,
+	};
+
 	if (check_cells(t, err))
 		return PM_EINTERNAL;
-	if (fmt == FMT_CSV)
-		write_csv(f, t);
-	else if (fmt == FMT_JSON)
-		write_json(f, t);
-	else
-		write_text(f, t);
+	writers[fmt](f, t);
 	return PM_OK;
 }
 

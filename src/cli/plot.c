@@ -4,6 +4,7 @@
 
 #include "model/units.h"
 
+#include <libgen.h>
 #include <math.h>
 #include <plplot.h>
 #include <stdio.h>
@@ -38,15 +39,9 @@ static const char *device_for(const char *path)
 static int writable_dir(const char *path)
 {
 	char dir[4096];
+
 	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return access(".", W_OK) == 0;
-	if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	return access(dir, W_OK) == 0;
+	return access(dirname(dir), W_OK) == 0;
 }
 
 /* Does PLplot have the driver dev here? */

@@ -2,6 +2,7 @@
  * every refusal names the key and its line. */
 #include "cli/study.h"
 #include "model/csvread.h"
+#include "model/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -270,9 +271,7 @@ void study_release(struct study *s)
 	for (int i = 0; i < s->nfixed; i++)
 		free(s->fixed_opt[i]), free(s->fixed_value[i]);
 	for (int i = 0; i < s->naxes; i++) {
-		for (int j = 0; j < s->axis[i].n; j++)
-			free(s->axis[i].values[j]);
-		free(s->axis[i].values);
+		pm_free_strings(s->axis[i].values, s->axis[i].n);
 		free(s->axis[i].name);
 		free(s->axis[i].opt);
 	}

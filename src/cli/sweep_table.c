@@ -3,6 +3,7 @@
 #include "cli/sweep.h"
 #include "model/csvread.h"
 #include "model/grow.h"
+#include "model/text.h"
 
 #include <csv.h>
 #include <stdlib.h>
@@ -121,14 +122,9 @@ int sweep_table_col(const struct sweep_table *t, const char *name)
 
 void sweep_table_release(struct sweep_table *t)
 {
-	for (long r = 0; r < t->nrows; r++) {
-		for (int c = 0; c < t->ncols; c++)
-			free(t->rows[r][c]);
-		free(t->rows[r]);
-	}
-	for (int c = 0; c < t->ncols; c++)
-		free(t->cols[c]);
+	for (long r = 0; r < t->nrows; r++)
+		pm_free_strings(t->rows[r], t->ncols);
 	free(t->rows);
-	free(t->cols);
+	pm_free_strings(t->cols, t->ncols);
 	memset(t, 0, sizeof *t);
 }

@@ -64,13 +64,6 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void pm_preset_free(char **names, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 int pm_preset_names(const char *kind, char ***names, int *n)
 {
 	char dir[600];
@@ -107,7 +100,7 @@ static int unknown(const char *spec, const char *kind, const char *what,
 		return pm_fail(err, PM_EINPUT, "unknown %s '%s' (no %s; set PERFMODEL_DATA to the data directory)",
 			       what, spec, path);
 	pm_unknown_text(msg, sizeof msg, what, spec, (const char *const *)names, n, ", or a path to a .csv file");
-	pm_preset_free(names, n);
+	pm_free_strings(names, n);
 	return pm_fail(err, PM_EINPUT, "%s", msg);
 }
 

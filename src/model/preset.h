@@ -15,9 +15,8 @@
 const char *pm_data_dir(void);
 
 /* The preset names of one kind ("machines", "models"), sorted; release with
- * pm_preset_free. */
+ * pm_free_strings. */
 int pm_preset_names(const char *kind, char ***names, int *n);
-void pm_preset_free(char **names, int n);
 
 /* Resolve spec to a file.  A spec containing '/' or ending in .csv is a path;
  * anything else must be a preset of that kind, and an unknown name is an

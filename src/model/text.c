@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int pm_fail(struct pm_err *err, int code, const char *fmt, ...)
@@ -139,4 +140,11 @@ int pm_check_list(const char *opt, const char *s, char sep,
 			       "invalid --%s '%s': an empty item (expected items joined by '%c', such as %s)",
 			       opt, s, sep, example);
 	return PM_OK;
+}
+
+void pm_free_strings(char **v, int n)
+{
+	for (int i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
 }

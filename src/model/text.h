@@ -36,6 +36,9 @@ int pm_pick_word(const char *what, const char *s, const char *const *words, stru
 int pm_check_list(const char *opt, const char *s, char sep,
 		  const char *example, struct pm_err *err);
 
+/* Free the n strings of v, then v. */
+void pm_free_strings(char **v, int n);
+
 /* strncpy that always terminates. */
 void pm_strlcpy(char *dst, const char *src, size_t size);
 

@@ -380,9 +380,7 @@ static int build(struct pm_topo *t, const char *args,
 		rc = number_endpoints(&r, args, epid, &nend, err);
 	if (!rc)
 		rc = add_links(t, &r, epid, nend, vid, err);
-	for (int i = 0; i < r.nnames; i++)
-		free(r.names[i]);
-	free(r.names);
+	pm_free_strings(r.names, r.nnames);
 	free(r.edges);
 	free(vid);
 	free(epid);

@@ -261,16 +261,14 @@ void pm_fmt_size(double bytes, char *buf, size_t n)
 
 void pm_fmt_time(double s, char *buf, size_t n)
 {
-	if (s == 0)
-		snprintf(buf, n, "0 s");
-	else if (s < 1e-6)
-		snprintf(buf, n, "%.4g ns", s * 1e9);
-	else if (s < 1e-3)
-		snprintf(buf, n, "%.4g us", s * 1e6);
-	else if (s < 1)
-		snprintf(buf, n, "%.4g ms", s * 1e3);
-	else
-		snprintf(buf, n, "%.4g s", s);
+	static const struct { double below, scale; const char *unit; } u[] = {
+		{1e-6, 1e9, "ns"}, {1e-3, 1e6, "us"}, {1, 1e3, "ms"}, {0, 1, "s"},
+	};
+	int i = s == 0 ? 3 : 0;
+
+	while (i < 3 && !(s < u[i].below))
+		i++;
+	snprintf(buf, n, "%.4g %s", s * u[i].scale, u[i].unit);
 }
 
 void pm_fmt_bw(double Bps, char *buf, size_t n)
