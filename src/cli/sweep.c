@@ -479,10 +479,7 @@ void sweep_release(struct sweep *w)
 	if (w->cmd_cols)
 		for (int k = 0; k < w->ncmd; k++)
 			free(w->cmd_cols[k]);
-	free(w->cmd_cols);
-	free(w->raw_header);
-	free(w->res);
-	free(w->skip);
-	free(w->gpus);
+	void *own[] = {&w->cmd_cols, &w->raw_header, &w->res, &w->skip, &w->gpus};
+	pm_free_each(own, sizeof own / sizeof *own);
 	memset(w, 0, sizeof *w);
 }

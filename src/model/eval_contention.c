@@ -1,5 +1,6 @@
 /* eval_contention.c: the per-step contention evaluator (see eval.h). */
 #include "model/eval.h"
+#include "model/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,17 +38,9 @@ struct scratch {
 
 static void scratch_free(struct scratch *z)
 {
-	free(z->step_load);
-	free(z->run_load);
-	free(z->touched);
-	free(z->inj);
-	free(z->ej);
-	free(z->red);
-	free(z->sent);
-	free(z->route);
-	free(z->mem);
-	free(z->mem_run);
-	free(z->cached);
+	void *own[] = {&z->step_load, &z->run_load, &z->touched, &z->inj, &z->ej, &z->red,
+		&z->sent, &z->route, &z->mem, &z->mem_run, &z->cached};
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 static int scratch_alloc(struct scratch *z, int links, int ends, int ranks,

@@ -81,17 +81,9 @@ struct build {
 
 static void build_free(struct build *b)
 {
-	free(b->m);
-	free(b->touched);
-	free(b->inj);
-	free(b->ej);
-	free(b->etouched);
-	free(b->red);
-	free(b->mem);
-	free(b->sent);
-	free(b->memrun);
-	free(b->run);
-	free(b->route);
+	void *own[] = {&b->m, &b->touched, &b->inj, &b->ej, &b->etouched, &b->red, &b->mem,
+		&b->sent, &b->memrun, &b->run, &b->route};
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 static int build_alloc(struct build *b, int L, int E, int R, int H, int S, int K)

@@ -1,4 +1,4 @@
-/* grow.c: growing arrays (grow.h). */
+/* grow.c: growing and freeing arrays (grow.h). */
 #include "grow.h"
 
 #include <stdint.h>
@@ -44,4 +44,16 @@ int pm_grow(void *pp, size_t *cap, size_t need, size_t elem, size_t first)
 		return -1;
 	*cap = c;
 	return 0;
+}
+
+void pm_free_each(void *const *pp, size_t n)
+{
+	void *p;
+
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&p, pp[i], sizeof p);
+		free(p);
+		p = NULL;
+		memcpy(pp[i], &p, sizeof p);
+	}
 }

@@ -1,4 +1,5 @@
-/* grow.h: the one way a store grows.  Every growing array in perfmodel
+/* grow.h: the one way a store grows, and the one way a release function
+ * frees what it owns.  Every growing array in perfmodel
  * doubles its capacity, from a first size, until it holds what it must,
  * and reallocates with the byte count checked for overflow.  Arrays that
  * grow together (two columns of one table) take one capacity from
@@ -23,5 +24,10 @@ int pm_resize(void *pp, size_t n, size_t elem);
  * with pm_grow_cap and pm_resize and updates *cap.  0 or -1 (nothing
  * changed). */
 int pm_grow(void *pp, size_t *cap, size_t need, size_t elem, size_t first);
+
+/* Free each of the n arrays whose addresses are in pp (a T ** each, for
+ * any object type T) and set it to NULL: a release function lists what
+ * it owns, void *own[] = {&s->a, &s->b}, and frees it in one call. */
+void pm_free_each(void *const *pp, size_t n);
 
 #endif

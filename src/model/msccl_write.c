@@ -367,17 +367,9 @@ static void release(struct w *w)
 			free(w->g[r].tb[k].st);
 		free(w->g[r].tb);
 	}
-	free(w->g);
-	free(w->p);
-	free(w->doff);
-	free(w->dn);
-	free(w->dep);
-	free(w->stamp);
-	free(w->lastw);
-	free(w->reads);
-	free(w->pool);
-	free(w->at_tb);
-	free(w->at_st);
+	void *own[] = {&w->g, &w->p, &w->doff, &w->dn, &w->dep, &w->stamp, &w->lastw, &w->reads,
+		&w->pool, &w->at_tb, &w->at_st};
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 static int prepare(struct w *w, struct pm_err *err)

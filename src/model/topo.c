@@ -47,8 +47,7 @@ int pm_topo_add(struct pm_topo *t, int src, int dst, double bw, double lat,
 
 	if (pm_grow(&t->links, &t->cap_links, (size_t)id + 1, sizeof *t->links, 1))
 		return -1;
-	t->links[id] = (struct pm_link){src, dst, bw, lat};
-	t->n_links++;
+	t->links[t->n_links++] = (struct pm_link){src, dst, bw, lat};
 	if (port >= 0 && t->port)
 		t->port[src * t->n_ports + port] = id;
 	return id;
@@ -123,18 +122,12 @@ void pm_topo_free(struct pm_topo *t)
 		m->free_fn(m->data);
 		free(m);
 	}
-	free(t->links);
-	free(t->out_off);
-	free(t->out_idx);
-	free(t->port);
 	if (t->kind && t->kind->shape_free)
 		t->kind->shape_free(t->shape);
 	else
 		free(t->shape);
-	free(t->next);
-	free(t->hop_lat);
-	free(t->bw);
-	free(t);
+	void *own[] = {&t->links, &t->out_off, &t->out_idx, &t->port, &t->next, &t->hop_lat, &t->bw, &t};
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 static int unknown_kind(const char *spec, const char *name, struct pm_err *err)

@@ -23,8 +23,7 @@ int pm_points_add(struct pm_points *pts, double size_B, double time_s)
 		pts->cap = cap;
 	}
 	pts->size_B[pts->n] = size_B;
-	pts->time_s[pts->n] = time_s;
-	pts->n++;
+	pts->time_s[pts->n++] = time_s;
 	return 0;
 }
 

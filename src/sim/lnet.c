@@ -151,19 +151,10 @@ static void lnet_free(void *n)
 
 	if (!m)
 		return;
-	free(m->bw);
-	free(m->lat);
-	free(m->free_at);
-	free(m->busy);
-	free(m->nseg);
-	free(m->segw);
-	free(m->rem);
-	free(m->left0);
+	void *own[] = {&m->bw, &m->lat, &m->free_at, &m->busy, &m->nseg, &m->segw, &m->rem,
+		&m->left0, &m->sx, &m->shop, &m->sfree, &m};
 	pm_evq_free(&m->q);
-	free(m->sx);
-	free(m->shop);
-	free(m->sfree);
-	free(m);
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 const struct pm_net_ops pm_lnet_ops = {

@@ -376,32 +376,16 @@ static int port_budget(struct sim *m)
 
 static void sim_free(struct sim *m)
 {
-	free(m->roff);
-	free(m->route);
-	free(m->red_free);
-	free(m->pending);
-	free(m->ready);
-	free(m->doff);
-	free(m->dep);
-	free(m->sending);
+	void *own[] = {&m->roff, &m->route, &m->red_free, &m->pending, &m->ready, &m->doff,
+		&m->dep, &m->sending, &m->waitq, &m->nwait, &m->capwait, &m->cstep, &m->ctime,
+		&m->todo, &m->roff2, &m->rx, &m->rpos, &m->parked, &m->xstep, &m->tstep,
+		&m->rd_src, &m->rd_dst};
+
 	for (int r = 0; m->waitq && r < m->s->nranks; r++)
 		free(m->waitq[r]);
-	free(m->waitq);
-	free(m->nwait);
-	free(m->capwait);
 	if (m->net.ops)
 		m->net.ops->free(m->net.n);
-	free(m->cstep);
-	free(m->ctime);
-	free(m->todo);
-	free(m->roff2);
-	free(m->rx);
-	free(m->rpos);
-	free(m->parked);
-	free(m->xstep);
-	free(m->tstep);
-	free(m->rd_src);
-	free(m->rd_dst);
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 /* Route every transfer once and cut it into segments; *events is the

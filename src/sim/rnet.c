@@ -808,33 +808,15 @@ void pm_rnet_free(struct pm_rnet *n)
 {
 	if (!n)
 		return;
+	void *own[] = {&n->q, &n->bw, &n->lat, &n->busy_until, &n->busy, &n->ldim, &n->ldate,
+		&n->wake, &n->rr, &n->rq, &n->np, &n->left, &n->qnext, &n->step, &n->last_t,
+		&n->xread, &n->mem_free, &n->pk, &n->oh, &n->opos, &n};
 	for (size_t k = 0; n->q && k < (size_t)(n->L + n->E * n->ports) * n->nvc; k++)
 		free(n->q[k].r);
-	free(n->q);
-	free(n->bw);
-	free(n->lat);
-	free(n->busy_until);
-	free(n->busy);
-	free(n->ldim);
-	free(n->ldate);
-	free(n->wake);
-	free(n->rr);
 	for (int o = 0; n->rq && o < n->nout; o++)
 		free(n->rq[o].a);
-	free(n->rq);
-	free(n->np);
-	free(n->left);
-	free(n->qnext);
-	free(n->step);
-	free(n->last_t);
-	free(n->xread);
-	free(n->mem_free);
-	free(n->pk);
 	pm_evq_free(&n->done);
-	free(n->oh);
-	free(n->opos);
-
-	free(n);
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 /* Virtual-channel classes that keep routing deadlock free: a torus's

@@ -27,6 +27,7 @@
  * docs/model.md describes it; docs/validation/06-scale.md compares it
  * with the searching construction where both run, and says where it
  * loses (edges that collide on BiGraph's single links between layers). */
+#include "model/grow.h"
 #include "model/multitree/mt.h"
 #include "model/limits.h"
 
@@ -494,34 +495,12 @@ void pm_mt_fabric_free(struct mt *m)
 	m->inroom = m->outroom = NULL;
 	if (!f)
 		return;
-	free(f->midpath);
-	free(f->ends);
-	free(f->out_lo);
-	free(f->out_hi);
-	free(f->nearw);
-	free(f->pairw);
-	free(f->availw);
-	free(f->rw);
-	free(f->reachbuf);
-	free(f->spent);
-	free(f->spent_any);
-	free(f->smask);
-	free(f->zero);
-	free(f->ones);
-	free(f->able_row);
-	free(f->grp_all);
-	free(f->able);
-	free(f->grp_row);
-	free(f->grp_set);
-	free(f->grp_first);
-	free(f->grp_n);
-	free(f->grp_lo);
-	free(f->grp_hi);
-	free(f->smp_at);
-	free(f->smp_bits);
-	free(f->smp_set);
-	free(f->smp_word);
-	free(f);
+	void *own[] = {&f->midpath, &f->ends, &f->out_lo, &f->out_hi, &f->nearw, &f->pairw,
+		&f->availw, &f->rw, &f->reachbuf, &f->spent, &f->spent_any, &f->smask, &f->zero,
+		&f->ones, &f->able_row, &f->grp_all, &f->able, &f->grp_row, &f->grp_set,
+		&f->grp_first, &f->grp_n, &f->grp_lo, &f->grp_hi, &f->smp_at, &f->smp_bits,
+		&f->smp_set, &f->smp_word, &f};
+	pm_free_each(own, sizeof own / sizeof *own);
 	m->fab = NULL;
 }
 

@@ -344,15 +344,9 @@ static void free_build(struct mid_build *b, int L)
 		return;
 	for (int l = 0; b->lists && l < L; l++)
 		free(b->lists[l].e);
-	free(b->lists);
-	free(b->hidx);
-	free(b->hvert);
-	free(b->seen);
-	free(b->adj);
-	free(b->nmid_to);
-	free(b->last_slots);
-	free(b->last_seen);
-	free(b);
+	void *own[] = {&b->lists, &b->hidx, &b->hvert, &b->seen, &b->adj, &b->nmid_to,
+		&b->last_slots, &b->last_seen, &b};
+	pm_free_each(own, sizeof own / sizeof *own);
 }
 
 int pm_mt_mid_end(struct mt *m)
@@ -375,20 +369,10 @@ void pm_mt_mid_free(struct mt *m)
 	if (!d)
 		return;
 	free_build(d->midb, pm_topo_nlinks(m->t));
-	free(d->mid_rng);
-	free(d->mid_of_link);
-	free(d->mid_off);
-	free(d->reach);
-	free(d->reach0);
-	free(d->reach_vert);
-	free(d->dreach);
-	free(d->hop_row);
-	free(d->two_hop);
-	free(d->reachw);
-	free(d->reachw0);
-	free(d->adj);
-	free(d->adjw);
-	free(d);
+	void *own[] = {&d->mid_rng, &d->mid_of_link, &d->mid_off, &d->reach, &d->reach0,
+		&d->reach_vert, &d->dreach, &d->hop_row, &d->two_hop, &d->reachw, &d->reachw0,
+		&d->adj, &d->adjw, &d};
+	pm_free_each(own, sizeof own / sizeof *own);
 	m->mids = NULL;
 }
 

@@ -23,59 +23,19 @@
  * hops, red) stay for the schedule builder. */
 void pm_mt_drop_scratch(struct mt *m)
 {
-	free(m->member);
-	free(m->sendable);
-	free(m->rank);
-	free(m->in);
-	free(m->in_off);
-	free(m->rl);
-	free(m->rl_pos);
-	free(m->nbr);
-	free(m->nbr_dst);
-	free(m->in_src);
-	free(m->in_pos);
-	free(m->in_full);
-	free(m->nbr_pos);
-	free(m->nbr_full);
-	free(m->nbr_off);
-	free(m->link_stamp);
-	free(m->link_cnt);
-	free(m->link_slots);
-	free(m->sent);
-	free(m->sent_stamp);
-	free(m->recv);
-	free(m->recv_stamp);
-	free(m->bfs_seen);
-	free(m->bfs_pred);
-	free(m->bfs_depth);
-	free(m->queue);
-	if (m->fr)
-		for (int i = 0; i < m->P; i++) {
-			free(m->fr[i].v);
-			free(m->fr[i].o);
-		}
-	free(m->fr);
-	free(m->missing);
-	free(m->pathbuf);
-	free(m->dead);
-	free(m->dead_budget);
-	free(m->sortbuf);
-	free(m->tcount);
-	free(m->recvable);
-	m->recvable = NULL;
+	void *own[] = {&m->member, &m->sendable, &m->rank, &m->in, &m->in_off, &m->rl, &m->rl_pos,
+		&m->nbr, &m->nbr_dst, &m->in_src, &m->in_pos, &m->in_full, &m->nbr_pos,
+		&m->nbr_full, &m->nbr_off, &m->link_stamp, &m->link_cnt, &m->link_slots, &m->sent,
+		&m->sent_stamp, &m->recv, &m->recv_stamp, &m->bfs_seen, &m->bfs_pred,
+		&m->bfs_depth, &m->queue, &m->fr, &m->missing, &m->pathbuf, &m->dead,
+		&m->dead_budget, &m->sortbuf, &m->tcount, &m->recvable};
+
+	for (int i = 0; m->fr && i < m->P; i++) {
+		free(m->fr[i].v);
+		free(m->fr[i].o);
+	}
+	pm_free_each(own, sizeof own / sizeof *own);
 	pm_mt_fabric_free(m);
-	m->sortbuf = NULL;
-	m->tcount = NULL;
-	m->member = m->sendable = NULL;
-	m->rank = NULL;
-	m->nbr_dst = m->in_src = m->in_pos = m->in_full = m->nbr_pos = m->nbr_full = NULL;
-	m->in = m->in_off = m->rl = m->rl_pos = NULL;
-	m->nbr = m->nbr_off = m->link_stamp = m->sent = m->sent_stamp = NULL;
-	m->link_cnt = m->link_slots = NULL;
-	m->recv = m->recv_stamp = m->bfs_seen = m->bfs_pred = m->bfs_depth = NULL;
-	m->queue = m->missing = m->pathbuf = m->dead_budget = NULL;
-	m->fr = NULL;
-	m->dead = NULL;
 }
 
 static void mt_free(struct mt *m)
