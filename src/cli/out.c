@@ -44,9 +44,7 @@ int cli_table_row(struct cli_table *t)
 		t->caprows = cap;
 	}
 	t->user[t->nrows] = 0;
-	for (int i = 0; i < t->ncols; i++)
-		t->cells[t->nrows * t->ncols + i] = NULL;
-	t->nrows++;
+	memset(t->cells + (size_t)t->nrows++ * (size_t)t->ncols, 0, sizeof *t->cells * (size_t)t->ncols);
 	return 0;
 }
 
@@ -56,10 +54,9 @@ int cli_table_move_rows(struct cli_table *dst, struct cli_table *src,
 	for (int r = first; r < first + n; r++) {
 		if (cli_table_row(dst))
 			return pm_fail(err, PM_EINTERNAL, "out of memory");
-		for (int c = 0; c < dst->ncols; c++) {
-			dst->cells[(dst->nrows - 1) * dst->ncols + c] = src->cells[r * src->ncols + c];
-			src->cells[r * src->ncols + c] = NULL;
-		}
+		char **from = src->cells + (size_t)r * (size_t)src->ncols;
+		memcpy(dst->cells + (size_t)(dst->nrows - 1) * (size_t)dst->ncols, from, sizeof *from * (size_t)dst->ncols);
+		memset(from, 0, sizeof *from * (size_t)dst->ncols);
 		dst->user[dst->nrows - 1] = src->user[r];
 	}
 	return PM_OK;

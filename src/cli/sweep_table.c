@@ -20,15 +20,13 @@ struct parse {
 static void on_field(void *s, size_t len, void *data)
 {
 	struct parse *p = data;
-	char *v = malloc(len + 1);
+	char *v = strndup(s, len);
 
 	if (!v || pm_grow(&p->cell, &p->capcell, (size_t)p->ncell + 1, sizeof *p->cell, 16)) {
 		free(v);
 		p->oom = 1;
 		return;
 	}
-	memcpy(v, s, len);
-	v[len] = '\0';
 	p->cell[p->ncell++] = v;
 }
 

@@ -66,53 +66,60 @@ static int parse_quantity(const char *s, const struct suffix *table,
 	return -1;
 }
 
+/* A kind of quantity the options take: its suffixes, whether zero is a
+ * value (a time) or an error (a size, a rate), its range, and the two
+ * messages (the second may print the largest value accepted). */
+struct quantity {
+	const struct suffix *suffixes;
+	int zero_ok;
+	double least, most;
+	const char *invalid, *out_of_range;
+};
+
+static const struct quantity sizes = {
+	size_suffixes, 0, 0, PM_MAX_SIZE_B,
+	"invalid size '%s' (expected a positive byte count such as 64M, 1.5GB or 4096)",
+	"size '%s' is too large (expected at most 1 PiB)",
+};
+
+static const struct quantity times = {
+	time_suffixes, 1, 0, PM_MAX_TIME_S,
+	"invalid time '%s' (expected a non-negative duration with a unit such as 150ns, 4.8us or 2ms)",
+	"time '%s' is too long (expected at most %.0f s)",
+};
+
+static const struct quantity rates = {
+	bw_suffixes, 0, PM_MIN_BW_Bps, PM_MAX_BW_Bps,
+	"invalid bandwidth '%s' (expected a positive rate such as 16GB/s, 16GiB/s or 100Gbps)",
+	"bandwidth '%s' is out of range (expected 1 B/s to 1 PB/s)",
+};
+
+static int parse_kind(const struct quantity *q, const char *s, double *out, struct pm_err *err)
+{
+	double v = 0;
+
+	if (!(q->zero_ok && s && strcmp(s, "0") == 0) &&
+	    (parse_quantity(s, q->suffixes, &v) < 0 || v < 0 || (v == 0 && !q->zero_ok)))
+		return pm_fail(err, PM_EINPUT, q->invalid, s ? s : "");
+	if (v < q->least || v > q->most)
+		return pm_fail(err, PM_EINPUT, q->out_of_range, s, q->most);
+	*out = v;
+	return PM_OK;
+}
+
 int pm_parse_size(const char *s, double *bytes, struct pm_err *err)
 {
-	double v;
-
-	if (parse_quantity(s, size_suffixes, &v) < 0 || !(v > 0))
-		return pm_fail(err, PM_EINPUT,
-			       "invalid size '%s' (expected a positive byte count such as 64M, 1.5GB or 4096)",
-			       s ? s : "");
-	if (v > PM_MAX_SIZE_B)
-		return pm_fail(err, PM_EINPUT,
-			       "size '%s' is too large (expected at most 1 PiB)", s);
-	*bytes = v;
-	return PM_OK;
+	return parse_kind(&sizes, s, bytes, err);
 }
 
 int pm_parse_time(const char *s, double *seconds, struct pm_err *err)
 {
-	double v;
-
-	if (s && strcmp(s, "0") == 0) {
-		*seconds = 0;
-		return PM_OK;
-	}
-	if (parse_quantity(s, time_suffixes, &v) < 0 || v < 0)
-		return pm_fail(err, PM_EINPUT,
-			       "invalid time '%s' (expected a non-negative duration with a unit such as 150ns, 4.8us or 2ms)",
-			       s ? s : "");
-	if (v > PM_MAX_TIME_S)
-		return pm_fail(err, PM_EINPUT,
-			       "time '%s' is too long (expected at most %.0f s)", s, PM_MAX_TIME_S);
-	*seconds = v;
-	return PM_OK;
+	return parse_kind(&times, s, seconds, err);
 }
 
 int pm_parse_bw(const char *s, double *Bps, struct pm_err *err)
 {
-	double v;
-
-	if (parse_quantity(s, bw_suffixes, &v) < 0 || !(v > 0))
-		return pm_fail(err, PM_EINPUT,
-			       "invalid bandwidth '%s' (expected a positive rate such as 16GB/s, 16GiB/s or 100Gbps)",
-			       s ? s : "");
-	if (v < PM_MIN_BW_Bps || v > PM_MAX_BW_Bps)
-		return pm_fail(err, PM_EINPUT,
-			       "bandwidth '%s' is out of range (expected 1 B/s to 1 PB/s)", s);
-	*Bps = v;
-	return PM_OK;
+	return parse_kind(&rates, s, Bps, err);
 }
 
 int pm_parse_per_byte(const char *s, const char *what, double *spB,
