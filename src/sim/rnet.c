@@ -282,14 +282,13 @@ static uint32_t target(const struct pm_rnet *n, uint32_t i)
 static void ask(struct pm_rnet *n, uint32_t o, uint32_t qi)
 {
 	struct reqs *r = &n->rq[o];
-	if (r->n == r->cap) {
-		size_t cap = pm_grow_cap(r->cap, r->n + 1u, 4);
-		if (pm_resize(&r->a, cap, sizeof *r->a)) {
-			n->failed = 1;
-			return;
-		}
-		r->cap = (uint32_t)cap;
+	size_t cap = r->cap;
+
+	if (pm_grow(&r->a, &cap, r->n + 1u, sizeof *r->a, 4)) {
+		n->failed = 1;
+		return;
 	}
+	r->cap = (uint32_t)cap;
 	r->a[r->n++] = qi;
 }
 
