@@ -199,7 +199,7 @@ Test(nccl, explain_names_the_terms)
 
 	resolve_or_die("nccl:tree/ll128", t, 0, &in);
 	cr_assert_eq(pm_algo_at_size(&in, 16777216, &at, &err), PM_OK);
-	at.algo->terms(&at, 16777216, note, sizeof note);
+	at.algo->terms(&at, 16777216, &p, note, sizeof note);
 	cr_assert_eq(sscanf(note, "launch %lf us + NCCL latency %lf us + fill %lf us (%lf-byte chunks through %d hops) + bytes %lf us",
 			    &launch, &lat, &fill, &chunk, &hops, &bytes), 6, "%s", note);
 	cr_assert_eq(chunk, 72000);
@@ -214,7 +214,7 @@ Test(nccl, explain_names_the_terms)
 	double algbw;
 	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, "nccl", t, 0, &in, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_at_size(&in, 1048576, &at, &err), PM_OK);
-	at.algo->terms(&at, 1048576, note, sizeof note);
+	at.algo->terms(&at, 1048576, &p, note, sizeof note);
 	cr_assert_eq(sscanf(note, "launch %lf us + NCCL latency %lf us + bytes %lf us (algbw %lf GB/s", &launch, &lat,
 			    &bytes, &algbw), 4, "%s", note);
 	cr_assert(rel_close(algbw, 96, 1e-3), "%s", note);
@@ -1302,5 +1302,42 @@ Test(nccl, ring_broadcast_is_a_chain_on_one_node)
 	cr_assert_eq(s.nsteps, 18);
 	cr_assert_eq(s.nchunks, 32);
 	pm_sched_release(&s);
+	pm_topo_free(t);
+}
+
+/* One process driving G GPUs (nccl-tests -g G) enqueues each collective
+ * on them in turn: NCCL's row pays the host's cost of the G - 1 others on
+ * top of the launch, 2.75 us each by default (nccl.h: nccl-tests on a DGX
+ * A100, NVIDIA/nccl-tests issue 123).  By hand, 8 GPUs of one DGX H100
+ * (launch 2 us), an 8-byte all-reduce: 7 x 2.75 = 19.25 us more than with
+ * a process per GPU, in the closed form, in --explain's launch term and in
+ * the ring schedule's contention price (its steps' alpha carries NCCL's
+ * launch); a machine's host_enqueue replaces the 2.75 us.  NCCL's choice
+ * does not change: its tuner never sees the host. */
+Test(nccl, a_process_driving_several_gpus_pays_their_enqueue)
+{
+	struct pm_topo *t = topo_or_die("machine:dgx-h100:1");
+	struct pm_params one = plain_params(0, 0, 1e9, 0), eight = one;
+	struct pm_inst in, at;
+	struct pm_cost c1, c8;
+	struct pm_err err;
+	char note[400], label[sizeof at.label];
+	double launch, base, each;
+	int others;
+
+	eight.host_gpus = 8;
+	resolve_or_die("nccl", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 8, &at, &err), PM_OK, "%s", err.msg);
+	snprintf(label, sizeof label, "%s", at.label);
+	pm_algo_closed(&at, 8, &one, &c1);
+	pm_algo_closed(&at, 8, &eight, &c8);
+	cr_assert(rel_close(c8.time_s - c1.time_s, 7 * 2.75e-6, 1e-9), "%g us more", (c8.time_s - c1.time_s) * 1e6);
+	at.algo->terms(&at, 8, &eight, note, sizeof note);
+	cr_assert_eq(sscanf(note, "launch %lf us (%lf us + %d x %lf us", &launch, &base, &others, &each), 4, "%s", note);
+	cr_assert(rel_close(launch, 2 + 19.25, 1e-6) && base == 2 && others == 7 && each == 2.75, "%s", note);
+	cr_assert_eq(pm_algo_at_size(&in, 8, &at, &err), PM_OK);
+	cr_assert_str_eq(at.label, label, "the host changed NCCL's choice");
+	struct pm_cost s1 = contention_of(&in, 8, &one), s8 = contention_of(&in, 8, &eight);
+	cr_assert(rel_close(s8.time_s - s1.time_s, 19.25e-6, 1e-6), "contention: %g us more", (s8.time_s - s1.time_s) * 1e6);
 	pm_topo_free(t);
 }

@@ -290,7 +290,7 @@ int cmd_best(int argc, char **argv, struct pm_err *err)
 	struct best_args q = {.size = "1K:1G:x2", .algo = "all", .model = "contention", .format = "table",
 			      .op = "allreduce"};
 	const char *pos[1];
-	struct cli_opt opts[24];
+	struct cli_opt opts[32];
 	enum cli_format fmt;
 	double *sizes = NULL;
 	int npos, rc, nsizes = 0, n = option_rows(&q, opts);

@@ -350,7 +350,7 @@ static void closed_note(struct cli_table *tab, const struct job *j, double n)
 		cli_table_set(tab, C_NOTE, "no contention row: %s", j->q.no_sched);
 	} else if (j->explain && j->in.algo->terms) {
 		char terms[400];
-		j->in.algo->terms(&j->q.at, n, terms, sizeof terms);
+		j->in.algo->terms(&j->q.at, n, j->cfg->p, terms, sizeof terms);
 		cli_table_set(tab, C_NOTE, "%s", terms);
 	}
 }

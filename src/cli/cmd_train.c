@@ -769,7 +769,7 @@ int cmd_train(int argc, char **argv, struct pm_err *err)
 	double *speed = NULL;	/* --plot: speedup of policy k at worker count w */
 	const char *pos[1];
 	int npos, n, rc, nw = 0;
-	struct cli_opt opts[48];
+	struct cli_opt opts[64];
 	struct pm_profile prof = {0};
 	struct pm_cost_src cost = {0};
 	struct hybrid hy = {0};

@@ -36,6 +36,7 @@ int cli_net_opt_rows(struct cli_net_opts *o, struct cli_opt *rows)
 		{"gamma", "T|BW", "reduction cost per byte, e.g. 0.05ns or a rate such as 20GB/s (default 0)", &o->gamma, NULL},
 		{"flow", "F", "flow control: none, message, packet:PAYLOAD[/FLIT] (default packet:256/16)", &o->flow, NULL},
 		{"pipeline", "S", "Ueno & Yokota's pipelining factor s for ring closed forms (default 1)", &o->pipeline, NULL},
+		{"gpus-per-process", "G", "GPUs one process drives, as nccl-tests -g G runs: NCCL rows add the host's cost of enqueuing each collective on the G - 1 others in turn (the machine's host_enqueue, default 2.75 us; default 1: a process per GPU, as training runs)", &o->gpus_per_process, NULL},
 		{"endpoint", "E", "ideal (default), baseline or ace: memory reads the endpoint needs to drive the network (Rashidi et al. 2021 SVI-A; all evaluators; the links simulator ignores it)", &o->endpoint, NULL},
 		{"mem-bw", "BW", "memory bandwidth the collective may use (--endpoint baseline or ace)", &o->mem_bw, NULL},
 		{"sms", "N", "baseline: SMs running the collective, each moving 64 B/cycle at 1245 MHz (79.7 GB/s); caps --mem-bw", &o->sms, NULL},
@@ -130,15 +131,17 @@ static int link_opts(const struct cli_net_opts *o, struct pm_link_defaults *ld, 
 /* --inj-bw, --alpha, --gamma, --flow, --pipeline and the endpoint. */
 static int param_opts(const struct cli_net_opts *o, struct pm_params *p, struct pm_err *err)
 {
-	long s = p->pipeline_s;
+	long s = p->pipeline_s, g = p->host_gpus;
 
-	if ((o->inj_bw && pm_parse_bw(o->inj_bw, &p->inj_bw_Bps, err)) ||
+	if (cli_opt_long(o->gpus_per_process, 1, 1024, "GPUs per process", &g, err) ||
+	    (o->inj_bw && pm_parse_bw(o->inj_bw, &p->inj_bw_Bps, err)) ||
 	    (o->alpha && pm_parse_time(o->alpha, &p->alpha_s, err)) ||
 	    (o->gamma && pm_parse_per_byte(o->gamma, "reduction cost", &p->gamma_spB, err)) ||
 	    (o->flow && pm_parse_flow(o->flow, p, err)) ||
 	    cli_opt_long(o->pipeline, 1, 1 << 20, "pipelining factor", &s, err) || parse_endpoint(o, p, err))
 		return PM_EINPUT;
 	p->pipeline_s = (int)s;
+	p->host_gpus = (int)g;
 	return PM_OK;
 }
 
@@ -321,6 +324,11 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 	alpha_meta(t, p, m);
 	if (m)
 		machine_meta(t, m);
+	if (m && m->nccl.arch >= 0 && p->host_gpus > 1)
+		cli_table_meta(t, "one process drives %d GPUs (--gpus-per-process, as nccl-tests -g %d): NCCL rows add the host's enqueue on the %d others, %.4g us each (%s)",
+			       p->host_gpus, p->host_gpus, p->host_gpus - 1,
+			       (m->nccl.host_s > 0 ? m->nccl.host_s : PM_NCCL_HOST_ENQUEUE_S) * 1e6,
+			       m->nccl.host_s > 0 ? "the machine's host_enqueue" : "nccl-tests with -g on a DGX A100, NVIDIA/nccl-tests issue 123");
 	if (p->endpoint != PM_END_IDEAL)
 		endpoint_meta(t, p);
 }

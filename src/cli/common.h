@@ -11,7 +11,7 @@
 
 struct cli_net_opts {
 	const char *topo, *link_bw, *link_lat, *inj_bw, *dim_bw, *dim_lat;
-	const char *alpha, *gamma, *flow, *pipeline;
+	const char *alpha, *gamma, *flow, *pipeline, *gpus_per_process;
 	const char *endpoint, *mem_bw, *sms;
 };
 

@@ -106,7 +106,7 @@ struct pm_algo {
 	int (*at_size)(struct pm_inst *in, double n, struct pm_err *err);
 	/* Optional: the closed form's terms at n bytes in words, the note of
 	 * its rows under --explain. */
-	void (*terms)(const struct pm_inst *in, double n, char *buf, size_t size);
+	void (*terms)(const struct pm_inst *in, double n, const struct pm_params *p, char *buf, size_t size);
 	/* Optional: the algorithm whose schedule this one builds for the
 	 * same argument (a variant that only prices it differently, as
 	 * multitree-msg's message flow control), so one built schedule

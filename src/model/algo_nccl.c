@@ -218,15 +218,25 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	return PM_OK;
 }
 
+/* NCCL's choice at n bytes priced as the job launches it: p's host_gpus
+ * GPUs a host thread (nccl.h). */
+static int price_pick(const struct pm_inst *in, double n, const struct pm_params *p, struct pm_nccl_cost *k,
+		      struct pm_err *e)
+{
+	const struct nccl_state *st = cstate(in);
+	struct pm_nccl_sys s = st->sys;
+
+	s.host_gpus = p->host_gpus;
+	return pm_nccl_price(&s, in->coll, st->pick.algo, st->pick.proto, n, k, e);
+}
+
 static void closed(const struct pm_inst *in, double n, const struct pm_params *p,
 		   struct pm_cost *c)
 {
-	const struct nccl_state *st = cstate(in);
 	struct pm_nccl_cost k;
 	struct pm_err e;
 
-	(void)p;
-	if (pm_nccl_price(&st->sys, in->coll, st->pick.algo, st->pick.proto, n, &k, &e))
+	if (price_pick(in, n, p, &k, &e))
 		return;
 	c->alpha_s = k.launch_s;
 	c->lat_s = k.lat_s + k.fill_s;	/* the pipeline's fill is paid once, as latency */
@@ -236,18 +246,23 @@ static void closed(const struct pm_inst *in, double n, const struct pm_params *p
 }
 
 /* --explain: where the closed form's time goes at n bytes. */
-static void terms(const struct pm_inst *in, double n, char *buf, size_t size)
+static void terms(const struct pm_inst *in, double n, const struct pm_params *p, char *buf, size_t size)
 {
 	const struct nccl_state *st = cstate(in);
 	struct pm_nccl_cost k;
 	struct pm_err e;
 	int len;
 
-	if (pm_nccl_price(&st->sys, in->coll, st->pick.algo, st->pick.proto, n, &k, &e)) {
+	if (price_pick(in, n, p, &k, &e)) {
 		snprintf(buf, size, "%s", e.msg);
 		return;
 	}
-	len = snprintf(buf, size, "launch %.3g us + NCCL latency %.4g us", k.launch_s * 1e6, k.lat_s * 1e6);
+	if (p->host_gpus > 1)
+		len = snprintf(buf, size, "launch %.4g us (%.4g us + %d x %.4g us: one thread enqueues on %d GPUs) + NCCL latency %.4g us",
+			       k.launch_s * 1e6, st->sys.launch_s * 1e6, p->host_gpus - 1, st->sys.host_s * 1e6,
+			       p->host_gpus, k.lat_s * 1e6);
+	else
+		len = snprintf(buf, size, "launch %.3g us + NCCL latency %.4g us", k.launch_s * 1e6, k.lat_s * 1e6);
 	if (k.fill_s > 0 && len > 0 && (size_t)len < size)
 		len += snprintf(buf + len, size - (size_t)len, " + fill %.4g us (%.0f-byte chunks through %d hops)",
 				k.fill_s * 1e6, k.chunk_B, k.fill_hops);
@@ -299,7 +314,8 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	p->flow = st->pick.proto == PM_NCCL_SIMPLE ? PM_FLOW_NONE : PM_FLOW_PACKET;
 	p->payload_B = payload[st->pick.proto];
 	p->flit_B = flag[st->pick.proto];
-	p->alpha_s = steps > 0 ? (st->pick.launch_s + st->pick.lat_s) / steps : 0;
+	double host = p->host_gpus > 1 ? (p->host_gpus - 1) * st->sys.host_s : 0;
+	p->alpha_s = steps > 0 ? (st->pick.launch_s + host + st->pick.lat_s) / steps : 0;
 	p->lat_in_alpha = 1;	/* NCCL's latency counts every hop */
 	/* NVLS: the switch's reduction and multicast are no resource of the
 	 * schedule, which moves n each way on a GPU's link (its reduce-scatter

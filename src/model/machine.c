@@ -99,6 +99,7 @@ static const struct nparam {
 	{"nvls_busbw", N_BW, offsetof(struct pm_machine_nccl, nvls_Bps), "a bandwidth such as 480GB/s"},
 	{"nic_bw", N_BW, offsetof(struct pm_machine_nccl, nic_Bps), "a bandwidth such as 48GB/s"},
 	{"launch", N_TIME, offsetof(struct pm_machine_nccl, launch_s), "a time such as 4us"},
+	{"host_enqueue", N_TIME, offsetof(struct pm_machine_nccl, host_s), "a time such as 3us"},
 	{"net_latency", N_TIME, offsetof(struct pm_machine_nccl, net_lat_s), "a time such as 2us"},
 	{"channels", N_COUNT, offsetof(struct pm_machine_nccl, channels), "a channel count from 1 to 64"},
 	{"sharp", N_FLAG, offsetof(struct pm_machine_nccl, collnet), "0 or 1"},

@@ -29,7 +29,7 @@ struct pm_level {
 /* What NCCL needs to know of a machine (nccl.h), each figure with its
  * source; rates are achieved ones, not nominal (docs/model.md, "NCCL").
  * arch < 0: the description gives none, and NCCL is not modelled on it. */
-#define PM_MACHINE_NCCL_PARAMS 15
+#define PM_MACHINE_NCCL_PARAMS 16
 struct pm_machine_nccl {
 	int arch;		/* enum pm_nccl_arch, -1 none */
 	int amd_cpu;		/* host CPU: 0 Intel, 1 AMD, 2 Arm */
@@ -37,6 +37,7 @@ struct pm_machine_nccl {
 	double nvls_Bps;	/* param nvls_busbw: NVLS all-reduce bus bandwidth; 0 none */
 	double nic_Bps;		/* param nic_bw: what one NIC moves (achieved) */
 	double launch_s;	/* param launch: host launch + sync per collective */
+	double host_s;		/* param host_enqueue: one more GPU a host thread enqueues on (0: NCCL's default, nccl.h) */
 	double net_lat_s;	/* param net_latency: added per inter-node step */
 	int channels;		/* param channels */
 	int collnet;		/* param sharp: SHARP reduction in the switches */

@@ -34,6 +34,9 @@ struct pm_nccl_sys {
 	double nvls_Bps;		/* NVLS all-reduce bus bandwidth in one node; 0: no NVLS */
 	double net_Bps;			/* what one node's NICs move out at once */
 	double launch_s;		/* host launch and synchronisation per collective */
+	double host_s;			/* what each further GPU a host thread drives adds (host_gpus) */
+	int host_gpus;			/* GPUs one host thread enqueues each collective on, in
+					 * turn (nccl-tests -g); 1: a process per GPU */
 	double net_lat_s;		/* the network's own latency per inter-node step */
 	int channels;			/* ring and tree channels */
 	int collnet;			/* SHARP reduction in the switches (CollNet) */
@@ -42,6 +45,15 @@ struct pm_nccl_sys {
 					 * (its NCCL_ALGO, NCCL_PROTO as masks; 0: unset) */
 	int version;			/* the release epoch of the constants (pm_nccl_version_find); 0 newest */
 };
+
+/* The host's cost of enqueuing a collective on one more GPU from the same
+ * thread, where one process drives several GPUs (nccl-tests -g G, a
+ * single-process job): NCCL's group launch, a cudaLaunchKernel and the
+ * proxy's work, serial on that thread.  2.75 us: nccl-tests on a DGX A100
+ * with -g G (NVIDIA/nccl-tests issue 123, NCCL_ALGO=Ring, one channel)
+ * grows 3.95 us a GPU from 2 to 8 GPUs, of which NCCL's own model gives
+ * 1.2 us (two ring steps of 0.6 us); the rest is the host's. */
+#define PM_NCCL_HOST_ENQUEUE_S 2.75e-6
 
 struct pm_machine;
 /* The machine as NCCL sees it when P ranks fill m's nodes in order: the

@@ -14,6 +14,7 @@ void pm_params_default(struct pm_params *p)
 	p->link_bw_Bps = PM_DEFAULT_LINK_BW;
 	p->link_lat_s = PM_DEFAULT_LINK_LAT;
 	p->pipeline_s = 1;
+	p->host_gpus = 1;
 	p->flow = PM_FLOW_PACKET;
 	p->payload_B = 256;
 	p->flit_B = 16;

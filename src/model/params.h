@@ -54,6 +54,10 @@ struct pm_params {
 	int lat_in_alpha;	/* the steps' alpha already holds each hop's latency
 				 * (NCCL's per-hop constants): the evaluators and the
 				 * simulators' links add none of their own */
+	int host_gpus;		/* GPUs one host thread enqueues each collective on, in
+				 * turn (nccl-tests -g G, a single-process job); 1: a
+				 * process per GPU, as training frameworks run.  NCCL's
+				 * rows add the host's cost of the others (nccl.h) */
 	double switch_scale;	/* link time of a byte a switch that reduces or
 				 * multicasts carries (a transfer at_switch, sched.h),
 				 * in bytes (0: 1): NVLS's bytes at the rate the switch
