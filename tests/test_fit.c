@@ -306,3 +306,46 @@ Test(fit, bad_json)
 	cr_assert(strstr(err.msg, "expected nccl-tests -J JSON output"), "%s", err.msg);
 	remove(path);
 }
+
+/* A single-process nccl-tests log ("nThread 1 nGpus 8": one process drove
+ * the node's 8 GPUs) pays the host's enqueue on the 7 others, 7 x 2.75 us
+ * by default (nccl.h), on top of the launch.  Times made by NCCL's model
+ * that way on hgx-h200 with launch 12 us, written as nccl-tests prints
+ * them, are read with their header's nGpus, and fit --machine takes the
+ * host's share out: the launch comes back 12 us, not 12 + 19.25. */
+Test(fit, a_single_process_log_fits_the_launch_without_the_host)
+{
+	struct pm_machine base, truth, fitted;
+	struct pm_nccl_sys s;
+	struct pm_nccl_cost c;
+	struct pm_nccl_fit f;
+	struct pm_points p;
+	struct pm_err err;
+	const char *log = scratch("single_process.log");
+	FILE *w = fopen(log, "w");
+
+	cr_assert_eq(pm_machine_load("hgx-h200", &base, &err), PM_OK, "%s", err.msg);
+	truth = base;
+	truth.nccl.launch_s = 12e-6;
+	cr_assert_eq(pm_nccl_sys_of(&truth, 8, &s, &err), PM_OK);
+	s.host_gpus = 8;
+	fprintf(w, "# Collective test starting: all_reduce_perf\n"
+		   "# nThread 1 nGpus 8 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 1 iters: 20\n#\n");
+	for (int r = 0; r < 8; r++)
+		fprintf(w, "#  Rank  %d Group  0 Pid 150219 on node device  %d [0000:19:00] NVIDIA H200\n", r, r);
+	fprintf(w, "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n");
+	for (double n = 8; n <= 16.0 * (1 << 30); n *= 2) {
+		cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, ~0u, ~0u, n, &c, &err), PM_OK);
+		fprintf(w, "%14.0f %13.0f     float     sum      -1 %8.2f  0.00  0.00  0 %8.2f  0.00  0.00  0\n", n, n / 4,
+			c.time_s * 1e6, c.time_s * 1e6);
+	}
+	fclose(w);
+	cr_assert_eq(pm_points_read(log, PM_POINTS_AUTO, &p, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(p.gpus_per_proc, 8);
+	cr_assert_eq(p.ranks, 8);
+	cr_assert_eq(pm_fit_nccl(&p, 0, 0, PM_COLL_ALLREDUCE, 8, &base, log, &fitted, &f, &err), PM_OK, "%s", err.msg);
+	cr_assert_str_eq(f.lat_name, "launch");
+	cr_assert(fabs(f.lat_s - 12e-6) < 0.6e-6, "launch fitted %g us, made with 12", f.lat_s * 1e6);
+	pm_points_release(&p);
+	remove(log);
+}

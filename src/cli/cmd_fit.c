@@ -261,6 +261,10 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 		 !(rc = pm_fit_nccl(pts, lo, hi, c, P, &base, log, fitted, &f, err))) {
 		const char *inputs[] = {log, base.path};
 		fit_rows(t, &f, base.path, P);
+		if (pts->gpus_per_proc > 1)
+			cli_table_kv(t, "machine_fit_host",
+				     "the log's header says nGpus %d: one process drove %d GPUs, so its times were priced with the host's enqueue on the %d others (--gpus-per-process %d, host_enqueue); the fitted launch is without it",
+				     pts->gpus_per_proc, pts->gpus_per_proc, pts->gpus_per_proc - 1, pts->gpus_per_proc);
 		if (out && !(rc = cli_write_file(out, "machine file", inputs, 2, write_machine, fitted, err)))
 			cli_table_kv_user(t, "machine_written", out);
 	}

@@ -229,6 +229,10 @@ static void nccl_header(char *line, struct nccl_state *st, struct pm_points *pts
 	n = fields(copy, f, 32);
 	if (n >= 2 && strcmp(f[0], "Rank") == 0 && st->run <= 1)
 		pts->ranks++;
+	if (n >= 4 && strcmp(f[0], "nThread") == 0 && strcmp(f[2], "nGpus") == 0 && st->run <= 1) {
+		long g = strtol(f[3], NULL, 10);	/* one process drove g GPUs (-g) */
+		pts->gpus_per_proc = g >= 1 && g <= 1024 ? (int)g : 0;
+	}
 	if (n >= 3 && strcmp(f[0], "size") == 0 && strcmp(f[1], "count") == 0) {
 		new_run(st);
 		for (int i = 2; i < n; i++)

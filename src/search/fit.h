@@ -25,6 +25,8 @@ struct pm_points {
 	enum pm_points_format format;	/* the one read */
 	int skipped;		/* lines that were not result rows (NCCL INFO ...) */
 	int ranks;		/* nccl-tests: "#  Rank N" lines in the header; 0 unknown */
+	int gpus_per_proc;	/* nccl-tests: the header's "nGpus G", GPUs one process
+				 * drove (-g G); 0 unknown */
 	char collective[32];	/* the test the header names: nccl-tests'
 				 * (all_reduce_perf; a build's suffix, as in
 				 * all_reduce_perf_mpi, dropped), OSU's

@@ -66,6 +66,7 @@ static int model_times(struct job *j, unsigned mask)
 
 	if (pm_nccl_sys_of(&j->m, j->P, &s, &e))
 		return -1;
+	s.host_gpus = j->pts->gpus_per_proc > 1 ? j->pts->gpus_per_proc : 1;	/* the log's -g */
 	for (int i = 0; i < j->pts->n; i++) {
 		double x = j->pts->size_B[i];
 		if (x < j->lo || (j->hi > 0 && x > j->hi))
