@@ -1,5 +1,5 @@
 /* grow.c: growing and freeing arrays (grow.h). */
-#include "grow.h"
+#include "model/grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
