@@ -327,7 +327,7 @@ void cli_net_meta(struct cli_table *t, const struct pm_topo *topo,
 	if (m && m->nccl.arch >= 0 && p->host_gpus > 1)
 		cli_table_meta(t, "one process drives %d GPUs (--gpus-per-process, as nccl-tests -g %d): NCCL rows add the host's enqueue on the %d others, %.4g us each (%s)",
 			       p->host_gpus, p->host_gpus, p->host_gpus - 1,
-			       (m->nccl.host_s > 0 ? m->nccl.host_s : PM_NCCL_HOST_ENQUEUE_S) * 1e6,
+			       pm_nccl_host_s(m) * 1e6,
 			       m->nccl.host_s > 0 ? "the machine's host_enqueue" : "nccl-tests with -g on a DGX A100, NVIDIA/nccl-tests issue 123");
 	if (p->endpoint != PM_END_IDEAL)
 		endpoint_meta(t, p);

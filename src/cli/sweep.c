@@ -476,10 +476,8 @@ void sweep_release(struct sweep *w)
 	if (w->res)
 		for (long i = 0; i < w->n; i++)
 			result_release(&w->res[i]);
-	if (w->cmd_cols)
-		for (int k = 0; k < w->ncmd; k++)
-			free(w->cmd_cols[k]);
-	void *own[] = {&w->cmd_cols, &w->raw_header, &w->res, &w->skip, &w->gpus};
+	pm_free_strings(w->cmd_cols, w->ncmd);
+	void *own[] = {&w->raw_header, &w->res, &w->skip, &w->gpus};
 	pm_free_each(own, sizeof own / sizeof *own);
 	memset(w, 0, sizeof *w);
 }

@@ -37,7 +37,7 @@ struct nccl_state {
 		enum pm_nccl_algo algo;
 		enum pm_nccl_proto proto;
 		int channels;
-		double steps, launch_s, lat_s, algbw_Bps;
+		double steps, lat_s, algbw_Bps;
 	} pick;
 	double n;			/* ... and n */
 	int sched_steps;		/* steps of the schedule it runs (schedule_inst) */
@@ -202,7 +202,6 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	st->pick.proto = k.proto;
 	st->pick.channels = k.channels;
 	st->pick.steps = k.steps;
-	st->pick.launch_s = k.launch_s;
 	st->pick.lat_s = k.lat_s;
 	st->pick.algbw_Bps = k.algbw_Bps;
 	snprintf(in->label, sizeof in->label, "%s:%s/%s(%dch)", in->algo->name, pm_nccl_algo_names[st->pick.algo],
@@ -218,15 +217,23 @@ static int at_size(struct pm_inst *in, double n, struct pm_err *err)
 	return PM_OK;
 }
 
-/* NCCL's choice at n bytes priced as the job launches it: p's host_gpus
- * GPUs a host thread (nccl.h). */
+/* The machine as the job launches it: p's host_gpus GPUs a host thread
+ * (nccl.h). */
+static struct pm_nccl_sys launched(const struct pm_inst *in, const struct pm_params *p)
+{
+	struct pm_nccl_sys s = cstate(in)->sys;
+
+	s.host_gpus = p->host_gpus;
+	return s;
+}
+
+/* NCCL's choice at n bytes priced as the job launches it. */
 static int price_pick(const struct pm_inst *in, double n, const struct pm_params *p, struct pm_nccl_cost *k,
 		      struct pm_err *e)
 {
 	const struct nccl_state *st = cstate(in);
-	struct pm_nccl_sys s = st->sys;
+	struct pm_nccl_sys s = launched(in, p);
 
-	s.host_gpus = p->host_gpus;
 	return pm_nccl_price(&s, in->coll, st->pick.algo, st->pick.proto, n, k, e);
 }
 
@@ -314,8 +321,8 @@ static void params(const struct pm_inst *in, struct pm_params *p)
 	p->flow = st->pick.proto == PM_NCCL_SIMPLE ? PM_FLOW_NONE : PM_FLOW_PACKET;
 	p->payload_B = payload[st->pick.proto];
 	p->flit_B = flag[st->pick.proto];
-	double host = p->host_gpus > 1 ? (p->host_gpus - 1) * st->sys.host_s : 0;
-	p->alpha_s = steps > 0 ? (st->pick.launch_s + host + st->pick.lat_s) / steps : 0;
+	struct pm_nccl_sys s = launched(in, p);
+	p->alpha_s = steps > 0 ? (pm_nccl_launch_s(&s) + st->pick.lat_s) / steps : 0;
 	p->lat_in_alpha = 1;	/* NCCL's latency counts every hop */
 	/* NVLS: the switch's reduction and multicast are no resource of the
 	 * schedule, which moves n each way on a GPU's link (its reduce-scatter

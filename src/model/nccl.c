@@ -484,6 +484,16 @@ static void price_p2p(const struct pm_nccl_sys *s, double n, struct pm_nccl_cost
 	o->model_s = o->lat_s + o->bw_s;
 }
 
+double pm_nccl_host_s(const struct pm_machine *m)
+{
+	return m->nccl.host_s > 0 ? m->nccl.host_s : PM_NCCL_HOST_ENQUEUE_S;
+}
+
+double pm_nccl_launch_s(const struct pm_nccl_sys *s)
+{
+	return s->launch_s + (s->host_gpus > 1 ? (s->host_gpus - 1) * s->host_s : 0);
+}
+
 int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, struct pm_err *err)
 {
 	if (m->nccl.arch < 0)
@@ -502,7 +512,7 @@ int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, str
 	s->nvls_Bps = m->nccl.nvls_Bps;
 	s->net_Bps = m->nccl.nic_Bps > 0 ? nics * m->nccl.nic_Bps : node->egress_bw;
 	s->launch_s = m->nccl.launch_s;
-	s->host_s = m->nccl.host_s > 0 ? m->nccl.host_s : PM_NCCL_HOST_ENQUEUE_S;
+	s->host_s = pm_nccl_host_s(m);
 	s->host_gpus = 1;
 	s->net_lat_s = m->nccl.net_lat_s;
 	s->channels = m->nccl.channels;
@@ -526,7 +536,7 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 	if (why)
 		return pm_fail(err, PM_ENOTAPPLICABLE, "not applicable: nccl:%s/%s: %s",
 			       pm_nccl_algo_names[a], pm_nccl_proto_names[p], why);
-	o->launch_s = s->launch_s + (s->host_gpus > 1 ? (s->host_gpus - 1) * s->host_s : 0);
+	o->launch_s = pm_nccl_launch_s(s);
 	if (a == PM_NCCL_P2P) {
 		price_p2p(s, n, o);
 	} else {

@@ -61,6 +61,13 @@ struct pm_machine;
  * nominal ones of its node level.  PM_ENOTAPPLICABLE when m gives none. */
 int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, struct pm_err *err);
 
+/* m's host_enqueue, or PM_NCCL_HOST_ENQUEUE_S where it gives none. */
+double pm_nccl_host_s(const struct pm_machine *m);
+
+/* A collective's launch on s: the launch, and the host's enqueue on each
+ * GPU past the first that one thread drives (host_gpus). */
+double pm_nccl_launch_s(const struct pm_nccl_sys *s);
+
 /* One candidate priced. */
 struct pm_nccl_cost {
 	enum pm_nccl_algo algo;
