@@ -33,13 +33,9 @@ int pm_resize(void *pp, size_t n, size_t elem)
 	return 0;
 }
 
-int pm_grow(void *pp, size_t *cap, size_t need, size_t elem, size_t first)
+int pm_grow_past(void *pp, size_t *cap, size_t need, size_t elem, size_t first)
 {
-	size_t c;
-
-	if (need <= *cap)
-		return 0;
-	c = pm_grow_cap(*cap, need, first);
+	size_t c = pm_grow_cap(*cap, need, first);
 	if (pm_resize(pp, c, elem))
 		return -1;
 	*cap = c;

@@ -20,10 +20,17 @@ size_t pm_grow_cap(size_t cap, size_t need, size_t first);
  * unchanged when n x elem overflows or memory runs out. */
 int pm_resize(void *pp, size_t n, size_t elem);
 
+/* pm_grow's growing half: need > *cap. */
+int pm_grow_past(void *pp, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* Make the array at pp, of capacity *cap, hold need elements: grows it
  * with pm_grow_cap and pm_resize and updates *cap.  0 or -1 (nothing
- * changed). */
-int pm_grow(void *pp, size_t *cap, size_t need, size_t elem, size_t first);
+ * changed).  Inline, as schedules and simulators call it for every
+ * transfer and request they add: where it fits, a comparison. */
+static inline int pm_grow(void *pp, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	return need <= *cap ? 0 : pm_grow_past(pp, cap, need, elem, first);
+}
 
 /* Free each of the n arrays whose addresses are in pp (a T ** each, for
  * any object type T) and set it to NULL: a release function lists what
