@@ -1312,8 +1312,8 @@ Test(nccl, ring_broadcast_is_a_chain_on_one_node)
  * (launch 2 us), an 8-byte all-reduce: 7 x 2.75 = 19.25 us more than with
  * a process per GPU, in the closed form, in --explain's launch term and in
  * the ring schedule's contention price (its steps' alpha carries NCCL's
- * launch); a machine's host_enqueue replaces the 2.75 us.  NCCL's choice
- * does not change: its tuner never sees the host. */
+ * launch).  Hand-derived, not read back from the code: 7 GPUs past the
+ * first x the 2.75 us constant. */
 Test(nccl, a_process_driving_several_gpus_pays_their_enqueue)
 {
 	struct pm_topo *t = topo_or_die("machine:dgx-h100:1");
@@ -1321,22 +1321,40 @@ Test(nccl, a_process_driving_several_gpus_pays_their_enqueue)
 	struct pm_inst in, at;
 	struct pm_cost c1, c8;
 	struct pm_err err;
-	char note[400], label[sizeof at.label];
+	char note[400];
 	double launch, base, each;
 	int others;
 
 	eight.host_gpus = 8;
 	resolve_or_die("nccl", t, 0, &in);
 	cr_assert_eq(pm_algo_at_size(&in, 8, &at, &err), PM_OK, "%s", err.msg);
-	snprintf(label, sizeof label, "%s", at.label);
 	pm_algo_closed(&at, 8, &one, &c1);
 	pm_algo_closed(&at, 8, &eight, &c8);
 	cr_assert(rel_close(c8.time_s - c1.time_s, 7 * 2.75e-6, 1e-9), "%g us more", (c8.time_s - c1.time_s) * 1e6);
 	at.algo->terms(&at, 8, &eight, note, sizeof note);
 	cr_assert_eq(sscanf(note, "launch %lf us (%lf us + %d x %lf us", &launch, &base, &others, &each), 4, "%s", note);
 	cr_assert(rel_close(launch, 2 + 19.25, 1e-6) && base == 2 && others == 7 && each == 2.75, "%s", note);
-	cr_assert_eq(pm_algo_at_size(&in, 8, &at, &err), PM_OK);
-	cr_assert_str_eq(at.label, label, "the host changed NCCL's choice");
+	/* whatever NCCL runs from 8 B to 8 GiB (ring and NVLS, LL to Simple),
+	 * its launch carries the same 19.25 us (the same candidate compared:
+	 * the host adds to every candidate alike, so the choice holds) */
+	struct pm_nccl_sys y1, y8;
+	struct pm_nccl_cost k1, k8;
+	cr_assert_eq(pm_nccl_sys_of(pm_topo_machine_desc(t), 8, &y1, &err), PM_OK);
+	y8 = y1;
+	y8.host_gpus = 8;
+	for (double n = 8; n <= 8.0 * (1 << 30); n *= 4) {
+		cr_assert_eq(pm_nccl_select(&y1, PM_COLL_ALLREDUCE, ~0u, ~0u, n, &k1, &err), PM_OK);
+		cr_assert_eq(pm_nccl_select(&y8, PM_COLL_ALLREDUCE, ~0u, ~0u, n, &k8, &err), PM_OK);
+		cr_assert(k1.algo == k8.algo && k1.proto == k8.proto, "not the same candidate at %g B", n);
+		cr_assert(rel_close(k8.launch_s - k1.launch_s, 19.25e-6, 1e-9), "%s/%s at %g B",
+			  pm_nccl_algo_names[k8.algo], pm_nccl_proto_names[k8.proto], n);
+	}
+	/* a machine's host_enqueue replaces the 2.75 us: 5 us, 7 x 5 = 35 us */
+	struct pm_machine m5 = *pm_topo_machine_desc(t);
+	m5.nccl.host_s = 5e-6;
+	cr_assert_eq(pm_nccl_sys_of(&m5, 8, &y8, &err), PM_OK);
+	y8.host_gpus = 8;
+	cr_assert(rel_close(pm_nccl_launch_s(&y8) - pm_nccl_launch_s(&y1), 35e-6, 1e-9));
 	struct pm_cost s1 = contention_of(&in, 8, &one), s8 = contention_of(&in, 8, &eight);
 	cr_assert(rel_close(s8.time_s - s1.time_s, 19.25e-6, 1e-6), "contention: %g us more", (s8.time_s - s1.time_s) * 1e6);
 	pm_topo_free(t);
