@@ -43,23 +43,25 @@ static struct pm_nccl_cost price(const struct pm_nccl_sys *s, enum pm_coll c,
  * bandwidth: min(llMaxBw Hopper 1 node 141 GB/s, 0.5 x 370) = 141 GB/s,
  * algbw = 141 x 8/14 = 80.571 GB/s.  Channels: 8 B < nc x 512 threads x
  * (8 B x 8 ranks) until nc = 1 (the threads then halve too, which takes
- * no rate from the channel); share 1/16.  Bandwidth term 8 / (80.571e9 /
- * 16) = 1.589 ns.  T = 2 + 15 + 0.0016 = 17.0016 us.  At 32 KiB the ring
- * still runs one channel (32768 = 1 x 512 x 64, not below it): 32768 /
- * (80.571e9 / 16) = 6.507 us, what nccl-tests' single-channel LL rings
- * add from 1 KiB to 32 KiB (Azure ND H100 v5: 25.6 to 33.5 us). */
+ * no rate from the channel).  The one channel moves its 1/16 of the
+ * open LL rate, 0.5 x 370 / 16 = 11.5625 GB/s, under the node's 141
+ * GB/s limit: algbw 11.5625 x 8/14 = 6.6071 GB/s, so 8 B take 1.2108 ns
+ * and T = 2 + 15 + 0.0012 = 17.0012 us.  At 32 KiB the ring still runs
+ * one channel (32768 = 1 x 512 x 64, not below it): 32768 / 6.6071e9 =
+ * 4.9595 us (nccl-tests' single-channel LL rings on Azure ND H100 v5
+ * add 7.9 us from 1 KiB to 32 KiB: 25.6 to 33.5 us). */
 Test(nccl, ll_ring_8_bytes_by_hand)
 {
 	struct pm_nccl_sys s = one_node();
 	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 8);
 
 	cr_assert(rel_close(k.lat_s, 15.0e-6, 1e-9), "latency %g", k.lat_s);
-	cr_assert(rel_close(k.bw_s, 8 / (141e9 * 8 / 14 / 16), 1e-9), "bw %g", k.bw_s);
-	cr_assert(rel_close(k.time_s, 17.0016e-6, 1e-5), "time %g", k.time_s);
+	cr_assert(rel_close(k.bw_s, 8 / (0.5 * 370e9 / 16 * 8 / 14), 1e-9), "bw %g", k.bw_s);
+	cr_assert(rel_close(k.time_s, 17.0012e-6, 1e-5), "time %g", k.time_s);
 	cr_assert_eq(k.channels, 1);
 	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 32768);
 	cr_assert_eq(k.channels, 1);
-	cr_assert(rel_close(k.bw_s, 6.507e-6, 1e-3), "bw %g", k.bw_s);
+	cr_assert(rel_close(k.bw_s, 4.9595e-6, 1e-3), "bw %g", k.bw_s);
 }
 
 /* NVLS at its bound: 8 GiB on 8 GPUs runs at the 480 GB/s bus bandwidth
@@ -81,7 +83,9 @@ Test(nccl, nvls_at_its_bound)
 
 /* The channel count: a 64 KiB LL ring gives each channel 512 threads x
  * 64 B = 32 KiB, so 2 of the 16 channels run (65536 < 3 x 32768, not < 2
- * x 32768), at 2/16 of the rate; 512 KiB fills all 16. */
+ * x 32768), at 2/16 of the open LL rate 0.5 x 370 GB/s = 23.125 GB/s
+ * (under the node's 141 GB/s LL limit); 512 KiB fills all 16, and the
+ * limit holds: 141 GB/s. */
 Test(nccl, channels_follow_the_size)
 {
 	struct pm_nccl_sys s = one_node();
@@ -89,7 +93,7 @@ Test(nccl, channels_follow_the_size)
 	struct pm_nccl_cost full = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 524288);
 
 	cr_assert_eq(small.channels, 2);
-	cr_assert(rel_close(small.bw_s, 65536 / (141e9 * 8 / 14 * 2 / 16), 1e-9));
+	cr_assert(rel_close(small.bw_s, 65536 / (23.125e9 * 8 / 14), 1e-9));
 	cr_assert_eq(full.channels, 16);
 	cr_assert(rel_close(full.bw_s, 524288 / (141e9 * 8 / 14), 1e-9));
 	/* more channels of a machine help only where the size fills them */
@@ -97,6 +101,26 @@ Test(nccl, channels_follow_the_size)
 	struct pm_nccl_cost wide = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 65536);
 	cr_assert_eq(wide.channels, 2);
 	cr_assert(rel_close(wide.bw_s, 2 * small.bw_s, 1e-9), "half the share of a wider machine");
+}
+
+/* LL's limit (llMaxBws) is the node's, not each channel's: on four
+ * nodes (Intel hosts) it is 20.4 GB/s, below the open LL rate 0.5 x
+ * min(370, 384) = 185 GB/s.  A 512 KiB all-gather on 32 GPUs gives each
+ * channel 512 threads x 8 B x 32 ranks = 128 KiB, so 4 channels run:
+ * 4/16 x 185 = 46.25 GB/s of open rate, more than the limit, so they
+ * move the whole 20.4 GB/s (algbw x 32/31 = 21.058 GB/s: 24.897 us).
+ * At 128 KiB one channel runs: 185/16 = 11.5625 GB/s, under the limit
+ * (algbw 11.935 GB/s: 10.982 us). */
+Test(nccl, ll_limit_is_the_nodes)
+{
+	struct pm_nccl_sys s = nodes_of(4);
+	struct pm_nccl_cost four = price(&s, PM_COLL_ALLGATHER, PM_NCCL_RING, PM_NCCL_LL, 524288);
+	struct pm_nccl_cost one = price(&s, PM_COLL_ALLGATHER, PM_NCCL_RING, PM_NCCL_LL, 131072);
+
+	cr_assert_eq(four.channels, 4);
+	cr_assert(rel_close(four.bw_s, 24.897e-6, 1e-4), "bw %g", four.bw_s);
+	cr_assert_eq(one.channels, 1);
+	cr_assert(rel_close(one.bw_s, 10.982e-6, 1e-4), "bw %g", one.bw_s);
 }
 
 /* The pipeline's fill, by hand (docs/model.md, NCCL, fill).  NVLS on one
@@ -211,13 +235,15 @@ Test(nccl, explain_names_the_terms)
 	 * = 4 MiB across at 384 GB/s (10.92 us) and a GPU 1 MiB x 7/16 over
 	 * NVLink at 370 GB/s (1.24 us): the NICs bind, algbw = 384 GB/s x
 	 * 16 / (8 x 8) = 96 GB/s. */
-	double algbw;
+	double algbw, rate;
+	int run, of;
 	cr_assert_eq(pm_algo_resolve_coll(PM_COLL_ALLTOALL, "nccl", t, 0, &in, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(pm_algo_at_size(&in, 1048576, &at, &err), PM_OK);
 	at.algo->terms(&at, 1048576, &p, note, sizeof note);
-	cr_assert_eq(sscanf(note, "launch %lf us + NCCL latency %lf us + bytes %lf us (algbw %lf GB/s", &launch, &lat,
-			    &bytes, &algbw), 4, "%s", note);
+	cr_assert_eq(sscanf(note, "launch %lf us + NCCL latency %lf us + bytes %lf us (%d/%d channels: %lf GB/s of NCCL's algbw %lf GB/s",
+			    &launch, &lat, &bytes, &run, &of, &rate, &algbw), 7, "%s", note);
 	cr_assert(rel_close(algbw, 96, 1e-3), "%s", note);
+	cr_assert(rel_close(rate, 96, 1e-3), "%s", note);
 	cr_assert(rel_close(bytes, 4194304 / 384e9 * 1e6, 1e-3), "%s", note);
 	pm_algo_closed(&at, 1048576, &p, &c);
 	cr_assert(rel_close((launch + lat + bytes) * 1e-6, c.time_s, 1e-3), "%s: %g us", note, c.time_s * 1e6);

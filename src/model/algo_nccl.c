@@ -274,8 +274,9 @@ static void terms(const struct pm_inst *in, double n, const struct pm_params *p,
 		len += snprintf(buf + len, size - (size_t)len, " + fill %.4g us (%.0f-byte chunks through %d hops)",
 				k.fill_s * 1e6, k.chunk_B, k.fill_hops);
 	if (len > 0 && (size_t)len < size)
-		snprintf(buf + len, size - (size_t)len, " + bytes %.4g us (algbw %.4g GB/s x %d/%d channels)",
-			 k.bw_s * 1e6, k.algbw_Bps / 1e9, k.channels, st->sys.channels);
+		snprintf(buf + len, size - (size_t)len, " + bytes %.4g us (%d/%d channels: %.4g GB/s of NCCL's algbw %.4g GB/s)",
+			 k.bw_s * 1e6, k.channels, st->sys.channels, k.bw_s > 0 ? n / k.bw_s / 1e9 : 0,
+			 k.algbw_Bps / 1e9);
 }
 
 static double xfers(const struct pm_inst *in)

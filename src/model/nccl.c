@@ -213,9 +213,11 @@ static const char *why_not(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_
 
 /* The bus bandwidth NCCL's model gives a candidate (tuning.cc, "Various
  * model refinements"), in B/s, and the share of it that is algorithm
- * bandwidth (its algbw = bus x *to_alg). */
+ * bandwidth (its algbw = bus x *to_alg).  *open is the same rate before
+ * LL's limit (llMaxBws), which caps the node's LL traffic as a whole,
+ * not each channel's: fewer channels share it (channel_share). */
 static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
-		     enum pm_nccl_proto p, double *to_alg)
+		     enum pm_nccl_proto p, double *to_alg, double *open)
 {
 	int i2 = s->nodes <= 2 ? s->nodes - 1 : 2, R = s->ranks;
 	int i1 = s->nodes == 1 ? (int)s->arch : s->amd_cpu == 1;	/* AMD hosts: row 1; Intel, Arm: 0 */
@@ -224,12 +226,15 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 	double llmax = (s->nodes == 1 && s->arch == PM_NCCL_HOPPER ? K(s)->hopper_ll[i2] : ll_max[i1][i2]) * G, b = 0;
 
 	*to_alg = (double)R / nsteps(c, R);
+	*open = 0;
 	switch (a) {
 	case PM_NCCL_RING:
 		b = inter;
-		if (p == PM_NCCL_LL)	/* before 2.21: a quarter (a third for one node's bcast, AG, RS) */
-			b = fmin(llmax, b * (!K(s)->ll_quarter ? 0.5
-					     : s->nodes > 1 || c == PM_COLL_ALLREDUCE || c == PM_COLL_REDUCE ? 0.25 : 1.0 / 3));
+		if (p == PM_NCCL_LL) {	/* before 2.21: a quarter (a third for one node's bcast, AG, RS) */
+			*open = b * (!K(s)->ll_quarter ? 0.5
+				     : s->nodes > 1 || c == PM_COLL_ALLREDUCE || c == PM_COLL_REDUCE ? 0.25 : 1.0 / 3);
+			b = fmin(llmax, *open);
+		}
 		if (p == PM_NCCL_LL128)
 			b = fmin(b * (K(s)->ll128_ppn1 && ppn < 2 ? 0.7 : 0.92), ch * ring_ll128_ch[s->arch][i2] * G);
 		return b;
@@ -237,8 +242,10 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 		*to_alg = 0.5;	/* a node sends n/2 up and n/2 down per tree; with 2 nodes that is all */
 		b = s->nodes == 1 ? intra : fmin(intra, s->net_Bps * (s->nodes == 2 ? 2 : 1));
 		b = fmin(b * 0.92, ch * tree_ch[s->arch][i2] * G);
-		if (p == PM_NCCL_LL)
-			b = fmin(b / 3.8, llmax);
+		if (p == PM_NCCL_LL) {
+			*open = b / 3.8;
+			b = fmin(*open, llmax);
+		}
 		if (p == PM_NCCL_LL128)
 			b = fmin(b * (s->nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * tree_ll128_ch[s->arch][i2] * G);
 		return b;
@@ -411,13 +418,14 @@ static double chunk_bytes(const struct pm_nccl_sys *s, enum pm_nccl_algo a, enum
  * hop before the path runs full and the last leaves the slowest hop one
  * chunk time before the end, so the time is the bandwidth term plus each
  * hop's time for one chunk but the slowest's.  A hop's chunk time is the
- * chunk at the share of the hop's achieved rate its channels get:
- *   tree: 2 log2 N network hops, c x 2 nc / (NICs x w) (x 2 NICs on two
+ * chunk at one channel's share of the hop's achieved rate (C channels:
+ * 1/C of it, however many run, as channel_share prices the bytes):
+ *   tree: 2 log2 N network hops, c x 2 C / (NICs x w) (x 2 NICs on two
  *         nodes, as the bus rate), and NVLink stages, half up and half
  *         down: with Simple the 2(G-1) hops of the node's chain (a slice
  *         is forwarded once it has landed), with LL and LL128 one before
  *         each network send (their lines stream through the chain; the
- *         proxy posts a step when all of it is there).  Up, c x nc /
+ *         proxy posts a step when all of it is there).  Up, c x C /
  *         (ring x w): the first chunks have the NVLink to themselves;
  *         down, twice that, a chain GPU sending the next chunks up
  *         beside them, unless a channel has but the one chunk; w is the
@@ -440,9 +448,9 @@ static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_ncc
 	if (c != PM_COLL_ALLREDUCE)
 		return 0;
 	if (a == PM_NCCL_TREE) {
-		double ch = o->chunk_B = fmin(chunk_bytes(s, a, p, n, nc), n / nc);
-		double one = ch * nc / (s->ring_Bps * w[p]);
-		hops[2] = 2.0 * pm_floor_log2(N), t[2] = N > 1 ? ch * 2 * nc / (nics * w[p]) : 0;
+		double ch = o->chunk_B = fmin(chunk_bytes(s, a, p, n, nc), n / nc), NC = s->channels;
+		double one = ch * NC / (s->ring_Bps * w[p]);
+		hops[2] = 2.0 * pm_floor_log2(N), t[2] = N > 1 ? ch * 2 * NC / (nics * w[p]) : 0;
 		hops[0] = hops[1] = p == PM_NCCL_SIMPLE ? G - 1.0 : hops[2] / 2;
 		t[0] = one;
 		t[1] = n > nc * ch ? 2 * one : one;
@@ -540,22 +548,27 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 	if (a == PM_NCCL_P2P) {
 		price_p2p(s, n, o);
 	} else {
-		double bus = bus_bw(s, c, a, p, &to_alg), alg = bus * to_alg;
+		double open, bus = bus_bw(s, c, a, p, &to_alg, &open), alg = bus * to_alg;
+		double corr = 1, share;
 		int k = pm_floor_log2((long)(n / 64));
 		if (a == PM_NCCL_TREE && c == PM_COLL_ALLREDUCE && n >= 64 && k < 23)
-			alg *= tree_corr[p][k];
+			corr = tree_corr[p][k];
 		/* NVLSTree takes the same correction on Blackwell with x86 hosts
 		 * (ncclTopoGetAlgoTime; the table's 24th entry, 256 MiB, is 0.9) */
 		if (a == PM_NCCL_NVLS_TREE && c == PM_COLL_ALLREDUCE && s->arch >= PM_NCCL_BLACKWELL &&
 		    s->amd_cpu != 2 && n >= 64 && k < 24)
-			alg *= k < 23 ? tree_corr[p][k] : 0.9;
+			corr = k < 23 ? tree_corr[p][k] : 0.9;
+		alg *= corr;
 		o->lat_s = latency(s, c, a, p);
 		if (a == PM_NCCL_RING && p == PM_NCCL_SIMPLE && s->nodes > 1 && c == PM_COLL_ALLREDUCE &&
 		    n / ((double)s->channels * s->ranks) >= 64)
 			o->lat_s *= s->arch < PM_NCCL_AMPERE ? 1.9 : 1.4;	/* the ring's plateau */
 		o->model_s = o->lat_s + n / alg;
 		o->algbw_Bps = alg;
-		o->bw_s = n / (alg * channel_share(s, a, p, n, &o->channels));
+		/* the channels that run move their share of the open rate, up to
+		 * LL's limit for the whole node */
+		share = channel_share(s, a, p, n, &o->channels);
+		o->bw_s = n / fmin(alg, fmax(bus, open) * to_alg * corr * share);
 		o->fill_s = fill_time(s, c, a, p, n, o->channels, o);
 		o->steps = nsteps(c, s->ranks);
 	}
