@@ -123,6 +123,28 @@ Test(nccl, ll_limit_is_the_nodes)
 	cr_assert(rel_close(one.bw_s, 10.982e-6, 1e-4), "bw %g", one.bw_s);
 }
 
+/* A channel moves its chunk at its own rate, however many run.  A 4 KiB
+ * tree/LL all-reduce on four 8-GPU nodes runs one channel (8 B x 512
+ * threads = 4 KiB a channel).  Its chunk is the whole 4 KiB; each
+ * NVLink stage takes 4096 x 16 / (370e9 x 1/2) = 0.35424 us (one of 16
+ * channels' share, LL's half of the lines data) and each network send
+ * 4096 x 2 x 16 / (384e9 x 1/2) = 0.68267 us.  LL has one NVLink stage
+ * before each of the 2 log2 4 = 4 network sends, half up, half down:
+ * 2 x 0.35424 + 2 x 0.35424 + 4 x 0.68267 = 4.14764, less the slowest
+ * hop once: fill 3.46497 us.  Bytes: the tree's LL rate 0.92 x 370 / 3.8
+ * = 89.579 GB/s, 1/16 of it for the one channel (under the 20.4 GB/s
+ * LL limit), x 1/2 (tree) x 0.7 (NCCL's tree correction at 4 KiB):
+ * 1.9595 GB/s, 2.0903 us. */
+Test(nccl, one_channel_fills_at_its_own_rate)
+{
+	struct pm_nccl_sys s = nodes_of(4);
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL, 4096);
+
+	cr_assert_eq(k.channels, 1);
+	cr_assert(rel_close(k.fill_s, 3.46497e-6, 1e-4), "fill %g", k.fill_s);
+	cr_assert(rel_close(k.bw_s, 2.0903e-6, 1e-4), "bw %g", k.bw_s);
+}
+
 /* The pipeline's fill, by hand (docs/model.md, NCCL, fill).  NVLS on one
  * node at 8 MiB: 16 channels x 8 heads = 128 concurrent chunks; the chunk
  * starts at the 128 KiB NVLS chunk and enqueue.cc cuts it to 64 KiB (8 MiB
