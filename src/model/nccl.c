@@ -15,10 +15,10 @@
  */
 #include "model/nccl.h"
 #include "model/algo.h"
-#include "model/machine.h"
 #include "model/text.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -160,14 +160,6 @@ int pm_nccl_mask_parse(const char *list, int proto, unsigned *mask)
 	return 0;
 }
 
-/* Steps NCCL counts for collective c (tuning.cc, nsteps). */
-static int nsteps(enum pm_coll c, int R)
-{
-	if (c == PM_COLL_ALLREDUCE)
-		return 2 * (R - 1);
-	return c == PM_COLL_REDUCESCATTER || c == PM_COLL_ALLGATHER ? R - 1 : R;
-}
-
 static const struct consts *K(const struct pm_nccl_sys *s)
 {
 	return &epochs[s->version >= 0 && s->version < NEPOCHS ? s->version : 0];
@@ -222,10 +214,10 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 	int i2 = s->nodes <= 2 ? s->nodes - 1 : 2, R = s->ranks;
 	int i1 = s->nodes == 1 ? (int)s->arch : s->amd_cpu == 1;	/* AMD hosts: row 1; Intel, Arm: 0 */
 	double ch = s->channels, ppn = s->ppn, G = 1e9;
-	double intra = s->ring_Bps, inter = s->nodes == 1 ? s->ring_Bps : fmin(s->ring_Bps, s->net_Bps);
+	double intra = s->ring_Bps, inter = pm_nccl_graph_Bps(s, PM_NCCL_RING);
 	double llmax = (s->nodes == 1 && s->arch == PM_NCCL_HOPPER ? K(s)->hopper_ll[i2] : ll_max[i1][i2]) * G, b = 0;
 
-	*to_alg = (double)R / nsteps(c, R);
+	*to_alg = (double)R / pm_nccl_steps(c, R);
 	*open = 0;
 	switch (a) {
 	case PM_NCCL_RING:
@@ -240,7 +232,7 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 		return b;
 	case PM_NCCL_TREE:
 		*to_alg = 0.5;	/* a node sends n/2 up and n/2 down per tree; with 2 nodes that is all */
-		b = s->nodes == 1 ? intra : fmin(intra, s->net_Bps * (s->nodes == 2 ? 2 : 1));
+		b = pm_nccl_graph_Bps(s, PM_NCCL_TREE);
 		b = fmin(b * 0.92, ch * tree_ch[s->arch][i2] * G);
 		if (p == PM_NCCL_LL) {
 			*open = b / 3.8;
@@ -275,7 +267,7 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
 		      enum pm_nccl_proto p)
 {
-	int N = s->nodes, R = s->ranks, ppn = s->ppn, steps = nsteps(c, R);
+	int N = s->nodes, R = s->ranks, ppn = s->ppn, steps = pm_nccl_steps(c, R);
 	const struct consts *k = K(s);
 	double net = s->net_lat_s * 1e6, intra = k->hw_us[HW_NVLINK][a][p];
 	double inter = (ppn == 1 ? k->hw_us[HW_NET][PM_NCCL_TREE][p] : k->hw_us[HW_NET][a][p]) + net;
@@ -492,46 +484,6 @@ static void price_p2p(const struct pm_nccl_sys *s, double n, struct pm_nccl_cost
 	o->model_s = o->lat_s + o->bw_s;
 }
 
-double pm_nccl_host_s(const struct pm_machine *m)
-{
-	return m->nccl.host_s > 0 ? m->nccl.host_s : PM_NCCL_HOST_ENQUEUE_S;
-}
-
-double pm_nccl_launch_s(const struct pm_nccl_sys *s)
-{
-	return s->launch_s + (s->host_gpus > 1 ? (s->host_gpus - 1) * s->host_s : 0);
-}
-
-int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, struct pm_err *err)
-{
-	if (m->nccl.arch < 0)
-		return pm_fail(err, PM_ENOTAPPLICABLE,
-			       "not applicable: machine '%s' gives no NCCL parameters (expected param rows arch, ring_busbw, nvls_busbw, nic_bw, launch, ...: docs/model.md, NCCL)",
-			       m->name);
-	const struct pm_level *node = &m->level[0];
-	int nics = m->nics > 0 ? m->nics : (int)node->count;
-	memset(s, 0, sizeof *s);
-	s->ranks = P;
-	s->ppn = (int)(node->count < P ? node->count : P);
-	s->nodes = (P + s->ppn - 1) / s->ppn;
-	s->arch = (enum pm_nccl_arch)m->nccl.arch;
-	s->amd_cpu = m->nccl.amd_cpu;
-	s->ring_Bps = m->nccl.ring_Bps > 0 ? m->nccl.ring_Bps : node->inner_bw;
-	s->nvls_Bps = m->nccl.nvls_Bps;
-	s->net_Bps = m->nccl.nic_Bps > 0 ? nics * m->nccl.nic_Bps : node->egress_bw;
-	s->launch_s = m->nccl.launch_s;
-	s->host_s = pm_nccl_host_s(m);
-	s->host_gpus = 1;
-	s->net_lat_s = m->nccl.net_lat_s;
-	s->channels = m->nccl.channels;
-	s->collnet = m->nccl.collnet;
-	s->ll128 = m->nccl.ll128;
-	s->algo_env = m->nccl.algo_env;
-	s->proto_env = m->nccl.proto_env;
-	s->version = m->nccl.version;
-	return PM_OK;
-}
-
 int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
 		  enum pm_nccl_proto p, double n, struct pm_nccl_cost *o, struct pm_err *err)
 {
@@ -570,7 +522,7 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		share = channel_share(s, a, p, n, &o->channels);
 		o->bw_s = n / fmin(alg, fmax(bus, open) * to_alg * corr * share);
 		o->fill_s = fill_time(s, c, a, p, n, o->channels, o);
-		o->steps = nsteps(c, s->ranks);
+		o->steps = pm_nccl_steps(c, s->ranks);
 	}
 	o->time_s = o->launch_s + o->lat_s + o->bw_s + o->fill_s;
 	o->busbw_Bps = n / o->time_s * pm_coll_busbw_factor(c, s->ranks);

@@ -108,6 +108,16 @@ int pm_nccl_select(const struct pm_nccl_sys *s, enum pm_coll c, unsigned algo_ma
 		   unsigned proto_mask, double n, struct pm_nccl_cost *out,
 		   struct pm_err *err);
 
+/* Steps NCCL counts for collective c on R ranks (tuning.cc, nsteps). */
+int pm_nccl_steps(enum pm_coll c, int R);
+
+/* What NCCL's topology search would give algorithm a's channels together
+ * (nChannels x bwIntra or bwInter) before its model's refinements, from
+ * the rates s achieves: the ring's rate in a node, across nodes the
+ * slower of it and the node's NICs (twice the NICs for a tree on two
+ * nodes). */
+double pm_nccl_graph_Bps(const struct pm_nccl_sys *s, enum pm_nccl_algo a);
+
 /* The constants' epoch of an NCCL release ("2.18.5", "2.24"), or -1
  * outside 2.18 to the newest; its releases as text ("2.21 to 2.22"). */
 int pm_nccl_version_find(const char *release);
