@@ -453,6 +453,47 @@ Test(nccl, every_preset_every_collective)
 		}
 }
 
+/* RCCL on one node of 8 MI300X (ring_busbw 319 GB/s, LL128 off), by
+ * hand from RCCL's tuning_model_5 (baseLat ring 12 us LL, 17 us Simple;
+ * hwLat xGMI ring 0.8 us LL, 2.1 us Simple; bwRatio ring 0.08 LL, 1.0
+ * Simple).  An all-reduce's 14 steps: LL latency 12 + 14 x 0.8 = 23.2 us,
+ * LL algbw 0.08 x 319 x 8/14 = 14.583 GB/s; Simple 17 + 14 x 2.1 = 46.4
+ * us at 319 x 8/14 = 182.29 GB/s.  RCCL's choice: at 256 KiB LL (23.2 +
+ * 17.976 = 41.18 us) against Simple (46.4 + 1.438 = 47.84); at 512 KiB
+ * Simple (46.4 + 2.876 = 49.28) against LL (23.2 + 35.95 = 59.15).  The
+ * time is RCCL's estimate and the launch: 1 KiB on LL, 2 + 23.2 + 1024 /
+ * 14.583e9 s = 25.2702 us.  A broadcast's LL rate is x 1.65 (gfx94x
+ * rings on one node) and its 8 steps cost 12 + 8 x 0.8 = 18.4 us. */
+Test(nccl, rccl_on_one_mi300x_node)
+{
+	struct pm_nccl_sys s = one_node();
+	unsigned all_a = (1u << PM_NCCL_NALGO) - 1, all_p = (1u << PM_NCCL_NPROTO) - 1;
+	struct pm_nccl_cost k;
+	struct pm_err err;
+
+	s.ring_Bps = 319e9, s.nvls_Bps = 0, s.ll128 = 0, s.amd_cpu = 1, s.rccl = 1;
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 1024);
+	cr_assert(rel_close(k.lat_s, 23.2e-6, 1e-9), "latency %g", k.lat_s);
+	cr_assert(rel_close(k.time_s, 25.2702e-6, 1e-5), "time %g", k.time_s);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, all_a, all_p, 262144, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_RING && k.proto == PM_NCCL_LL, "256 KiB: %d/%d", k.algo, k.proto);
+	cr_assert(rel_close(k.model_s, 41.176e-6, 1e-4), "%g", k.model_s);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLREDUCE, all_a, all_p, 524288, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_RING && k.proto == PM_NCCL_SIMPLE, "512 KiB: %d/%d", k.algo, k.proto);
+	cr_assert(rel_close(k.model_s, 49.276e-6, 1e-4), "%g", k.model_s);
+	k = price(&s, PM_COLL_BROADCAST, PM_NCCL_RING, PM_NCCL_LL, 1024);
+	cr_assert(rel_close(k.lat_s, 18.4e-6, 1e-9), "latency %g", k.lat_s);
+	cr_assert(rel_close(k.bw_s, 1024 / (0.08 * 319e9 * 1.65), 1e-9), "bw %g", k.bw_s);
+	/* what RCCL does not run here */
+	cr_assert_eq(pm_nccl_price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_SIMPLE, 1 << 20, &k, &err),
+		     PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "Tree/Simple"), "%s", err.msg);
+	s.ppn = 1, s.ranks = 8, s.nodes = 8, s.net_Bps = 48e9;
+	cr_assert_eq(pm_nccl_price(&s, PM_COLL_ALLGATHER, PM_NCCL_PAT, PM_NCCL_SIMPLE, 1 << 20, &k, &err),
+		     PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "RCCL"), "%s", err.msg);
+}
+
 Test(nccl, refusals)
 {
 	struct pm_topo *t = topo_or_die("torus:4x4"), *m = topo_or_die("machine:abci:2");

@@ -247,6 +247,9 @@ void cli_nccl_meta(struct cli_table *t, const struct pm_topo *topo, int explain)
 		       m->nccl.version ? rel : pm_nccl_version,
 		       m->nccl.version ? "the machine's nccl_version" : "the newest; nccl:...,RELEASE or the machine's nccl_version picks another",
 		       m->name, line);
+	if (m->nccl.library == 1)
+		cli_table_meta(t, "library rccl: on one node RCCL %s's own tuning tables price and choose (8 MI300X on a full xGMI mesh); across nodes NCCL's model (docs/model.md, NCCL, RCCL)",
+			       pm_rccl_version);
 	for (int i = 0; explain && i < m->nccl.nsrc; i++)
 		cli_table_meta(t, "  %s %s: %s", m->nccl.src[i][0], m->nccl.src[i][1], m->nccl.src[i][2]);
 }

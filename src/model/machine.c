@@ -86,7 +86,7 @@ static int take_level(const struct mreader *r, struct pm_err *err)
 }
 
 /* The NCCL parameters (struct pm_machine_nccl), as a table. */
-enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG, N_VERSION, N_ALGOS, N_PROTOS };
+enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG, N_VERSION, N_ALGOS, N_PROTOS, N_LIBRARY };
 static const struct nparam {
 	const char *name;
 	enum nkind kind;
@@ -107,12 +107,13 @@ static const struct nparam {
 	{"nccl_algo", N_ALGOS, offsetof(struct pm_machine_nccl, algo_env), "NCCL_ALGO as the platform's documented setup exports it: algorithms such as ring,tree (or ^nvls to exclude)"},
 	{"nccl_proto", N_PROTOS, offsetof(struct pm_machine_nccl, proto_env), "NCCL_PROTO as the platform's documented setup exports it: protocols such as simple or ^ll128"},
 	{"nccl_version", N_VERSION, offsetof(struct pm_machine_nccl, version), "an NCCL release from 2.18 on, such as 2.24.3"},
+	{"library", N_LIBRARY, offsetof(struct pm_machine_nccl, library), "nccl or rccl"},
 };
 
 static int nccl_value(const struct nparam *np, const char *v, void *dst, struct pm_err *sub)
 {
 	long k;
-	static const char *const cpus[] = {"intel", "amd", "arm"};
+	static const char *const cpus[] = {"intel", "amd", "arm"}, *const libraries[] = {"nccl", "rccl"};
 
 	switch (np->kind) {
 	case N_ARCH:
@@ -122,6 +123,8 @@ static int nccl_value(const struct nparam *np, const char *v, void *dst, struct 
 	case N_ALGOS:
 	case N_PROTOS:
 		return pm_nccl_mask_parse(v, np->kind == N_PROTOS, dst) != 0;
+	case N_LIBRARY:
+		return (*(int *)dst = (int)pm_pick(v, libraries, 2)) < 0;
 	case N_CPU:
 		k = pm_pick(v, cpus, 3);
 		*(int *)dst = (int)k;	/* 0 Intel, 1 AMD, 2 Arm */

@@ -45,6 +45,7 @@ struct pm_machine_nccl {
 	unsigned algo_env;	/* param nccl_algo: NCCL_ALGO as the platform sets it (mask; 0, the default: unset) */
 	unsigned proto_env;	/* param nccl_proto: NCCL_PROTO as the platform sets it */
 	int version;		/* param nccl_version: the constants' epoch (nccl.h), 0 the newest */
+	int library;		/* param library: 0 nccl, 1 rccl (AMD GPUs: RCCL's own tuning, nccl.h) */
 	int nsrc;		/* the nccl params given, as written, for --explain */
 	char src[PM_MACHINE_NCCL_PARAMS][3][320];	/* name, value, source */
 };

@@ -186,8 +186,10 @@ static const char *why_not(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_
 		return "this algorithm runs the Simple protocol only";
 	if (p == PM_NCCL_LL128 && !s->ll128)
 		return "LL128 is not enabled on this machine";
-	if (a == PM_NCCL_PAT && !K(s)->pat)
-		return "PAT came with NCCL 2.23";
+	if (a == PM_NCCL_PAT && (s->rccl || !K(s)->pat))
+		return s->rccl ? "RCCL 2.21 has no PAT" : "PAT came with NCCL 2.23";
+	if (s->rccl && s->nodes == 1 && a == PM_NCCL_TREE && p == PM_NCCL_SIMPLE)
+		return "RCCL runs no Tree/Simple on one node of gfx94x GPUs (its tuning.cc)";
 	if (a == PM_NCCL_PAT && s->ppn != 1)
 		return "PAT needs one GPU per node";
 	if ((a == PM_NCCL_NVLS || a == PM_NCCL_NVLS_TREE) && s->nvls_Bps <= 0)
@@ -499,6 +501,8 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 	o->launch_s = pm_nccl_launch_s(s);
 	if (a == PM_NCCL_P2P) {
 		price_p2p(s, n, o);
+	} else if (s->rccl && s->nodes == 1) {
+		pm_rccl_price(s, c, a, p, n, o);
 	} else {
 		double open, bus = bus_bw(s, c, a, p, &to_alg, &open), alg = bus * to_alg;
 		double corr = 1, share;

@@ -44,6 +44,7 @@ struct pm_nccl_sys {
 	unsigned algo_env, proto_env;	/* what the platform's environment lets NCCL pick
 					 * (its NCCL_ALGO, NCCL_PROTO as masks; 0: unset) */
 	int version;			/* the release epoch of the constants (pm_nccl_version_find); 0 newest */
+	int rccl;			/* the library is RCCL (AMD GPUs): RCCL's own tuning (rccl.c) */
 };
 
 /* The host's cost of enqueuing a collective on one more GPU from the same
@@ -117,6 +118,13 @@ int pm_nccl_steps(enum pm_coll c, int R);
  * slower of it and the node's NICs (twice the NICs for a tree on two
  * nodes). */
 double pm_nccl_graph_Bps(const struct pm_nccl_sys *s, enum pm_nccl_algo a);
+
+/* RCCL's model of a ring or tree candidate on s (rccl.c): fills out as
+ * pm_nccl_price does; the caller has checked that RCCL runs the pair. */
+void pm_rccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+		   enum pm_nccl_proto p, double n, struct pm_nccl_cost *out);
+/* The RCCL release whose tuning tables perfmodel holds. */
+extern const char pm_rccl_version[];
 
 /* The constants' epoch of an NCCL release ("2.18.5", "2.24"), or -1
  * outside 2.18 to the newest; its releases as text ("2.21 to 2.22"). */

@@ -1,5 +1,5 @@
 /* nccl_sys.c: the machine as NCCL sees it (nccl.h): its rates, launch
- * and steps, shared by the library models (nccl.c).
+ * and steps, shared by NCCL's model (nccl.c) and RCCL's (rccl.c).
  */
 #include "model/machine.h"
 #include "model/nccl.h"
@@ -60,5 +60,6 @@ int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, str
 	s->algo_env = m->nccl.algo_env;
 	s->proto_env = m->nccl.proto_env;
 	s->version = m->nccl.version;
+	s->rccl = m->nccl.library;
 	return PM_OK;
 }
