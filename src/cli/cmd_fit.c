@@ -223,15 +223,17 @@ static void regime_rows(struct cli_table *t, const struct pm_points *pts, double
 static int write_machine(FILE *f, const void *m) { return pm_machine_write(f, m); }
 
 /* The fitted rate and latency, with the error before and after. */
-static void fit_rows(struct cli_table *t, const struct pm_nccl_fit *f, const char *path, int P)
+static void fit_rows(struct cli_table *t, const struct pm_nccl_fit *f, const struct pm_machine *m, int P)
 {
 	char a[32], b[32];
+	int rccl = m->nccl.library == 1 && f->nodes == 1;
 
 	pm_fmt_bw(f->rate_Bps, a, sizeof a);
 	pm_fmt_time(f->lat_s, b, sizeof b);
-	cli_table_kv_user(t, "machine", path);
-	cli_table_kv(t, "machine_fit", "%d ranks on %d node%s: %s and %s through NCCL %s's model", P, f->nodes,
-		     f->nodes > 1 ? "s" : "", f->rate_name, f->lat_name, pm_nccl_version);
+	cli_table_kv_user(t, "machine", m->path);
+	cli_table_kv(t, "machine_fit", "%d ranks on %d node%s: %s and %s through %s %s's model", P, f->nodes,
+		     f->nodes > 1 ? "s" : "", f->rate_name, f->lat_name, rccl ? "RCCL" : "NCCL",
+		     rccl ? pm_rccl_version : pm_nccl_version);
 	cli_table_kv(t, f->rate_name, "%s (was %s)", a, f->rate_was);
 	cli_table_kv(t, f->lat_name, "%s (was %s)", b, f->lat_was);
 	cli_table_kv(t, "nccl_error_before_pct", "%.3g", f->error_before * 100);
@@ -260,7 +262,7 @@ static int machine_rows(struct cli_table *t, const struct pm_points *pts, double
 	else if (!(rc = pm_machine_load(name, &base, err)) &&
 		 !(rc = pm_fit_nccl(pts, lo, hi, c, P, &base, log, fitted, &f, err))) {
 		const char *inputs[] = {log, base.path};
-		fit_rows(t, &f, base.path, P);
+		fit_rows(t, &f, &base, P);
 		if (pts->gpus_per_proc > 1)
 			cli_table_kv(t, "machine_fit_host",
 				     "the log's header says nGpus %d: one process drove %d GPUs, so its times were priced with the host's enqueue on the %d others (--gpus-per-process %d, host_enqueue); the fitted launch is without it",
