@@ -264,18 +264,19 @@ static void terms(const struct pm_inst *in, double n, const struct pm_params *p,
 		snprintf(buf, size, "%s", e.msg);
 		return;
 	}
+	const char *lib = st->sys.rccl && st->sys.nodes == 1 ? "RCCL" : "NCCL";
 	if (p->host_gpus > 1)
-		len = snprintf(buf, size, "launch %.4g us (%.4g us + %d x %.4g us: one thread enqueues on %d GPUs) + NCCL latency %.4g us",
+		len = snprintf(buf, size, "launch %.4g us (%.4g us + %d x %.4g us: one thread enqueues on %d GPUs) + %s latency %.4g us",
 			       k.launch_s * 1e6, st->sys.launch_s * 1e6, p->host_gpus - 1, st->sys.host_s * 1e6,
-			       p->host_gpus, k.lat_s * 1e6);
+			       p->host_gpus, lib, k.lat_s * 1e6);
 	else
-		len = snprintf(buf, size, "launch %.3g us + NCCL latency %.4g us", k.launch_s * 1e6, k.lat_s * 1e6);
+		len = snprintf(buf, size, "launch %.3g us + %s latency %.4g us", k.launch_s * 1e6, lib, k.lat_s * 1e6);
 	if (k.fill_s > 0 && len > 0 && (size_t)len < size)
 		len += snprintf(buf + len, size - (size_t)len, " + fill %.4g us (%.0f-byte chunks through %d hops)",
 				k.fill_s * 1e6, k.chunk_B, k.fill_hops);
 	if (len > 0 && (size_t)len < size)
-		snprintf(buf + len, size - (size_t)len, " + bytes %.4g us (%d/%d channels: %.4g GB/s of NCCL's algbw %.4g GB/s)",
-			 k.bw_s * 1e6, k.channels, st->sys.channels, k.bw_s > 0 ? n / k.bw_s / 1e9 : 0,
+		snprintf(buf + len, size - (size_t)len, " + bytes %.4g us (%d/%d channels: %.4g GB/s of %s's algbw %.4g GB/s)",
+			 k.bw_s * 1e6, k.channels, st->sys.channels, k.bw_s > 0 ? n / k.bw_s / 1e9 : 0, lib,
 			 k.algbw_Bps / 1e9);
 }
 
