@@ -494,6 +494,38 @@ Test(nccl, rccl_on_one_mi300x_node)
 	cr_assert(strstr(err.msg, "RCCL"), "%s", err.msg);
 }
 
+/* The library a machine names: mi300x says rccl, so one node of it is
+ * priced by RCCL's table (a 1 KiB all-reduce on Ring/LL: 23.2 us of RCCL
+ * latency, as derived above); a library that is neither is refused with
+ * the value and what was expected. */
+Test(nccl, machine_names_its_library)
+{
+	static struct pm_machine m;
+	struct pm_nccl_sys s;
+	struct pm_nccl_cost k;
+	struct pm_err err;
+
+	cr_assert_eq(pm_machine_load("mi300x", &m, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(m.nccl.library, 1);
+	cr_assert_eq(pm_nccl_sys_of(&m, 8, &s, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(s.rccl, 1);
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL, 1024);
+	cr_assert(rel_close(k.lat_s, 23.2e-6, 1e-9), "latency %g", k.lat_s);
+	cr_assert_eq(pm_machine_load("dgx-h100", &m, &err), PM_OK, "%s", err.msg);
+	cr_assert_eq(m.nccl.library, 0);
+
+	char path[] = "/tmp/pm_libXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	cr_assert(f);
+	fputs("kind,name,count,inner_bw,egress_bw,flow_bw,value,source\n"
+	      "param,arch,,,,,hopper,x\nparam,library,,,,,cuda,x\nlevel,node,8,450GB/s,400GB/s,,,x\n", f);
+	fclose(f);
+	cr_assert_eq(pm_machine_load(path, &m, &err), PM_EINPUT);
+	cr_assert(strstr(err.msg, "'cuda'") && strstr(err.msg, "nccl or rccl"), "%s", err.msg);
+	unlink(path);
+}
+
 Test(nccl, refusals)
 {
 	struct pm_topo *t = topo_or_die("torus:4x4"), *m = topo_or_die("machine:abci:2");
