@@ -4,15 +4,18 @@
  * the lowest estimate lat + n / algbw, but prices candidates with tables
  * of its own (src/graph/tuning.cc, struct tuningModel), one per
  * platform, chosen by the topology (src/graph/rome_models.cc gives the
- * 8-GPU fully connected MI300X nodes, with 0, 8 or 16 NICs, tuning=5).
+ * 8-GPU fully connected MI300X nodes, with 0, 8 or 16 NICs, tuning=5:
+ * "rccl tuning parameters for MI300X gfx942 with 8 GPUs single and
+ * multi-node", ROCm/rccl pull request 1047).
  * On AMD GPUs none of NVIDIA's refinements apply: a candidate's bus
  * bandwidth is the channels' rate times the table's bwRatio (LL128 is
  * off), its latency RCCL's baseLat plus a per-step hwLat, and tuning.cc
  * skips Tree/Simple where all ranks share one gfx94x node.  Read from
  * ROCm/rccl develop of 2024-10-24 (release 2.21.5); the tables are kept
  * as data.  On one node, where they describe xGMI steps and rates,
- * RCCL's estimate is the prediction: the tables were measured on the
- * platform, so no channel share or pipeline fill is added to them.
+ * RCCL's estimate is the prediction: the tables are tuned to the
+ * platform as RCCL runs it, not derived from link rates, so no channel
+ * share or pipeline fill is added to them.
  * Across nodes perfmodel keeps NCCL's model (docs/model.md, NCCL, RCCL).
  */
 #include "model/algo.h"
