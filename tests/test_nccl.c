@@ -415,42 +415,51 @@ Test(nccl, algorithm_on_a_preset)
 	pm_topo_free(t);
 }
 
+/* Every preset that describes NCCL at 1, 2, 4 and 16 nodes: the i-th
+ * (i < NPRESET_NETS) as a network, its spec written to spec. */
+static const char *const nccl_presets[] = {
+	"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "mi300x",
+	"aws-p4d", "aws-p5", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5",
+};
+static const int preset_nodes[] = {1, 2, 4, 16};
+#define NPRESET_NODES (sizeof preset_nodes / sizeof preset_nodes[0])
+#define NPRESET_NETS (sizeof nccl_presets / sizeof nccl_presets[0] * NPRESET_NODES)
+
+static struct pm_topo *preset_net(size_t i, char *spec, size_t size)
+{
+	snprintf(spec, size, "machine:%s:%d", nccl_presets[i / NPRESET_NODES], preset_nodes[i % NPRESET_NODES]);
+	return topo_or_die(spec);
+}
+
 /* Every preset that describes NCCL, at several node counts, for every
  * collective: a finite time no smaller than its launch, and a bus
  * bandwidth below twice the fastest rate the preset gives (NVLS moves
  * each byte once, so its busbw may exceed the ring's, never 2x a link). */
 Test(nccl, every_preset_every_collective)
 {
-	static const char *const presets[] = {
-		"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "mi300x",
-		"aws-p4d", "aws-p5", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5",
-	};
-	static const int nodes[] = {1, 2, 4, 16};
-	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
-		for (size_t j = 0; j < 4; j++) {
-			char spec[64];
-			snprintf(spec, sizeof spec, "machine:%s:%d", presets[i], nodes[j]);
-			struct pm_topo *t = topo_or_die(spec);
-			const struct pm_machine *m = pm_topo_machine_desc(t);
-			cr_assert(m && m->nccl.arch >= 0, "%s has NCCL parameters", spec);
-			double top = fmax(fmax(m->nccl.ring_Bps, m->nccl.nvls_Bps), m->level[0].inner_bw);
-			for (int c = 0; c < PM_NCOLL; c++)
-				for (double n = 8; n <= 17179869184.0; n *= 64) {
-					struct pm_inst in, at;
-					struct pm_err err;
-					struct pm_cost k;
-					cr_assert_eq(pm_algo_resolve_coll((enum pm_coll)c, "nccl", t, 0, &in, &err), PM_OK,
-						     "%s: %s", spec, err.msg);
-					cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK, "%s %d: %s", spec, c, err.msg);
-					struct pm_params p = plain_params(0, 0, 1e9, 0);
-					pm_algo_closed(&in, n, &p, &k);
-					cr_assert(isfinite(k.time_s) && k.time_s >= m->nccl.launch_s, "%s %s %g B: %g",
-						  spec, at.label, n, k.time_s);
-					double bus = n / k.time_s * pm_coll_busbw_factor((enum pm_coll)c, in.P);
-					cr_assert_lt(bus, 2 * top, "%s %s %g B: busbw %g", spec, at.label, n, bus);
-				}
-			pm_topo_free(t);
-		}
+	for (size_t i = 0; i < NPRESET_NETS; i++) {
+		char spec[64];
+		struct pm_topo *t = preset_net(i, spec, sizeof spec);
+		const struct pm_machine *m = pm_topo_machine_desc(t);
+		cr_assert(m && m->nccl.arch >= 0, "%s has NCCL parameters", spec);
+		double top = fmax(fmax(m->nccl.ring_Bps, m->nccl.nvls_Bps), m->level[0].inner_bw);
+		for (int c = 0; c < PM_NCOLL; c++)
+			for (double n = 8; n <= 17179869184.0; n *= 64) {
+				struct pm_inst in, at;
+				struct pm_err err;
+				struct pm_cost k;
+				cr_assert_eq(pm_algo_resolve_coll((enum pm_coll)c, "nccl", t, 0, &in, &err), PM_OK,
+					     "%s: %s", spec, err.msg);
+				cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK, "%s %d: %s", spec, c, err.msg);
+				struct pm_params p = plain_params(0, 0, 1e9, 0);
+				pm_algo_closed(&in, n, &p, &k);
+				cr_assert(isfinite(k.time_s) && k.time_s >= m->nccl.launch_s, "%s %s %g B: %g",
+					  spec, at.label, n, k.time_s);
+				double bus = n / k.time_s * pm_coll_busbw_factor((enum pm_coll)c, in.P);
+				cr_assert_lt(bus, 2 * top, "%s %s %g B: busbw %g", spec, at.label, n, bus);
+			}
+		pm_topo_free(t);
+	}
 }
 
 /* RCCL on one node of 8 MI300X (ring_busbw 319 GB/s, LL128 off), by
@@ -488,6 +497,10 @@ Test(nccl, rccl_on_one_mi300x_node)
 	cr_assert_eq(pm_nccl_price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_SIMPLE, 1 << 20, &k, &err),
 		     PM_ENOTAPPLICABLE);
 	cr_assert(strstr(err.msg, "Tree/Simple"), "%s", err.msg);
+	s.ll128 = 1;	/* a machine that enables LL128: the table has no rate for it */
+	cr_assert_eq(pm_nccl_price(&s, PM_COLL_ALLREDUCE, PM_NCCL_RING, PM_NCCL_LL128, 1 << 20, &k, &err),
+		     PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "LL128"), "%s", err.msg);
 	s.ppn = 1, s.ranks = 8, s.nodes = 8, s.net_Bps = 48e9;
 	cr_assert_eq(pm_nccl_price(&s, PM_COLL_ALLGATHER, PM_NCCL_PAT, PM_NCCL_SIMPLE, 1 << 20, &k, &err),
 		     PM_ENOTAPPLICABLE);
@@ -536,34 +549,27 @@ Test(nccl, machine_names_its_library)
  * collective, 8 B to 8 GiB: T(2n) >= 0.6 T(n). */
 Test(nccl, twice_the_bytes_never_take_much_less_time)
 {
-	static const char *const presets[] = {
-		"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "mi300x",
-		"aws-p4d", "aws-p5", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5",
-	};
-	static const int nodes[] = {1, 2, 4, 16};
-	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
-		for (size_t j = 0; j < 4; j++) {
-			char spec[64];
-			snprintf(spec, sizeof spec, "machine:%s:%d", presets[i], nodes[j]);
-			struct pm_topo *t = topo_or_die(spec);
-			struct pm_params p = plain_params(0, 0, 1e9, 0);
-			for (int c = 0; c < PM_NCOLL; c++) {
-				struct pm_inst in, at;
-				struct pm_err err;
-				struct pm_cost k;
-				double last = 0;
-				cr_assert_eq(pm_algo_resolve_coll((enum pm_coll)c, "nccl", t, 0, &in, &err), PM_OK,
-					     "%s: %s", spec, err.msg);
-				for (double n = 8; n <= 8589934592.0; n *= 2) {
-					cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK, "%s: %s", spec, err.msg);
-					pm_algo_closed(&in, n, &p, &k);
-					cr_assert_geq(k.time_s, 0.6 * last, "%s %s %g B: %g s after %g s", spec,
-						      at.label, n, k.time_s, last);
-					last = k.time_s;
-				}
+	for (size_t i = 0; i < NPRESET_NETS; i++) {
+		char spec[64];
+		struct pm_topo *t = preset_net(i, spec, sizeof spec);
+		struct pm_params p = plain_params(0, 0, 1e9, 0);
+		for (int c = 0; c < PM_NCOLL; c++) {
+			struct pm_inst in, at;
+			struct pm_err err;
+			struct pm_cost k;
+			double last = 0;
+			cr_assert_eq(pm_algo_resolve_coll((enum pm_coll)c, "nccl", t, 0, &in, &err), PM_OK,
+				     "%s: %s", spec, err.msg);
+			for (double n = 8; n <= 8589934592.0; n *= 2) {
+				cr_assert_eq(pm_algo_at_size(&in, n, &at, &err), PM_OK, "%s: %s", spec, err.msg);
+				pm_algo_closed(&in, n, &p, &k);
+				cr_assert_geq(k.time_s, 0.6 * last, "%s %s %g B: %g s after %g s", spec,
+					      at.label, n, k.time_s, last);
+				last = k.time_s;
 			}
-			pm_topo_free(t);
 		}
+		pm_topo_free(t);
+	}
 }
 
 Test(nccl, refusals)

@@ -192,6 +192,8 @@ static const char *why_not(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_
 		return "RCCL runs no Tree/Simple on one node of gfx94x GPUs (its tuning.cc)";
 	if (s->rccl && s->nodes == 1 && a != PM_NCCL_RING && a != PM_NCCL_TREE)
 		return "perfmodel holds RCCL's one-node tuning for ring and tree only";
+	if (s->rccl && s->nodes == 1 && p == PM_NCCL_LL128)
+		return "RCCL's MI300X table gives LL128 no rate (RCCL enables it by default only on gfx90a)";
 	if (a == PM_NCCL_PAT && s->ppn != 1)
 		return "PAT needs one GPU per node";
 	if ((a == PM_NCCL_NVLS || a == PM_NCCL_NVLS_TREE) && s->nvls_Bps <= 0)

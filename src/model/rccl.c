@@ -21,7 +21,6 @@
 #include "model/algo.h"
 #include "model/nccl.h"
 
-#include <math.h>
 
 const char pm_rccl_version[] = "2.21.5";
 
@@ -75,7 +74,7 @@ void pm_rccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_alg
 		bus *= 1.65;
 	o->algbw_Bps = bus * to_alg * (ra == R_TREE ? mi300x.tree_corr[p][k < NLOG ? k : NLOG - 1] : 1);
 	o->lat_s = latency(s, c, ra, p) * 1e-6;
-	o->bw_s = o->algbw_Bps > 0 ? n / o->algbw_Bps : INFINITY;
+	o->bw_s = n / o->algbw_Bps;
 	o->model_s = o->lat_s + o->bw_s;
 	o->channels = s->channels;
 	o->steps = pm_nccl_steps(c, s->ranks);
