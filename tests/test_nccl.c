@@ -64,6 +64,28 @@ Test(nccl, ll_ring_8_bytes_by_hand)
 	cr_assert(rel_close(k.bw_s, 4.9595e-6, 1e-3), "bw %g", k.bw_s);
 }
 
+/* A rooted ring pays one hop.  NCCL's ring search keeps the same ring on
+ * every channel where its first pass reaches the optimum (search.cc,
+ * sameChannels; NVIDIA/nccl issue 1197 prints "Pattern 4 ... sameChannels
+ * 1" for two H100 nodes), and tuning.cc then charges a broadcast or reduce
+ * base + one hop's hwLat, its chunks pipelined down the ring.  By hand,
+ * NCCL 2.30.7's constants: four nodes, 8-byte Ring/LL broadcast: 6.6 us
+ * (base, Ring, LL) + 2.7 (network, Ring, LL) = 9.3 us; one node, Ring/Simple
+ * reduce: 8.4 + 3.4 (NVLink, Ring, Simple) = 11.8 us.  The all-gather on
+ * the same ring still pays each of its 31 steps: 6.6 + 28 x max(0.6, 1.0
+ * network overhead) + 3 x 2.7 = 42.7 us. */
+Test(nccl, rooted_ring_pays_one_hop)
+{
+	struct pm_nccl_sys four = nodes_of(4), one = one_node();
+	struct pm_nccl_cost k = price(&four, PM_COLL_BROADCAST, PM_NCCL_RING, PM_NCCL_LL, 8);
+
+	cr_assert(rel_close(k.lat_s, 9.3e-6, 1e-9), "broadcast latency %g", k.lat_s);
+	k = price(&one, PM_COLL_REDUCE, PM_NCCL_RING, PM_NCCL_SIMPLE, 8);
+	cr_assert(rel_close(k.lat_s, 11.8e-6, 1e-9), "reduce latency %g", k.lat_s);
+	k = price(&four, PM_COLL_ALLGATHER, PM_NCCL_RING, PM_NCCL_LL, 8);
+	cr_assert(rel_close(k.lat_s, 42.7e-6, 1e-9), "all-gather latency %g", k.lat_s);
+}
+
 /* NVLS at its bound: 8 GiB on 8 GPUs runs at the 480 GB/s bus bandwidth
  * (algbw 480 x 8/14 = 274.29 GB/s: 31.317 ms) plus its 25 us latency
  * (NVLink, NVLS, Simple; NVLS has no base latency) and the launch. */

@@ -284,8 +284,13 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 	switch (a) {
 	case PM_NCCL_RING:
 		if (c == PM_COLL_BROADCAST || c == PM_COLL_REDUCE) {
-			int hw = N == 1 ? HW_NVLINK : HW_NET;
-			lat += steps * k->hw_us[hw][p == PM_NCCL_SIMPLE ? PM_NCCL_TREE : PM_NCCL_RING][p];
+			/* one hop: NCCL's ring search keeps the same ring on every
+			 * channel where its first pass reaches the optimum, as on
+			 * NVSwitch nodes and rail-optimized networks (search.cc,
+			 * sameChannels), and tuning.cc then charges a rooted ring
+			 * one hop's latency, its chunks pipelined down the ring;
+			 * nsteps hops only for rings that differ per channel */
+			lat += k->hw_us[N == 1 ? HW_NVLINK : HW_NET][PM_NCCL_RING][p];
 		} else {
 			/* getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm */
 			double over = N > 1 ? (s->amd_cpu == 1 ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1) : 0;
