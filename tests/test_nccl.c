@@ -86,6 +86,23 @@ Test(nccl, rooted_ring_pays_one_hop)
 	cr_assert(rel_close(k.lat_s, 42.7e-6, 1e-9), "all-gather latency %g", k.lat_s);
 }
 
+/* NCCL selects with the latency its network plugin reports (graph
+ * latencyInter), not what a step costs: aws-ofi-nccl reports 75 us on p5
+ * (src/platform-aws), where a step costs about 20 us.  Tree/LL on two
+ * Hopper nodes, by hand: 6.8 + 2 x (7 x 0.6 + 1 x (5.0 + L)) = 25.2 + 2L
+ * us: the time's latency with L = 20 is 65.2 us, NCCL's estimate adds
+ * 25.2 + 150 = 175.2 us to its bytes term. */
+Test(nccl, selects_with_the_plugins_latency)
+{
+	struct pm_nccl_sys s = nodes_of(2);
+	s.net_lat_s = 20e-6;
+	s.tuner_lat_s = 75e-6;
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL, 8);
+
+	cr_assert(rel_close(k.lat_s, 65.2e-6, 1e-9), "latency %g", k.lat_s);
+	cr_assert(rel_close(k.model_s - 8 / k.algbw_Bps, 175.2e-6, 1e-9), "estimate %g", k.model_s);
+}
+
 /* NVLS at its bound: 8 GiB on 8 GPUs runs at the 480 GB/s bus bandwidth
  * (algbw 480 x 8/14 = 274.29 GB/s: 31.317 ms) plus its 25 us latency
  * (NVLink, NVLS, Simple; NVLS has no base latency) and the launch. */

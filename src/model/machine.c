@@ -101,6 +101,7 @@ static const struct nparam {
 	{"launch", N_TIME, offsetof(struct pm_machine_nccl, launch_s), "a time such as 4us"},
 	{"host_enqueue", N_TIME, offsetof(struct pm_machine_nccl, host_s), "a time such as 3us"},
 	{"net_latency", N_TIME, offsetof(struct pm_machine_nccl, net_lat_s), "a time such as 2us"},
+	{"plugin_latency", N_TIME, offsetof(struct pm_machine_nccl, plugin_lat_s), "a time such as 75us"},
 	{"channels", N_COUNT, offsetof(struct pm_machine_nccl, channels), "a channel count from 1 to 64"},
 	{"sharp", N_FLAG, offsetof(struct pm_machine_nccl, collnet), "0 or 1"},
 	{"ll128", N_FLAG, offsetof(struct pm_machine_nccl, ll128), "0 or 1"},
@@ -408,6 +409,7 @@ int pm_machine_load(const char *spec, struct pm_machine *m, struct pm_err *err)
 	m->pipeline_s = 1;
 	m->nccl.arch = -1;
 	m->nccl.ll128 = 1;
+	m->nccl.plugin_lat_s = -1;
 	m->nccl.channels = 16;
 	if (pm_preset_find(spec, "machines", "machine", m->path, sizeof m->path,
 			   m->name, sizeof m->name, err))

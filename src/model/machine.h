@@ -39,6 +39,9 @@ struct pm_machine_nccl {
 	double launch_s;	/* param launch: host launch + sync per collective */
 	double host_s;		/* param host_enqueue: one more GPU a host thread enqueues on (0: NCCL's default, nccl.h) */
 	double net_lat_s;	/* param net_latency: added per inter-node step */
+	double plugin_lat_s;	/* param plugin_latency: what the network plugin reports to NCCL
+				 * as its latency, which NCCL's tuner adds per inter-node step
+				 * when it selects; < 0 (the default): net_latency */
 	int channels;		/* param channels */
 	int collnet;		/* param sharp: SHARP reduction in the switches */
 	int ll128;		/* param ll128 (default 1) */

@@ -269,13 +269,14 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 	}
 }
 
-/* NCCL's latency of a candidate in seconds (tuning.cc). */
+/* NCCL's latency of a candidate in seconds (tuning.cc), with net_s the
+ * network's own latency an inter-node step (NCCL's latencyInter). */
 static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
-		      enum pm_nccl_proto p)
+		      enum pm_nccl_proto p, double n, double net_s)
 {
 	int N = s->nodes, R = s->ranks, ppn = s->ppn, steps = pm_nccl_steps(c, R);
 	const struct consts *k = K(s);
-	double net = s->net_lat_s * 1e6, intra = k->hw_us[HW_NVLINK][a][p];
+	double net = net_s * 1e6, intra = k->hw_us[HW_NVLINK][a][p];
 	double inter = (ppn == 1 ? k->hw_us[HW_NET][PM_NCCL_TREE][p] : k->hw_us[HW_NET][a][p]) + net;
 	double lat = k->base_us[a][p];
 
@@ -319,6 +320,10 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 	default:
 		break;
 	}
+	/* the ring's Simple plateau across nodes */
+	if (a == PM_NCCL_RING && p == PM_NCCL_SIMPLE && N > 1 && c == PM_COLL_ALLREDUCE &&
+	    n / ((double)s->channels * R) >= 64)
+		lat *= s->arch < PM_NCCL_AMPERE ? 1.9 : 1.4;
 	return lat * 1e-6;
 }
 
@@ -524,11 +529,9 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		    s->amd_cpu != 2 && n >= 64 && k < 24)
 			corr = k < 23 ? tree_corr[p][k] : 0.9;
 		alg *= corr;
-		o->lat_s = latency(s, c, a, p);
-		if (a == PM_NCCL_RING && p == PM_NCCL_SIMPLE && s->nodes > 1 && c == PM_COLL_ALLREDUCE &&
-		    n / ((double)s->channels * s->ranks) >= 64)
-			o->lat_s *= s->arch < PM_NCCL_AMPERE ? 1.9 : 1.4;	/* the ring's plateau */
-		o->model_s = o->lat_s + n / alg;
+		o->lat_s = latency(s, c, a, p, n, s->net_lat_s);
+		/* NCCL selects with the latency its network plugin reports */
+		o->model_s = latency(s, c, a, p, n, s->tuner_lat_s) + n / alg;
 		o->algbw_Bps = alg;
 		/* the channels that run move their share of the open rate, up to
 		 * LL's limit for the whole node */

@@ -38,6 +38,9 @@ struct pm_nccl_sys {
 	int host_gpus;			/* GPUs one host thread enqueues each collective on, in
 					 * turn (nccl-tests -g); 1: a process per GPU */
 	double net_lat_s;		/* the network's own latency per inter-node step */
+	double tuner_lat_s;		/* what NCCL's tuner adds per inter-node step instead, where it
+					 * selects (its latencyInter: the latency the network plugin
+					 * reports; aws-ofi-nccl 75 us on p4d and p5) */
 	int channels;			/* ring and tree channels */
 	int collnet;			/* SHARP reduction in the switches (CollNet) */
 	int ll128;			/* LL128 enabled */

@@ -54,6 +54,7 @@ int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, str
 	s->host_s = pm_nccl_host_s(m);
 	s->host_gpus = 1;
 	s->net_lat_s = m->nccl.net_lat_s;
+	s->tuner_lat_s = m->nccl.plugin_lat_s >= 0 ? m->nccl.plugin_lat_s : m->nccl.net_lat_s;
 	s->channels = m->nccl.channels;
 	s->collnet = m->nccl.collnet;
 	s->ll128 = m->nccl.ll128;
