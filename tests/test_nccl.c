@@ -699,6 +699,35 @@ Test(nccl, aws_p4d_runs_simple)
 	pm_topo_free(t);
 }
 
+/* What NCCL's tuner is told per network step, against what a step
+ * costs: aws-ofi-nccl reports 75 us on p4d, p4de and p5 and 35 us on
+ * p6-b200 (src/platform-aws); NCCL's InfiniBand transport reports 0, the
+ * step's cost on a DGX (net_latency 0).  On two p5, NCCL's estimate for
+ * Tree/LL (two network steps) then carries 2 x (75 - 20) = 110 us more
+ * than the time's latency. */
+Test(nccl, aws_presets_report_the_plugins_latency)
+{
+	static const struct {
+		const char *preset;
+		double net, tuner;
+	} want[] = {{"aws-p5", 20e-6, 75e-6}, {"aws-p4d", 17e-6, 75e-6}, {"aws-p6-b200", 20e-6, 35e-6},
+		    {"dgx-h100", 0, 0}};
+	struct pm_machine m;
+	struct pm_nccl_sys s;
+	struct pm_err err;
+
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		cr_assert_eq(pm_machine_load(want[i].preset, &m, &err), PM_OK, "%s", err.msg);
+		cr_assert_eq(pm_nccl_sys_of(&m, 16, &s, &err), PM_OK, "%s", err.msg);
+		cr_assert(rel_close(s.net_lat_s + 1e-12, want[i].net + 1e-12, 1e-9), "%s", want[i].preset);
+		cr_assert(rel_close(s.tuner_lat_s + 1e-12, want[i].tuner + 1e-12, 1e-9), "%s", want[i].preset);
+	}
+	cr_assert_eq(pm_machine_load("aws-p5", &m, &err), PM_OK);
+	pm_nccl_sys_of(&m, 16, &s, &err);
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL, 8);
+	cr_assert(rel_close(k.model_s - 8 / k.algbw_Bps - k.lat_s, 110e-6, 1e-9), "%g", k.model_s);
+}
+
 /* A platform's NCCL_PROTO that names no protocol is refused with the
  * value and what is expected. */
 Test(nccl, machine_file_environment_checked)
