@@ -137,7 +137,7 @@ Test(fit, regimes_recover_three_lines)
  * the large sizes there), four nodes of dgx-h100 with nic_bw 30 GB/s and
  * net_latency 3 us (tree and NVLSTree across the NICs). */
 static void round_trip_coll(enum pm_coll coll, const char *preset, int P, const char *rate, double rate_v,
-			    const char *lat, double lat_v)
+			    const char *lat, double lat_v, int ll128_net)
 {
 	struct pm_machine base, truth, fitted;
 	struct pm_nccl_sys s;
@@ -150,6 +150,7 @@ static void round_trip_coll(enum pm_coll coll, const char *preset, int P, const 
 	truth = base;
 	*(strcmp(rate, "nic_bw") == 0 ? &truth.nccl.nic_Bps : &truth.nccl.nvls_Bps) = rate_v;
 	*(strcmp(lat, "launch") == 0 ? &truth.nccl.launch_s : &truth.nccl.net_lat_s) = lat_v;
+	truth.nccl.ll128_net = ll128_net;
 	cr_assert_eq(pm_nccl_sys_of(&truth, P, &s, &err), PM_OK);
 	for (double n = 8; n <= 16.0 * (1 << 30); n *= 2) {
 		cr_assert_eq(pm_nccl_select(&s, coll, ~0u, ~0u, n, &c, &err), PM_OK);
@@ -163,6 +164,8 @@ static void round_trip_coll(enum pm_coll coll, const char *preset, int P, const 
 	cr_assert(fabs(f.lat_s - lat_v) < 0.05 * lat_v, "%s fitted %g, made with %g", lat, f.lat_s, lat_v);
 	cr_assert(f.error_after < 0.01, "error after the fit %g", f.error_after);
 	cr_assert(f.error_after < f.error_before);
+	cr_assert_eq(f.ll128_net_off, !ll128_net);
+	cr_assert_eq(fitted.nccl.ll128_net, ll128_net);
 
 	/* the fitted description, written and read back, prices as fitted */
 	const char *out = scratch("fitted.csv");
@@ -182,6 +185,7 @@ static void round_trip_coll(enum pm_coll coll, const char *preset, int P, const 
 	assert_rel(s2.net_Bps, s3.net_Bps, 1e-3);
 	assert_rel(s2.nvls_Bps, s3.nvls_Bps, 1e-3);
 	assert_rel(s2.launch_s + s2.net_lat_s, s3.launch_s + s3.net_lat_s, 1e-3);
+	cr_assert_eq(s2.ll128_local, !ll128_net);
 	remove(out);
 	pm_points_release(&p);
 }
@@ -202,7 +206,7 @@ Test(fit, machine_device_rows)
 static void round_trip(const char *preset, int P, const char *rate, double rate_v, const char *lat,
 		       double lat_v)
 {
-	round_trip_coll(PM_COLL_ALLREDUCE, preset, P, rate, rate_v, lat, lat_v);
+	round_trip_coll(PM_COLL_ALLREDUCE, preset, P, rate, rate_v, lat, lat_v, 1);
 }
 
 Test(fit, nccl_rates_round_trip_one_node) { round_trip("hgx-h200", 8, "nvls_busbw", 400e9, "launch", 12e-6); }
@@ -217,7 +221,18 @@ Test(fit, nccl_rates_round_trip_four_nodes) { round_trip("dgx-h100", 32, "nic_bw
  * DGX's, docs/validation.md, Voltage Park). */
 Test(fit, nccl_rates_round_trip_slower_nics_under_an_nvlink_bound_ring)
 {
-	round_trip_coll(PM_COLL_ALLGATHER, "dgx-h100", 32, "nic_bw", 40e9, "net_latency", 3e-6);
+	round_trip_coll(PM_COLL_ALLGATHER, "dgx-h100", 32, "nic_bw", 40e9, "net_latency", 3e-6, 1);
+}
+
+/* Whether LL128 runs across the nodes is fitted too: NCCL enables it
+ * there only where the GPUs reach their NICs through PCIe switches (or
+ * another GPU, on Hopper), which a description does not know.  A log made
+ * with LL128 off across four dgx-h100 nodes (Ring/LL, then Ring/Simple
+ * from a few MiB) is fitted back with ll128_net 0, its rate and latency
+ * as made; the logs made with it on (the round trips above) keep it. */
+Test(fit, ll128_across_nodes_fitted_off_where_the_log_runs_without)
+{
+	round_trip_coll(PM_COLL_ALLGATHER, "dgx-h100", 32, "nic_bw", 40e9, "net_latency", 3e-6, 0);
 }
 
 /* A log whose large-size rate NCCL's model cannot reach by the NICs' rate

@@ -103,6 +103,39 @@ Test(nccl, selects_with_the_plugins_latency)
 	cr_assert(rel_close(k.model_s - 8 / k.algbw_Bps, 175.2e-6, 1e-9), "estimate %g", k.model_s);
 }
 
+/* ll128_net 0 (GPUs that reach their NICs through the CPU): LL128 runs in
+ * a node, not across nodes, as NCCL's tuning.cc enables it.  An
+ * all-gather on four nodes (Intel hosts, NCCL 2.30.7) then runs Ring/LL
+ * and Ring/Simple; by hand, estimates in us:
+ *   LL: 6.6 + 28 x max(0.6, 1.0) + 3 x 2.7 = 42.7 latency; bus
+ *       min(llMaxBw 20.4 GB/s, 0.5 x 370) x 32/31 = 21.06 GB/s algbw;
+ *   Simple: 8.4 + 28 x max(3.4, 3.0) + 3 x 14 = 145.6; 370 x 32/31 =
+ *       381.94 GB/s.
+ * 1 MiB: LL 42.7 + 49.8 = 92.5 against Simple 148.3: LL.  4 MiB: LL
+ * 42.7 + 199.2 = 241.9 against Simple 145.6 + 10.98 = 156.6: Simple.
+ * With LL128 on, Ring/LL128 (79.2 + 11.9) would take 4 MiB. */
+Test(nccl, ll128_off_across_nodes)
+{
+	struct pm_nccl_sys s = nodes_of(4), one = one_node();
+	struct pm_nccl_cost k;
+	struct pm_err err;
+
+	s.ll128_local = one.ll128_local = 1;
+	cr_assert_eq(pm_nccl_price(&s, PM_COLL_ALLGATHER, PM_NCCL_RING, PM_NCCL_LL128, 4 << 20, &k, &err),
+		     PM_ENOTAPPLICABLE);
+	cr_assert(strstr(err.msg, "ll128_net 0"), "%s", err.msg);
+	cr_assert_eq(pm_nccl_price(&one, PM_COLL_ALLGATHER, PM_NCCL_RING, PM_NCCL_LL128, 4 << 20, &k, &err), PM_OK);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLGATHER, ~0u, ~0u, 1 << 20, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_RING && k.proto == PM_NCCL_LL);
+	cr_assert(rel_close(k.model_s, 42.7e-6 + 1048576 / (20.4e9 * 32 / 31), 1e-9), "%g", k.model_s);
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLGATHER, ~0u, ~0u, 4 << 20, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_RING && k.proto == PM_NCCL_SIMPLE);
+	cr_assert(rel_close(k.model_s, 145.6e-6 + 4194304 / (370e9 * 32 / 31), 1e-9), "%g", k.model_s);
+	s.ll128_local = 0;
+	cr_assert_eq(pm_nccl_select(&s, PM_COLL_ALLGATHER, ~0u, ~0u, 4 << 20, &k, &err), PM_OK);
+	cr_assert(k.algo == PM_NCCL_RING && k.proto == PM_NCCL_LL128);
+}
+
 /* NVLS at its bound: 8 GiB on 8 GPUs runs at the 480 GB/s bus bandwidth
  * (algbw 480 x 8/14 = 274.29 GB/s: 31.317 ms) plus its 25 us latency
  * (NVLink, NVLS, Simple; NVLS has no base latency) and the launch. */

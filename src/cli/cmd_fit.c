@@ -47,7 +47,9 @@ static const char help_text[] =
 	"or a file) to the log through NCCL's own model (perfmodel allreduce --algo\n"
 	"nccl): a one-node log its launch latency and NVLink rate (ring_busbw, or\n"
 	"nvls_busbw where NCCL runs NVLS at the largest size), a multi-node log its\n"
-	"net_latency and nic_bw; ranks per node come from the description.\n"
+	"net_latency and nic_bw, and whether LL128 runs across the nodes (ll128_net:\n"
+	"NCCL runs it there only where the GPUs reach their NICs through PCIe\n"
+	"switches); ranks per node come from the description.\n"
 	"--write-machine OUT writes the description with the fitted rows (each\n"
 	"source says what it was fitted to and the error before and after) for\n"
 	"--topo machine:OUT:NODES and hier --machine OUT.\n\n"
@@ -238,6 +240,10 @@ static void fit_rows(struct cli_table *t, const struct pm_nccl_fit *f, const str
 	cli_table_kv(t, f->lat_name, "%s (was %s)", b, f->lat_was);
 	cli_table_kv(t, "nccl_error_before_pct", "%.3g", f->error_before * 100);
 	cli_table_kv(t, "nccl_error_after_pct", "%.3g", f->error_after * 100);
+	if (f->ll128_net_off)
+		cli_table_kv(t, "ll128_net",
+			     "0: the log is priced better with LL128 off across the nodes (%.3g%% with it on): NCCL runs LL128 across nodes only where the GPUs reach their NICs through PCIe switches, or another GPU on Hopper",
+			     f->error_ll128_on * 100);
 	if (f->kept)
 		cli_table_kv(t, "machine_fit_kept",
 			     "%s: fitted with %s, the log priced worse (the log's rate is not one NCCL's model reaches by changing %s alone)",

@@ -105,6 +105,7 @@ static const struct nparam {
 	{"channels", N_COUNT, offsetof(struct pm_machine_nccl, channels), "a channel count from 1 to 64"},
 	{"sharp", N_FLAG, offsetof(struct pm_machine_nccl, collnet), "0 or 1"},
 	{"ll128", N_FLAG, offsetof(struct pm_machine_nccl, ll128), "0 or 1"},
+	{"ll128_net", N_FLAG, offsetof(struct pm_machine_nccl, ll128_net), "0 or 1"},
 	{"nccl_algo", N_ALGOS, offsetof(struct pm_machine_nccl, algo_env), "NCCL_ALGO as the platform's documented setup exports it: algorithms such as ring,tree (or ^nvls to exclude)"},
 	{"nccl_proto", N_PROTOS, offsetof(struct pm_machine_nccl, proto_env), "NCCL_PROTO as the platform's documented setup exports it: protocols such as simple or ^ll128"},
 	{"nccl_version", N_VERSION, offsetof(struct pm_machine_nccl, version), "an NCCL release from 2.18 on, such as 2.24.3"},
@@ -242,7 +243,7 @@ static int on_row(void *ctx, int row, char *const *cells, int n, struct pm_err *
  * quantities with a unit such as "400GB/s") or an integer (counts). */
 static int integer_key(const char *k)
 {
-	static const char *const ints[] = {"count", "pipeline", "nics", "channels", "sharp", "ll128"};
+	static const char *const ints[] = {"count", "pipeline", "nics", "channels", "sharp", "ll128", "ll128_net"};
 	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
 		if (!strcmp(k, ints[i]))
 			return 1;
@@ -409,6 +410,7 @@ int pm_machine_load(const char *spec, struct pm_machine *m, struct pm_err *err)
 	m->pipeline_s = 1;
 	m->nccl.arch = -1;
 	m->nccl.ll128 = 1;
+	m->nccl.ll128_net = 1;
 	m->nccl.plugin_lat_s = -1;
 	m->nccl.channels = 16;
 	if (pm_preset_find(spec, "machines", "machine", m->path, sizeof m->path,

@@ -29,7 +29,7 @@ struct pm_level {
 /* What NCCL needs to know of a machine (nccl.h), each figure with its
  * source; rates are achieved ones, not nominal (docs/model.md, "NCCL").
  * arch < 0: the description gives none, and NCCL is not modelled on it. */
-#define PM_MACHINE_NCCL_PARAMS 16
+#define PM_MACHINE_NCCL_PARAMS 17
 struct pm_machine_nccl {
 	int arch;		/* enum pm_nccl_arch, -1 none */
 	int amd_cpu;		/* host CPU: 0 Intel, 1 AMD, 2 Arm */
@@ -45,6 +45,8 @@ struct pm_machine_nccl {
 	int channels;		/* param channels */
 	int collnet;		/* param sharp: SHARP reduction in the switches */
 	int ll128;		/* param ll128 (default 1) */
+	int ll128_net;		/* param ll128_net: LL128 across nodes too (default 1; 0 where
+				 * the GPUs reach their NICs through the CPU) */
 	unsigned algo_env;	/* param nccl_algo: NCCL_ALGO as the platform sets it (mask; 0, the default: unset) */
 	unsigned proto_env;	/* param nccl_proto: NCCL_PROTO as the platform sets it */
 	int version;		/* param nccl_version: the constants' epoch (nccl.h), 0 the newest */

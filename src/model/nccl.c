@@ -186,6 +186,8 @@ static const char *why_not(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_
 		return "this algorithm runs the Simple protocol only";
 	if (p == PM_NCCL_LL128 && !s->ll128)
 		return "LL128 is not enabled on this machine";
+	if (p == PM_NCCL_LL128 && s->nodes > 1 && s->ll128_local)
+		return "LL128 does not run across this machine's nodes (ll128_net 0: its GPUs reach their NICs through the CPU)";
 	if (a == PM_NCCL_PAT && (s->rccl || !K(s)->pat))
 		return s->rccl ? "RCCL 2.21 has no PAT" : "PAT came with NCCL 2.23";
 	if (s->rccl && s->nodes == 1 && a == PM_NCCL_TREE && p == PM_NCCL_SIMPLE)

@@ -44,6 +44,10 @@ struct pm_nccl_sys {
 	int channels;			/* ring and tree channels */
 	int collnet;			/* SHARP reduction in the switches (CollNet) */
 	int ll128;			/* LL128 enabled */
+	int ll128_local;		/* LL128 in a node only, not across nodes (machine
+					 * param ll128_net 0: tuning.cc enables LL128 across
+					 * nodes only where the GPUs reach their NICs through
+					 * PCIe switches, or another GPU on Hopper) */
 	unsigned algo_env, proto_env;	/* what the platform's environment lets NCCL pick
 					 * (its NCCL_ALGO, NCCL_PROTO as masks; 0: unset) */
 	int version;			/* the release epoch of the constants (pm_nccl_version_find); 0 newest */

@@ -58,6 +58,7 @@ int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, str
 	s->channels = m->nccl.channels;
 	s->collnet = m->nccl.collnet;
 	s->ll128 = m->nccl.ll128;
+	s->ll128_local = !m->nccl.ll128_net;
 	s->algo_env = m->nccl.algo_env;
 	s->proto_env = m->nccl.proto_env;
 	s->version = m->nccl.version;

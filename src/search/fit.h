@@ -93,6 +93,9 @@ struct pm_nccl_fit {
 	int kept;				/* the fit priced the log worse, so the
 						 * description's rate was kept (1) and its
 						 * latency too (2) */
+	int ll128_net_off;			/* the log is priced better with LL128 off
+						 * across the nodes (ll128_net 0) */
+	double error_ll128_on;			/* then the error with it on, fitted alike */
 };
 int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll coll, int P,
 		const struct pm_machine *base, const char *file, struct pm_machine *out,

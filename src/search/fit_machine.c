@@ -48,6 +48,7 @@ struct job {
 	const struct pm_points *pts;
 	enum pm_coll coll;
 	int P;
+	const struct pm_machine *base;	/* the description as given */
 	struct pm_machine m;	/* being fitted */
 	double lo, hi;		/* the sizes the cost looks at */
 	unsigned mask;		/* algorithms NCCL may choose there */
@@ -167,25 +168,29 @@ static void set_row(struct pm_machine *m, const char *name, const char *value, c
 
 static void record(const struct pm_nccl_fit *f, struct pm_machine *m, const char *file)
 {
-	char v[2][48], a[32], b[32], d[sizeof m->description];
+	char v[2][48], a[32], b[32], src[320], d[sizeof m->description];
 	size_t len;
 
 	snprintf(v[0], sizeof v[0], "%.4gGB/s", f->rate_Bps / 1e9);
 	snprintf(v[1], sizeof v[1], "%.4gus", f->lat_s * 1e6);
 	pm_fmt_size(f->min_B, a, sizeof a);
 	pm_fmt_size(f->max_B, b, sizeof b);
-	for (int k = f->kept ? 1 : 0; k < 2; k++) {	/* a kept rate keeps its row */
-		char src[320];
+	for (int k = f->kept; k < 2; k++) {	/* a kept value keeps its row */
 		snprintf(src, sizeof src,
 			 "fitted by perfmodel fit to %s (%d sizes, %s to %s, %d ranks): NCCL's model then misses by %.1f%% (%.1f%% with the preset's %s)",
 			 file, f->points, a, b, f->ranks, f->error_after * 100, f->error_before * 100,
 			 k ? f->lat_was : f->rate_was);
 		set_row(m, k ? f->lat_name : f->rate_name, v[k], src);
 	}
-	if (f->kept)
-		snprintf(d, sizeof d, "NCCL %s fitted to %s; ", f->lat_name, file);
-	else
-		snprintf(d, sizeof d, "NCCL %s and %s fitted to %s; ", f->rate_name, f->lat_name, file);
+	if (f->ll128_net_off) {
+		snprintf(src, sizeof src,
+			 "fitted by perfmodel fit to %s: NCCL's model misses it by %.1f%% with LL128 off across the nodes, %.1f%% with it on (NCCL runs LL128 across nodes only where the GPUs reach their NICs through PCIe switches, or another GPU on Hopper: tuning.cc)",
+			 file, f->error_after * 100, f->error_ll128_on * 100);
+		set_row(m, "ll128_net", "0", src);
+	}
+	snprintf(d, sizeof d, "NCCL %s%s%s%s fitted to %s; ", f->kept < 1 ? f->rate_name : "",
+		 f->kept < 1 ? " and " : "", f->kept < 2 ? f->lat_name : "",
+		 f->ll128_net_off ? (f->kept < 2 ? ", LL128 across nodes" : "LL128 across nodes") : "", file);
 	len = strlen(d);
 	pm_strlcpy(d + len, m->description, sizeof d - len);
 	memcpy(m->description, d, sizeof d);
@@ -268,14 +273,71 @@ static void calibrate(struct job *j, const struct pm_regimes *g, double lo, doub
 	}
 }
 
+/* The rate and latency fitted on j->m as it stands (s its sys), with
+ * f->error_before the description's error; a fit that prices the log
+ * worse keeps the description's rate (kept 1) or both (kept 2). */
+static void fit_rate_latency(struct job *j, const struct pm_nccl_sys *s, const struct pm_regimes *g, double lo,
+			     double hi, double tmin, struct pm_nccl_fit *f)
+{
+	double *rate, *lat;
+
+	choose(j, s, f->max_B, log_slower(j, g, lo, hi), f, &rate, &lat);
+	double rate0 = *rate, lat0 = *lat;
+	calibrate(j, g, lo, hi, tmin, rate, lat);
+	f->kept = 0;
+	f->error_after = error(j, lo, hi);
+	/* a rate the model cannot reach in its regime (the log's slope past
+	 * what the node's own links allow) can pull the search to its bound
+	 * and price the log worse: then keep the given rate and fit the
+	 * latency alone, and keep that too if no better */
+	if (f->error_after > f->error_before) {
+		*rate = rate0, *lat = lat0;
+		fit_latency(j, g, lo, hi, tmin, lat);
+		f->kept = 1;
+		if ((f->error_after = error(j, lo, hi)) > f->error_before) {
+			*lat = lat0;
+			f->kept = 2;
+			f->error_after = error(j, lo, hi);
+		}
+	}
+	f->rate_Bps = *rate;
+	f->lat_s = *lat;
+}
+
+/* Across nodes, whether LL128 runs there is the log's to say: NCCL
+ * enables it across nodes only where the GPUs reach their NICs through
+ * PCIe switches (or another GPU, on Hopper; tuning.cc), which a
+ * description does not know.  The fit without it replaces *j and *f
+ * where it prices the log better. */
+static void fit_ll128_net(struct job *j, const struct pm_regimes *g, double lo, double hi, double tmin,
+			  struct pm_nccl_fit *f)
+{
+	struct job off = *j;
+	struct pm_nccl_fit h = *f;
+	struct pm_nccl_sys s;
+	struct pm_err e;
+
+	off.m = *j->base;
+	off.m.nccl.ll128_net = 0;
+	if (pm_nccl_sys_of(&off.m, j->P, &s, &e))
+		return;
+	fit_rate_latency(&off, &s, g, lo, hi, tmin, &h);
+	if (!(h.error_after < f->error_after))
+		return;
+	h.ll128_net_off = 1;
+	h.error_ll128_on = f->error_after;
+	*j = off;
+	*f = h;
+}
+
 int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll coll, int P,
 		const struct pm_machine *base, const char *file, struct pm_machine *out,
 		struct pm_nccl_fit *f, struct pm_err *err)
 {
-	struct job j = {.pts = pts, .coll = coll, .P = P, .m = *base};
+	struct job j = {.pts = pts, .coll = coll, .P = P, .base = base, .m = *base};
 	struct pm_nccl_sys s;
 	struct pm_regimes g;
-	double *rate, *lat, tmin = HUGE_VAL;
+	double tmin = HUGE_VAL;
 	int rc = PM_OK;
 
 	memset(f, 0, sizeof *f);
@@ -301,28 +363,11 @@ int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll 
 		rc = pm_fail(err, PM_EINPUT, "NCCL's model does not price %s on %d ranks of '%s' (expected a collective NCCL runs there)",
 			     pm_coll_info(coll)->title, P, base->name);
 	} else {
-		choose(&j, &s, f->max_B, log_slower(&j, &g, lo, hi), f, &rate, &lat);
-		double rate0 = *rate, lat0 = *lat;
-		calibrate(&j, &g, lo, hi, tmin, rate, lat);
-		f->error_after = error(&j, lo, hi);
-		/* a rate the model cannot reach in its regime (the log's slope
-		 * past what the node's own links allow) can pull the search to
-		 * its bound and price the log worse: then keep the given rate
-		 * and fit the latency alone, and keep that too if no better */
-		if (f->error_after > f->error_before) {
-			*rate = rate0, *lat = lat0;
-			fit_latency(&j, &g, lo, hi, tmin, lat);
-			f->kept = 1;
-			if ((f->error_after = error(&j, lo, hi)) > f->error_before) {
-				*lat = lat0;
-				f->kept = 2;
-				f->error_after = error(&j, lo, hi);
-			}
-		}
-		f->rate_Bps = *rate;
-		f->lat_s = *lat;
+		fit_rate_latency(&j, &s, &g, lo, hi, tmin, f);
+		if (s.nodes > 1 && s.ll128 && !s.ll128_local)
+			fit_ll128_net(&j, &g, lo, hi, tmin, f);
 		*out = j.m;
-		if (f->kept < 2)
+		if (f->kept < 2 || f->ll128_net_off)
 			record(f, out, file);
 	}
 	free(j.x);
