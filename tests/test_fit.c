@@ -29,6 +29,7 @@ Test(fit, logs_as_they_come)
 					    "tests/data/nccl_allreduce_tagged.log"};
 	static const enum pm_points_format want[] = {PM_POINTS_NCCL_JSON, PM_POINTS_NCCL, PM_POINTS_NCCL};
 	static const int skipped[] = {0, 4, 4};
+	static const char *const release[] = {"", "2.19.3", "2.19.3"};	/* their NCCL version lines */
 
 	for (int i = 0; i < 3; i++) {
 		char path[512];
@@ -42,6 +43,7 @@ Test(fit, logs_as_they_come)
 		cr_assert_eq(p.ranks, 8, "%s", files[i]);
 		cr_assert_eq(p.skipped, skipped[i], "%s: %d skipped", files[i], p.skipped);
 		cr_assert_str_eq(p.collective, "all_reduce_perf");
+		cr_assert_str_eq(p.nccl_release, release[i], "%s", files[i]);
 		cr_assert_eq(pm_fit_line(&p, 0, 0, &f, &err), PM_OK);
 		assert_rel(f.alpha_s, 20e-6, 1e-3);
 		assert_rel(f.beta_spB, 0.1e-9, 1e-4);
@@ -342,9 +344,11 @@ Test(fit, a_single_process_log_fits_the_launch_without_the_host)
 	cr_assert_eq(pm_machine_load("hgx-h200", &base, &err), PM_OK, "%s", err.msg);
 	truth = base;
 	truth.nccl.launch_s = 12e-6;
+	truth.nccl.version = pm_nccl_version_find("2.24.3");	/* what the header says ran */
 	cr_assert_eq(pm_nccl_sys_of(&truth, 8, &s, &err), PM_OK);
 	s.host_gpus = 8;
-	fprintf(w, "# Collective test starting: all_reduce_perf\n"
+	fprintf(w, "# nccl-tests version 2.17.9 nccl-headers=22403 nccl-library=22403\n"
+		   "# Collective test starting: all_reduce_perf\n"
 		   "# nThread 1 nGpus 8 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 1 iters: 20\n#\n");
 	for (int r = 0; r < 8; r++)
 		fprintf(w, "#  Rank  %d Group  0 Pid 150219 on node device  %d [0000:19:00] NVIDIA H200\n", r, r);
@@ -358,9 +362,13 @@ Test(fit, a_single_process_log_fits_the_launch_without_the_host)
 	cr_assert_eq(pm_points_read(log, PM_POINTS_AUTO, &p, &err), PM_OK, "%s", err.msg);
 	cr_assert_eq(p.gpus_per_proc, 8);
 	cr_assert_eq(p.ranks, 8);
+	cr_assert_str_eq(p.nccl_release, "2.24.3");	/* nccl-library=22403 */
 	cr_assert_eq(pm_fit_nccl(&p, 0, 0, PM_COLL_ALLREDUCE, 8, &base, log, &fitted, &f, &err), PM_OK, "%s", err.msg);
 	cr_assert_str_eq(f.lat_name, "launch");
 	cr_assert(fabs(f.lat_s - 12e-6) < 0.6e-6, "launch fitted %g us, made with 12", f.lat_s * 1e6);
+	/* the log's release priced it, and the fitted description names it */
+	cr_assert_str_eq(f.release, "2.24.3");
+	cr_assert_eq(fitted.nccl.version, pm_nccl_version_find("2.24.3"));
 	pm_points_release(&p);
 	remove(log);
 }

@@ -49,7 +49,8 @@ static const char help_text[] =
 	"nvls_busbw where NCCL runs NVLS at the largest size), a multi-node log its\n"
 	"net_latency and nic_bw, and whether LL128 runs across the nodes (ll128_net:\n"
 	"NCCL runs it there only where the GPUs reach their NICs through PCIe\n"
-	"switches); ranks per node come from the description.\n"
+	"switches); ranks per node come from the description, the NCCL release from\n"
+	"the log's header where it names one (else the description's).\n"
 	"--write-machine OUT writes the description with the fitted rows (each\n"
 	"source says what it was fitted to and the error before and after) for\n"
 	"--topo machine:OUT:NODES and hier --machine OUT.\n\n"
@@ -235,7 +236,7 @@ static void fit_rows(struct cli_table *t, const struct pm_nccl_fit *f, const str
 	cli_table_kv_user(t, "machine", m->path);
 	cli_table_kv(t, "machine_fit", "%d ranks on %d node%s: %s and %s through %s %s's model", P, f->nodes,
 		     f->nodes > 1 ? "s" : "", f->rate_name, f->lat_name, rccl ? "RCCL" : "NCCL",
-		     rccl ? pm_rccl_version : pm_nccl_version);
+		     rccl ? pm_rccl_version : f->release);
 	cli_table_kv(t, f->rate_name, "%s (was %s)", a, f->rate_was);
 	cli_table_kv(t, f->lat_name, "%s (was %s)", b, f->lat_was);
 	cli_table_kv(t, "nccl_error_before_pct", "%.3g", f->error_before * 100);

@@ -207,6 +207,21 @@ static void test_name(char *name)
 		p[5] = '\0';
 }
 
+/* The NCCL release a log ran: nccl-tests' header says nccl-library=22403
+ * (2.24.3), NCCL's own line "NCCL version 2.24.3+cuda12.6". */
+static void nccl_release(const char *line, struct pm_points *pts)
+{
+	const char *v = strstr(line, "nccl-library=");
+	int code, maj, min, patch;
+
+	if (v && sscanf(v + 13, "%d", &code) == 1 && code >= 20000 && code < 100000)
+		snprintf(pts->nccl_release, sizeof pts->nccl_release, "%d.%d.%d", code / 10000, code / 100 % 100,
+			 code % 100);
+	else if ((v = strstr(line, "NCCL version ")) && sscanf(v + 13, "%d.%d.%d", &maj, &min, &patch) == 3 &&
+		 !pts->nccl_release[0] && maj == 2 && min >= 0 && min < 100 && patch >= 0 && patch < 100)
+		snprintf(pts->nccl_release, sizeof pts->nccl_release, "%d.%d.%d", maj, min, patch);
+}
+
 static void nccl_header(char *line, struct nccl_state *st, struct pm_points *pts)
 {
 	char copy[4096], *f[32];
@@ -467,6 +482,8 @@ static int read_text_log(FILE *f, const char *path, enum pm_points_format fmt, i
 		if ((total += (long)strlen(line)) > PM_INPUT_MAX_BYTES)
 			return pm_fail(err, PM_EINPUT, "measurement file '%s' is larger than %ld bytes (expected a smaller file)",
 				       path, PM_INPUT_MAX_BYTES);
+		if (fmt == PM_POINTS_NCCL)
+			nccl_release(l, pts);
 		if (l[0] == '#' && fmt == PM_POINTS_NCCL)
 			nccl_header(l, &st, pts);
 		if (l[0] == '#' && fmt == PM_POINTS_OSU && strstr(l, "OSU"))

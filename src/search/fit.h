@@ -34,6 +34,9 @@ struct pm_points {
 	double bus_factor;	/* nccl-tests: busbw / algbw of the first row
 				 * large enough to tell; 0 unknown */
 	int runs;		/* runs of the benchmark the file holds */
+	char nccl_release[16];	/* nccl-tests: the NCCL release that ran ("2.24.3":
+				 * the header's nccl-library=, or NCCL's own
+				 * "NCCL version" line); "" unknown */
 };
 
 /* Read points from path (format AUTO guesses from the content).  A file
@@ -96,6 +99,9 @@ struct pm_nccl_fit {
 	int ll128_net_off;			/* the log is priced better with LL128 off
 						 * across the nodes (ll128_net 0) */
 	double error_ll128_on;			/* then the error with it on, fitted alike */
+	char release[16];			/* the NCCL release whose constants priced
+						 * the log: the log's own where it names
+						 * one perfmodel holds, else the machine's */
 };
 int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll coll, int P,
 		const struct pm_machine *base, const char *file, struct pm_machine *out,

@@ -48,7 +48,7 @@ struct job {
 	const struct pm_points *pts;
 	enum pm_coll coll;
 	int P;
-	const struct pm_machine *base;	/* the description as given */
+	const struct pm_machine *base;	/* the description before the fit */
 	struct pm_machine m;	/* being fitted */
 	double lo, hi;		/* the sizes the cost looks at */
 	unsigned mask;		/* algorithms NCCL may choose there */
@@ -330,18 +330,45 @@ static void fit_ll128_net(struct job *j, const struct pm_regimes *g, double lo, 
 	*f = h;
 }
 
+/* The log's NCCL release prices it where the log names one that
+ * perfmodel holds constants for (and the library is NCCL's), and the
+ * fitted description carries it as its nccl_version. */
+static void log_release(const struct pm_points *pts, struct pm_machine *m, const char *file,
+			struct pm_nccl_fit *f)
+{
+	int e = pts->nccl_release[0] && m->nccl.library == 0 ? pm_nccl_version_find(pts->nccl_release) : -1;
+	char src[320];
+
+	if (e < 0) {
+		if (m->nccl.version)
+			pm_nccl_epoch_name(m->nccl.version, f->release, sizeof f->release);
+		else
+			pm_strlcpy(f->release, pm_nccl_version, sizeof f->release);
+		return;
+	}
+	m->nccl.version = e;
+	pm_strlcpy(f->release, pts->nccl_release, sizeof f->release);
+	snprintf(src, sizeof src, "the NCCL release %s names (its nccl-tests header), whose constants priced it for perfmodel fit",
+		 file);
+	set_row(m, "nccl_version", pts->nccl_release, src);
+}
+
 int pm_fit_nccl(const struct pm_points *pts, double lo, double hi, enum pm_coll coll, int P,
 		const struct pm_machine *base, const char *file, struct pm_machine *out,
 		struct pm_nccl_fit *f, struct pm_err *err)
 {
-	struct job j = {.pts = pts, .coll = coll, .P = P, .base = base, .m = *base};
+	struct job j = {.pts = pts, .coll = coll, .P = P, .m = *base};
+	struct pm_machine start;
 	struct pm_nccl_sys s;
 	struct pm_regimes g;
 	double tmin = HUGE_VAL;
 	int rc = PM_OK;
 
 	memset(f, 0, sizeof *f);
-	if (pm_nccl_sys_of(base, P, &s, err) || pm_fit_regimes(pts, lo, hi, &g, err))
+	log_release(pts, &j.m, file, f);
+	start = j.m;
+	j.base = &start;
+	if (pm_nccl_sys_of(&j.m, P, &s, err) || pm_fit_regimes(pts, lo, hi, &g, err))
 		return PM_EINPUT;
 	if (!(g.r[g.n - 1].beta_spB > 0))
 		return pm_fail(err, PM_EINPUT, "the largest sizes measured do not take longer as they grow (expected a positive slope to fit a rate; try --range)");
