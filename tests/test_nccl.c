@@ -342,6 +342,21 @@ Test(nccl, explain_names_the_terms)
 	pm_algo_closed(&at, 1048576, &p, &c);
 	cr_assert(rel_close((launch + lat + bytes) * 1e-6, c.time_s, 1e-3), "%s: %g us", note, c.time_s * 1e6);
 	pm_topo_free(t);
+	/* where NCCL's tuner sees another network latency than a step costs
+	 * (aws-p5: 75 us reported, 20 us a step), the note gives both: Tree/LL
+	 * on two nodes at 8 B pays 6.8 + 2 x (7 x 0.6 + 5.0 + 20) = 65.2 us,
+	 * and NCCL's estimate carries 2 x 55 = 110 us more (and 8 B of bytes) */
+	double est, plugin;
+	t = topo_or_die("machine:aws-p5:2");
+	resolve_or_die("nccl:tree/ll", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 8, &at, &err), PM_OK);
+	at.algo->terms(&at, 8, &p, note, sizeof note);
+	cr_assert_eq(sscanf(note, "launch %lf us + NCCL latency %lf us (NCCL selects by its own estimate, %lf us, with the %lf us",
+			    &launch, &lat, &est, &plugin), 4, "%s", note);
+	cr_assert(rel_close(lat, 65.2, 1e-3), "%s", note);
+	cr_assert(fabs(est - lat - 110) < 0.01, "%s", note);
+	cr_assert(rel_close(plugin, 75, 1e-9), "%s", note);
+	pm_topo_free(t);
 }
 
 /* NCCL's choice on 8 H200s (stas00/ml-engineering, NCCL 2.27: Ring/LL up

@@ -271,6 +271,10 @@ static void terms(const struct pm_inst *in, double n, const struct pm_params *p,
 			       p->host_gpus, lib, k.lat_s * 1e6);
 	else
 		len = snprintf(buf, size, "launch %.3g us + %s latency %.4g us", k.launch_s * 1e6, lib, k.lat_s * 1e6);
+	if (st->sys.nodes > 1 && st->sys.tuner_lat_s != st->sys.net_lat_s && len > 0 && (size_t)len < size)
+		len += snprintf(buf + len, size - (size_t)len,
+				" (NCCL selects by its own estimate, %.4g us, with the %.3g us a network step its plugin reports)",
+				k.model_s * 1e6, st->sys.tuner_lat_s * 1e6);
 	if (k.fill_s > 0 && len > 0 && (size_t)len < size)
 		len += snprintf(buf + len, size - (size_t)len, " + fill %.4g us (%.0f-byte chunks through %d hops)",
 				k.fill_s * 1e6, k.chunk_B, k.fill_hops);
