@@ -300,6 +300,8 @@ static void fit_rate_latency(struct job *j, const struct pm_nccl_sys *s, const s
 			f->error_after = error(j, lo, hi);
 		}
 	}
+	if (*lat < 1e-9)	/* the search's floor, 0 give or take rounding */
+		*lat = 0;
 	f->rate_Bps = *rate;
 	f->lat_s = *lat;
 }
