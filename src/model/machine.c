@@ -112,6 +112,9 @@ static const struct nparam {
 	{"library", N_LIBRARY, offsetof(struct pm_machine_nccl, library), "nccl or rccl"},
 };
 
+_Static_assert(sizeof nparams / sizeof nparams[0] == PM_MACHINE_NCCL_PARAMS,
+	       "PM_MACHINE_NCCL_PARAMS sizes the rows a machine keeps for its NCCL parameters: one each");
+
 static int nccl_value(const struct nparam *np, const char *v, void *dst, struct pm_err *sub)
 {
 	long k;

@@ -533,7 +533,8 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		alg *= corr;
 		o->lat_s = latency(s, c, a, p, n, s->net_lat_s);
 		/* NCCL selects with the latency its network plugin reports */
-		o->model_s = latency(s, c, a, p, n, s->tuner_lat_s) + n / alg;
+		o->model_s = (s->tuner_lat_s == s->net_lat_s ? o->lat_s : latency(s, c, a, p, n, s->tuner_lat_s)) +
+			     n / alg;
 		o->algbw_Bps = alg;
 		/* the channels that run move their share of the open rate, up to
 		 * LL's limit for the whole node */
