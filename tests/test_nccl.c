@@ -300,6 +300,52 @@ Test(nccl, nvlstree_fill_by_hand)
 	cr_assert(rel_close(k.fill_s, 2 * 7340032 / 480e9 + 3 * 8388608 / 384e9, 1e-9), "fill %g", k.fill_s);
 }
 
+/* The proxy's bound.  Four Intel-hosted nodes (NCCL's network overhead
+ * 1 us a step), NVLSTree at 8 GiB: 16 NVLS channels x 8 heads share the
+ * bytes, 8 GiB / 128 = 64 MiB a head, in 64 KiB chunks (the four-node cap;
+ * 8 GiB is not < 32 x 128 x 64 KiB, so no cut): 1024 chunks.  Each crosses
+ * the 3 edges of the nodes' tree up and down, a send and a receive at
+ * each end: 4 x 3 = 12 messages over 4 nodes, 3 a node; the node's 16 x
+ * 8 x 1024 x 3 = 393,216 messages fall to 8 proxies: 49,152 each, and
+ * all but the first (the latency's) take 49.151 ms at 1 us.  The links alone would take 8 GiB / (384 GB/s x 5/6
+ * (NVLSTree's algbw ratio)) = 26.8 ms, so the proxy's bound is the bytes'
+ * time.  On one node there is no network message.  Two AMD-hosted nodes
+ * (2 us a step), Tree/LL128 at 2 MiB on 16 channels: the chunk is 18,000
+ * B (tree_fill_by_hand's rule: 576,000 halved to 72,000 while fewer than
+ * 2.8 x 64 / 8 = 22.4 chunks a channel, then to 18,000 while fewer than
+ * 5.6), so each channel's 131,072 B take ceil(7.28) = 8 chunks, and the
+ * one edge 4 messages each over 2 nodes: 16 x 8 x 2 = 256 a node, 32 a
+ * proxy, 31 x 2 = 62 us, against the bytes' 2 MiB / 95.7 GB/s = 21.9 us.
+ * At 8 bytes one channel runs one chunk: a quarter message a proxy, no
+ * bound beyond the latency. */
+Test(nccl, proxy_bounds_the_tree_across_nodes)
+{
+	struct pm_nccl_sys s = nodes_of(4);
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS_TREE, PM_NCCL_SIMPLE, 8589934592.0);
+
+	cr_assert(rel_close(k.proxy_msgs, 49152, 1e-12), "messages %g", k.proxy_msgs);
+	cr_assert(rel_close(k.proxy_s, 49.151e-3, 1e-12), "proxy %g", k.proxy_s);
+	cr_assert(rel_close(k.bw_s, 49.151e-3, 1e-12), "bytes %g", k.bw_s);
+	cr_assert(rel_close(k.time_s, k.launch_s + k.lat_s + k.fill_s + 49.151e-3, 1e-12));
+	s = nodes_of(2);
+	s.amd_cpu = 1;
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 2097152);
+	cr_assert_eq(k.channels, 16);
+	cr_assert_eq(k.chunk_B, 18000);
+	cr_assert(rel_close(k.proxy_msgs, 32, 1e-12), "messages %g", k.proxy_msgs);
+	cr_assert(rel_close(k.bw_s, 62e-6, 1e-12), "bytes %g", k.bw_s);
+	/* the bound is ours: NCCL's own estimate, which it selects by, keeps the bytes at its rate */
+	cr_assert(rel_close(k.model_s, k.lat_s + 2097152 / k.algbw_Bps, 1e-9), "model %g", k.model_s);
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL, 8);
+	cr_assert(k.channels == 1 && rel_close(k.proxy_msgs, 0.25, 1e-12), "%d channels, %g messages", k.channels,
+		  k.proxy_msgs);
+	cr_assert_eq(k.proxy_s, 0);
+	s = one_node();
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_TREE, PM_NCCL_LL128, 2097152);
+	cr_assert_eq(k.proxy_msgs, 0);
+	cr_assert_eq(k.proxy_s, 0);
+}
+
 /* --explain's note for an nccl row names the closed form's terms, and
  * they add up to its time (identity): on two DGX H100 nodes (8 x 48 GB/s
  * NICs, as nodes_of) a 16 MiB all-reduce runs tree/LL128 in 72,000-byte

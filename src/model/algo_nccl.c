@@ -278,7 +278,12 @@ static void terms(const struct pm_inst *in, double n, const struct pm_params *p,
 	if (k.fill_s > 0 && len > 0 && (size_t)len < size)
 		len += snprintf(buf + len, size - (size_t)len, " + fill %.4g us (%.0f-byte chunks through %d hops)",
 				k.fill_s * 1e6, k.chunk_B, k.fill_hops);
-	if (len > 0 && (size_t)len < size)
+	if (len > 0 && (size_t)len < size && k.proxy_s > 0 && k.proxy_s >= k.bw_s)
+		snprintf(buf + len, size - (size_t)len,
+			 " + bytes %.4g us (bound by each GPU's proxy: %.0f network messages at %.3g us, NCCL's network overhead a step; %d/%d channels would move them at %.4g GB/s)",
+			 k.bw_s * 1e6, k.proxy_msgs, k.proxy_s / k.proxy_msgs * 1e6, k.channels, st->sys.channels,
+			 k.algbw_Bps / 1e9);
+	else if (len > 0 && (size_t)len < size)
 		snprintf(buf + len, size - (size_t)len, " + bytes %.4g us (%d/%d channels: %.4g GB/s of %s's algbw %.4g GB/s)",
 			 k.bw_s * 1e6, k.channels, st->sys.channels, k.bw_s > 0 ? n / k.bw_s / 1e9 : 0, lib,
 			 k.algbw_Bps / 1e9);

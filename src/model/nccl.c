@@ -271,6 +271,14 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 	}
 }
 
+/* What NCCL's proxy spends on one network step, in us (tuning.cc,
+ * getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm; three
+ * times that with Simple, whose receives are flushed). */
+static double net_overhead_us(const struct pm_nccl_sys *s, enum pm_nccl_proto p)
+{
+	return (s->amd_cpu == 1 ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1);
+}
+
 /* NCCL's latency of a candidate in seconds (tuning.cc), with net_s the
  * network's own latency an inter-node step (NCCL's latencyInter). */
 static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
@@ -295,8 +303,7 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 			 * nsteps hops only for rings that differ per channel */
 			lat += k->hw_us[N == 1 ? HW_NVLINK : HW_NET][PM_NCCL_RING][p];
 		} else {
-			/* getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm */
-			double over = N > 1 ? (s->amd_cpu == 1 ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1) : 0;
+			double over = N > 1 ? net_overhead_us(s, p) : 0;
 			int ni = N == 1 ? 0 : c == PM_COLL_ALLREDUCE ? 2 * (N - 1) : N - 1;
 			lat += (steps - ni) * fmax(intra, over) + ni * inter;
 		}
@@ -482,6 +489,45 @@ static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_ncc
 	return sum - worst;
 }
 
+/* The proxy's bound (ours; NCCL's model charges the proxy's overhead as
+ * latency only).  One host thread per GPU, NCCL's proxy, posts every
+ * network send and receive of the channels whose network end is that
+ * GPU, one message a step, and polls for its completion; at the
+ * overhead NCCL's own model gives a network step (net_overhead_us,
+ * without Simple's flush, which is the network's and not the thread's)
+ * a collective that puts M messages on each proxy moves its bytes in no
+ * less than (M - 1) x overhead, however fast the links are: the first
+ * message's cost is the latency's.  Messages per channel and node:
+ *   tree: each chunk (chunk_bytes) crosses every edge of the tree over
+ *         the N nodes once up and once down, a send at one end and a
+ *         receive at the other: 4 (N-1) / N a node for each chunk;
+ *   NVLSTree: the same tree for each head's share, the node's GPUs
+ *         being the heads of every NVLS channel;
+ * each node's messages shared by its GPUs' proxies.  nc: the channels
+ * that run.  0 on one node, and for the other algorithms: NCCL's ring
+ * latency charges the overhead on each of its steps already. */
+static double proxy_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
+			 enum pm_nccl_proto p, double n, int nc, double *msgs)
+{
+	double N = s->nodes, G = s->ppn, per_node = 0;
+
+	*msgs = 0;
+	if (N < 2 || n <= 0)
+		return 0;
+	if (a == PM_NCCL_TREE && c == PM_COLL_ALLREDUCE) {
+		double ch = fmin(chunk_bytes(s, a, p, n, nc), n / nc);
+		per_node = nc * ceil(n / nc / ch) * 4 * (N - 1) / N;
+	} else if (a == PM_NCCL_NVLS_TREE) {
+		int nv = nvls_channels(s);
+		double share = n / ((double)nv * G), ch = fmin(chunk_bytes(s, a, p, n, nv), share);
+		per_node = nv * G * ceil(share / ch) * 4 * (N - 1) / N;
+	} else {
+		return 0;
+	}
+	*msgs = per_node / G;
+	return fmax(*msgs - 1, 0) * net_overhead_us(s, PM_NCCL_LL) * 1e-6;
+}
+
 /* All-to-all as NCCL's point-to-point sends: every rank sends n/R to
  * each other rank at once, over NVLink inside a node and the node's NICs
  * across; one Simple send's latency. */
@@ -541,6 +587,8 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		share = channel_share(s, a, p, n, &o->channels);
 		o->bw_s = n / fmin(alg, fmax(bus, open) * to_alg * corr * share);
 		o->fill_s = fill_time(s, c, a, p, n, o->channels, o);
+		o->proxy_s = proxy_time(s, c, a, p, n, o->channels, &o->proxy_msgs);
+		o->bw_s = fmax(o->bw_s, o->proxy_s);
 		o->steps = pm_nccl_steps(c, s->ranks);
 	}
 	o->time_s = o->launch_s + o->lat_s + o->bw_s + o->fill_s;

@@ -85,6 +85,9 @@ struct pm_nccl_cost {
 	double fill_s;			/* the pipeline's fill (ours; NCCL's model has none) */
 	double chunk_B;			/* ... the chunk it fills with, and its hops */
 	int fill_hops;
+	double proxy_s;			/* the proxy's bound on the bytes' time (ours): bw_s is
+					 * at least this */
+	double proxy_msgs;		/* ... the network messages of one GPU's proxy */
 	double time_s;
 	double model_s;			/* NCCL's own estimate, what it selects by */
 	double busbw_Bps;		/* the bus bandwidth the candidate is given */
