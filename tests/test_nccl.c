@@ -307,9 +307,10 @@ Test(nccl, nvlstree_fill_by_hand)
  * the 3 edges of the nodes' tree up and down, a send and a receive at
  * each end: 4 x 3 = 12 messages over 4 nodes, 3 a node; the node's 16 x
  * 8 x 1024 x 3 = 393,216 messages fall to 8 proxies: 49,152 each, and
- * all but the first (the latency's) take 49.151 ms at 1 us.  The links alone would take 8 GiB / (384 GB/s x 5/6
- * (NVLSTree's algbw ratio)) = 26.8 ms, so the proxy's bound is the bytes'
- * time.  On one node there is no network message.  Two AMD-hosted nodes
+ * all but the first (the latency's) take 49.151 ms at 1 us.  The links
+ * alone would take 8 GiB / (384 GB/s x 32/62, NVLSTree's bus-to-algorithm
+ * ratio R / steps) = 43.3 ms, so the proxy's bound is the bytes' time.
+ * On one node there is no network message.  Two AMD-hosted nodes
  * (2 us a step), Tree/LL128 at 2 MiB on 16 channels: the chunk is 18,000
  * B (tree_fill_by_hand's rule: 576,000 halved to 72,000 while fewer than
  * 2.8 x 64 / 8 = 22.4 chunks a channel, then to 18,000 while fewer than
@@ -402,6 +403,22 @@ Test(nccl, explain_names_the_terms)
 	cr_assert(rel_close(lat, 65.2, 1e-3), "%s", note);
 	cr_assert(fabs(est - lat - 110) < 0.01, "%s", note);
 	cr_assert(rel_close(plugin, 75, 1e-9), "%s", note);
+	pm_topo_free(t);
+	/* where the proxy bounds the bytes, the note says so and counts its
+	 * messages: NVLSTree at 1 GiB on four DGX H100 nodes (Intel hosts, 1 us
+	 * a step) is 1 GiB / 128 heads = 8 MiB a head in 64 KiB chunks, 128
+	 * chunks, 3 messages each a node (proxy_bounds_the_tree_across_nodes):
+	 * 16 x 8 x 128 x 3 / 8 = 6,144 a proxy, 6,143 us */
+	double msgs, each;
+	t = topo_or_die("machine:dgx-h100:4");
+	resolve_or_die("nccl:nvlstree", t, 0, &in);
+	cr_assert_eq(pm_algo_at_size(&in, 1073741824, &at, &err), PM_OK);
+	at.algo->terms(&at, 1073741824, &p, note, sizeof note);
+	const char *b = strstr(note, " + bytes ");
+	cr_assert(b && sscanf(b, " + bytes %lf us (bound by each GPU's proxy: %lf network messages at %lf us", &bytes,
+			      &msgs, &each) == 3, "%s", note);
+	cr_assert(rel_close(msgs, 6144, 1e-9) && rel_close(each, 1, 1e-9), "%s", note);
+	cr_assert(rel_close(bytes, 6143, 1e-3), "%s", note);
 	pm_topo_free(t);
 }
 

@@ -280,8 +280,8 @@ static void terms(const struct pm_inst *in, double n, const struct pm_params *p,
 				k.fill_s * 1e6, k.chunk_B, k.fill_hops);
 	if (len > 0 && (size_t)len < size && k.proxy_s > 0 && k.proxy_s >= k.bw_s)
 		snprintf(buf + len, size - (size_t)len,
-			 " + bytes %.4g us (bound by each GPU's proxy: %.0f network messages at %.3g us, NCCL's network overhead a step; %d/%d channels would move them at %.4g GB/s)",
-			 k.bw_s * 1e6, k.proxy_msgs, k.proxy_s / k.proxy_msgs * 1e6, k.channels, st->sys.channels,
+			 " + bytes %.4g us (bound by each GPU's proxy: %.0f network messages at %.3g us, NCCL's network overhead a step, the first in the latency; %d/%d channels at NCCL's algbw %.4g GB/s would take less)",
+			 k.bw_s * 1e6, k.proxy_msgs, k.proxy_s / (k.proxy_msgs - 1) * 1e6, k.channels, st->sys.channels,
 			 k.algbw_Bps / 1e9);
 	else if (len > 0 && (size_t)len < size)
 		snprintf(buf + len, size - (size_t)len, " + bytes %.4g us (%d/%d channels: %.4g GB/s of %s's algbw %.4g GB/s)",
