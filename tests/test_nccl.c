@@ -1364,6 +1364,69 @@ Test(nccl, nvlstree_schedule_by_hand)
 /* A shipped machine description with the rows that start as subs[2i]
  * replaced by subs[2i+1] (NULL-ended), written to path (a mkstemp
  * template), as a network of `nodes` nodes. */
+/* The platform's chunk variables are sizes NCCL could run: 512 bytes
+ * or a word is refused, naming the value and what is expected. */
+Test(nccl, machine_file_chunks_checked)
+{
+	static const char *const bad[] = {"512", "64Q", "-3", "1G"};
+	for (int i = 0; i < 4; i++) {
+		char path[] = "/tmp/pm_nccl_machineXXXXXX";
+		int fd = mkstemp(path);
+		cr_assert_geq(fd, 0);
+		FILE *f = fdopen(fd, "w");
+		fprintf(f, "kind,name,count,inner_bw,egress_bw,flow_bw,value,source\n"
+			   "param,arch,,,,,hopper,x\n"
+			   "param,nvlstree_chunk,,,,,%s,x\n"
+			   "level,node,8,300GB/s,200GB/s,,,x\n", bad[i]);
+		fclose(f);
+		struct pm_machine mach;
+		struct pm_err err;
+		cr_assert_eq(pm_machine_load(path, &mach, &err), PM_EINPUT, "%s", bad[i]);
+		char want[16];
+		snprintf(want, sizeof want, "'%s'", bad[i]);
+		cr_assert(strstr(err.msg, want) && strstr(err.msg, "NCCL_NVLSTREE_MAX_CHUNKSIZE") &&
+			  strstr(err.msg, "4K to 16M"), "%s", err.msg);
+		unlink(path);
+	}
+}
+
+/* The platform's chunk sizes (aws-ofi-nccl exports 512 KiB for both on
+ * p5 and later).  NVLSTree on four nodes at 8 GiB: NCCL's own rule caps
+ * the chunk at 64 KiB from four nodes on (proxy_bounds_the_tree_across_
+ * nodes: 49,152 messages a proxy); with NCCL_NVLSTREE_MAX_CHUNKSIZE 512 KiB
+ * the cap is 512 KiB but the chunk is NVLS's, 128 KiB: 8 GiB / 128 heads /
+ * 128 KiB = 512 chunks, 3 messages each a node, 16 x 512 x 3 = 24,576 a
+ * proxy; with NCCL_NVLS_CHUNKSIZE 512 KiB as well, 512 KiB chunks (8 GiB is
+ * not < 32 x 128 x 512 KiB = 2 GiB): 16 x 128 x 3 = 6,144.  Before 2.21
+ * there is no NCCL_NVLS_CHUNKSIZE: 2.20's chunk is Simple's 512 KiB step.
+ * On one node NVLS takes the NVLS chunk too: at 8 GiB (not < 64 x 128 x
+ * 512 KiB) 512 KiB, whose fill is one of its two switch hops, 7/8 x 16 x
+ * 8 x 512 KiB / 480 GB/s = 122.3 us (30.6 us with NCCL's 128 KiB). */
+Test(nccl, platform_chunk_sizes)
+{
+	struct pm_nccl_sys s = nodes_of(4);
+	double n = 8589934592.0;
+
+	s.nvlstree_chunk_B = 524288;
+	struct pm_nccl_cost k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS_TREE, PM_NCCL_SIMPLE, n);
+	cr_assert_eq(k.chunk_B, 131072);
+	cr_assert(rel_close(k.proxy_msgs, 24576, 1e-12), "messages %g", k.proxy_msgs);
+	s.nvls_chunk_B = 524288;
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS_TREE, PM_NCCL_SIMPLE, n);
+	cr_assert_eq(k.chunk_B, 524288);
+	cr_assert(rel_close(k.proxy_msgs, 6144, 1e-12), "messages %g", k.proxy_msgs);
+	s.version = pm_nccl_version_find("2.20.3");
+	s.nvls_chunk_B = 0;
+	cr_assert_eq(price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS_TREE, PM_NCCL_SIMPLE, n).chunk_B, 524288);
+	s = one_node();
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS, PM_NCCL_SIMPLE, n);
+	cr_assert(rel_close(k.fill_s, 7.0 / 8 * 128 * 131072 / 480e9, 1e-9), "fill %g", k.fill_s);
+	s.nvls_chunk_B = 524288;
+	k = price(&s, PM_COLL_ALLREDUCE, PM_NCCL_NVLS, PM_NCCL_SIMPLE, n);
+	cr_assert_eq(k.chunk_B, 524288);
+	cr_assert(rel_close(k.fill_s, 7.0 / 8 * 128 * 524288 / 480e9, 1e-9), "fill %g", k.fill_s);
+}
+
 static struct pm_topo *machine_variant(const char *preset, int nodes, char *path, const char *const *subs)
 {
 	char src[512], line[1024], spec[600];

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #define PM_MAX_LAYERS 32
-#define PM_PRIV_BYTES 192	/* room for an algorithm's own state */
+#define PM_PRIV_BYTES 224	/* room for an algorithm's own state */
 
 enum pm_algo_flags {
 	PM_ALGO_POW2 = 1 << 0,		/* needs a power-of-two P */

@@ -86,7 +86,7 @@ static int take_level(const struct mreader *r, struct pm_err *err)
 }
 
 /* The NCCL parameters (struct pm_machine_nccl), as a table. */
-enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_COUNT, N_FLAG, N_VERSION, N_ALGOS, N_PROTOS, N_LIBRARY };
+enum nkind { N_ARCH, N_CPU, N_BW, N_TIME, N_SIZE, N_COUNT, N_FLAG, N_VERSION, N_ALGOS, N_PROTOS, N_LIBRARY };
 static const struct nparam {
 	const char *name;
 	enum nkind kind;
@@ -108,6 +108,8 @@ static const struct nparam {
 	{"ll128_net", N_FLAG, offsetof(struct pm_machine_nccl, ll128_net), "0 or 1"},
 	{"nccl_algo", N_ALGOS, offsetof(struct pm_machine_nccl, algo_env), "NCCL_ALGO as the platform's documented setup exports it: algorithms such as ring,tree (or ^nvls to exclude)"},
 	{"nccl_proto", N_PROTOS, offsetof(struct pm_machine_nccl, proto_env), "NCCL_PROTO as the platform's documented setup exports it: protocols such as simple or ^ll128"},
+	{"nvls_chunk", N_SIZE, offsetof(struct pm_machine_nccl, nvls_chunk_B), "NCCL_NVLS_CHUNKSIZE as the platform's documented setup exports it: a size from 4K to 16M such as 512K"},
+	{"nvlstree_chunk", N_SIZE, offsetof(struct pm_machine_nccl, nvlstree_chunk_B), "NCCL_NVLSTREE_MAX_CHUNKSIZE as the platform's documented setup exports it: a size from 4K to 16M such as 512K"},
 	{"nccl_version", N_VERSION, offsetof(struct pm_machine_nccl, version), "an NCCL release from 2.18 on, such as 2.24.3"},
 	{"library", N_LIBRARY, offsetof(struct pm_machine_nccl, library), "nccl or rccl"},
 };
@@ -138,6 +140,8 @@ static int nccl_value(const struct nparam *np, const char *v, void *dst, struct 
 		return pm_parse_bw(v, dst, sub) != PM_OK;
 	case N_TIME:
 		return pm_parse_time(v, dst, sub) != PM_OK;
+	case N_SIZE:	/* a chunk: NCCL takes any, a fill past 16 MiB a chunk means nothing here */
+		return pm_parse_size(v, dst, sub) != PM_OK || *(double *)dst < 4096 || *(double *)dst > 16777216;
 	case N_COUNT:
 	case N_FLAG:
 		if (pm_parse_int(v, np->kind == N_FLAG ? 0 : 1, np->kind == N_FLAG ? 1 : 64, np->name, &k, sub))

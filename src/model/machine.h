@@ -29,7 +29,7 @@ struct pm_level {
 /* What NCCL needs to know of a machine (nccl.h), each figure with its
  * source; rates are achieved ones, not nominal (docs/model.md, "NCCL").
  * arch < 0: the description gives none, and NCCL is not modelled on it. */
-#define PM_MACHINE_NCCL_PARAMS 17
+#define PM_MACHINE_NCCL_PARAMS 19
 struct pm_machine_nccl {
 	int arch;		/* enum pm_nccl_arch, -1 none */
 	int amd_cpu;		/* host CPU: 0 Intel, 1 AMD, 2 Arm */
@@ -49,6 +49,8 @@ struct pm_machine_nccl {
 				 * the GPUs reach their NICs through the CPU) */
 	unsigned algo_env;	/* param nccl_algo: NCCL_ALGO as the platform sets it (mask; 0, the default: unset) */
 	unsigned proto_env;	/* param nccl_proto: NCCL_PROTO as the platform sets it */
+	double nvls_chunk_B;	/* param nvls_chunk: NCCL_NVLS_CHUNKSIZE as the platform sets it (0: NCCL's) */
+	double nvlstree_chunk_B;	/* param nvlstree_chunk: NCCL_NVLSTREE_MAX_CHUNKSIZE likewise */
 	int version;		/* param nccl_version: the constants' epoch (nccl.h), 0 the newest */
 	int library;		/* param library: 0 nccl, 1 rccl (AMD GPUs: RCCL's own tuning, nccl.h) */
 	int nsrc;		/* the nccl params given, as written, for --explain */

@@ -375,16 +375,26 @@ static int nvls_channels(const struct pm_nccl_sys *s)
 	return s->nodes == 2 ? 32 : 24;
 }
 
-/* NVLSTree's largest chunk: 64 KiB from four nodes on (2.20 on), else
- * the NVLS chunk (128 KiB from 2.21; 2.18-2.20 the Simple step); Blackwell's
+/* NVLS's chunk (nvls.cc): NCCL_NVLS_CHUNKSIZE, 128 KiB unless the
+ * platform sets it (2.21 on; a fixed 128 KiB before). */
+static double nvls_chunk(const struct pm_nccl_sys *s)
+{
+	return K(s)->chunks >= 21 && s->nvls_chunk_B > 0 ? s->nvls_chunk_B : 131072;
+}
+
+/* NVLSTree's largest chunk: the NVLS chunk (2.18-2.20 the Simple step),
+ * at most NCCL_NVLSTREE_MAX_CHUNKSIZE where the platform sets it (2.20
+ * on), else 64 KiB from four nodes on (2.20 on) and on Blackwell, whose
  * tuning gives 64 KiB where GPU and NIC share a PCIe switch (DGX B200). */
 static double nvlstree_chunk(const struct pm_nccl_sys *s)
 {
-	double c = K(s)->chunks >= 21 ? 131072 : step_B[PM_NCCL_SIMPLE];
+	double c = K(s)->chunks >= 21 ? nvls_chunk(s) : step_B[PM_NCCL_SIMPLE], most = c;
 
-	if ((K(s)->chunks >= 20 && s->nodes >= 4) || s->arch >= PM_NCCL_BLACKWELL)
-		c = 65536;
-	return c;
+	if (K(s)->chunks >= 20 && s->nvlstree_chunk_B > 0)
+		most = s->nvlstree_chunk_B;
+	else if ((K(s)->chunks >= 20 && s->nodes >= 4) || s->arch >= PM_NCCL_BLACKWELL)
+		most = 65536;
+	return fmin(c, most);
 }
 
 /* calcCollChunking (enqueue.cc): the data bytes one channel, or one head
@@ -414,7 +424,7 @@ static double chunk_bytes(const struct pm_nccl_sys *s, enum pm_nccl_algo a, enum
 		while (floor(n / (nc * c)) < depth && c > 32768)
 			c /= 2;
 	} else if (a == PM_NCCL_NVLS) {
-		c = fmin(c, 131072);
+		c = fmin(c, nvls_chunk(s));
 		c = n < 64 * ops * c && c > 65536 ? 65536 : c;
 		c = n < 8 * ops * c && c > 32768 ? 32768 : c;
 		c = n < 2 * ops * c && c > 16384 ? 16384 : c;

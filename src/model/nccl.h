@@ -50,6 +50,8 @@ struct pm_nccl_sys {
 					 * PCIe switches, or another GPU on Hopper) */
 	unsigned algo_env, proto_env;	/* what the platform's environment lets NCCL pick
 					 * (its NCCL_ALGO, NCCL_PROTO as masks; 0: unset) */
+	double nvls_chunk_B;		/* the platform's NCCL_NVLS_CHUNKSIZE (2.21 on); 0: unset */
+	double nvlstree_chunk_B;	/* its NCCL_NVLSTREE_MAX_CHUNKSIZE (2.20 on); 0: unset */
 	int version;			/* the release epoch of the constants (pm_nccl_version_find); 0 newest */
 	int rccl;			/* the library is RCCL (AMD GPUs): RCCL's own tuning (rccl.c) */
 };

@@ -61,6 +61,8 @@ int pm_nccl_sys_of(const struct pm_machine *m, int P, struct pm_nccl_sys *s, str
 	s->ll128_local = !m->nccl.ll128_net;
 	s->algo_env = m->nccl.algo_env;
 	s->proto_env = m->nccl.proto_env;
+	s->nvls_chunk_B = m->nccl.nvls_chunk_B;
+	s->nvlstree_chunk_B = m->nccl.nvlstree_chunk_B;
 	s->version = m->nccl.version;
 	s->rccl = m->nccl.library;
 	return PM_OK;
