@@ -815,14 +815,16 @@ Test(nccl, aws_p4d_runs_simple)
  * p6-b200 (src/platform-aws); NCCL's InfiniBand transport reports 0, the
  * step's cost on a DGX (net_latency 0).  On two p5, NCCL's estimate for
  * Tree/LL (two network steps) then carries 2 x (75 - 20) = 110 us more
- * than the time's latency. */
+ * than the time's latency.  The plugin also exports 512 KiB as NVLS's
+ * and NVLSTree's chunk on p5 and later (its platform table); p4d has no
+ * NVLS, and NCCL's InfiniBand transport exports neither. */
 Test(nccl, aws_presets_report_the_plugins_latency)
 {
 	static const struct {
 		const char *preset;
-		double net, tuner;
-	} want[] = {{"aws-p5", 20e-6, 75e-6}, {"aws-p4d", 17e-6, 75e-6}, {"aws-p6-b200", 20e-6, 35e-6},
-		    {"dgx-h100", 0, 0}};
+		double net, tuner, chunk;
+	} want[] = {{"aws-p5", 20e-6, 75e-6, 524288}, {"aws-p4d", 17e-6, 75e-6, 0}, {"aws-p6-b200", 20e-6, 35e-6, 524288},
+		    {"dgx-h100", 0, 0, 0}};
 	struct pm_machine m;
 	struct pm_nccl_sys s;
 	struct pm_err err;
@@ -832,6 +834,7 @@ Test(nccl, aws_presets_report_the_plugins_latency)
 		cr_assert_eq(pm_nccl_sys_of(&m, 16, &s, &err), PM_OK, "%s", err.msg);
 		cr_assert(rel_close(s.net_lat_s + 1e-12, want[i].net + 1e-12, 1e-9), "%s", want[i].preset);
 		cr_assert(rel_close(s.tuner_lat_s + 1e-12, want[i].tuner + 1e-12, 1e-9), "%s", want[i].preset);
+		cr_assert(s.nvls_chunk_B == want[i].chunk && s.nvlstree_chunk_B == want[i].chunk, "%s", want[i].preset);
 	}
 	cr_assert_eq(pm_machine_load("aws-p5", &m, &err), PM_OK);
 	pm_nccl_sys_of(&m, 16, &s, &err);
