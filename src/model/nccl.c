@@ -272,11 +272,10 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 }
 
 /* What NCCL's proxy spends on one network step, in us (tuning.cc,
- * getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm; three
- * times that with Simple, whose receives are flushed). */
-static double net_overhead_us(const struct pm_nccl_sys *s, enum pm_nccl_proto p)
+ * getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm). */
+static double net_overhead_us(const struct pm_nccl_sys *s)
 {
-	return (s->amd_cpu == 1 ? 2.0 : 1.0) * (p == PM_NCCL_SIMPLE ? 3 : 1);
+	return s->amd_cpu == 1 ? 2.0 : 1.0;
 }
 
 /* NCCL's latency of a candidate in seconds (tuning.cc), with net_s the
@@ -303,7 +302,8 @@ static double latency(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_
 			 * nsteps hops only for rings that differ per channel */
 			lat += k->hw_us[N == 1 ? HW_NVLINK : HW_NET][PM_NCCL_RING][p];
 		} else {
-			double over = N > 1 ? net_overhead_us(s, p) : 0;
+			/* three times the overhead with Simple (its flush) */
+			double over = N > 1 ? net_overhead_us(s) * (p == PM_NCCL_SIMPLE ? 3 : 1) : 0;
 			int ni = N == 1 ? 0 : c == PM_COLL_ALLREDUCE ? 2 * (N - 1) : N - 1;
 			lat += (steps - ni) * fmax(intra, over) + ni * inter;
 		}
@@ -535,7 +535,7 @@ static double proxy_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nc
 		return 0;
 	}
 	*msgs = per_node / G;
-	return fmax(*msgs - 1, 0) * net_overhead_us(s, PM_NCCL_LL) * 1e-6;
+	return fmax(*msgs - 1, 0) * net_overhead_us(s) * 1e-6;
 }
 
 /* All-to-all as NCCL's point-to-point sends: every rank sends n/R to
