@@ -272,7 +272,8 @@ static double bus_bw(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_a
 }
 
 /* What NCCL's proxy spends on one network step, in us (tuning.cc,
- * getNetOverhead: 2 us on AMD x86 hosts, 1 on Intel and Arm). */
+ * getNetOverhead, its "network post overhead": 2 us on AMD x86 hosts,
+ * 1 on Intel and Arm). */
 static double net_overhead_us(const struct pm_nccl_sys *s)
 {
 	return s->amd_cpu == 1 ? 2.0 : 1.0;
