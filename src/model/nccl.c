@@ -515,27 +515,24 @@ static double fill_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_ncc
  *   NVLSTree: the same tree for each head's share, the node's GPUs
  *         being the heads of every NVLS channel;
  * each node's messages shared by its GPUs' proxies.  nc: the channels
- * that run.  0 on one node, and for the other algorithms: NCCL's ring
+ * that run; chunk: fill_time's (o->chunk_B), at most a channel's (head's)
+ * share.  0 on one node, and for the other algorithms: NCCL's ring
  * latency charges the overhead on each of its steps already. */
-static double proxy_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a,
-			 enum pm_nccl_proto p, double n, int nc, double *msgs)
+static double proxy_time(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo a, double n, int nc,
+			 double chunk, double *msgs)
 {
-	double N = s->nodes, G = s->ppn, per_node = 0;
+	double N = s->nodes, G = s->ppn, ends;	/* ends: channels, or NVLS channels x heads, a node */
 
 	*msgs = 0;
-	if (N < 2 || n <= 0)
+	if (N < 2 || n <= 0 || chunk <= 0 || c != PM_COLL_ALLREDUCE)
 		return 0;
-	if (a == PM_NCCL_TREE && c == PM_COLL_ALLREDUCE) {
-		double ch = fmin(chunk_bytes(s, a, p, n, nc), n / nc);
-		per_node = nc * ceil(n / nc / ch) * 4 * (N - 1) / N;
-	} else if (a == PM_NCCL_NVLS_TREE) {
-		int nv = nvls_channels(s);
-		double share = n / ((double)nv * G), ch = fmin(chunk_bytes(s, a, p, n, nv), share);
-		per_node = nv * G * ceil(share / ch) * 4 * (N - 1) / N;
-	} else {
+	if (a == PM_NCCL_TREE)
+		ends = nc;
+	else if (a == PM_NCCL_NVLS_TREE)
+		ends = (double)nvls_channels(s) * G;
+	else
 		return 0;
-	}
-	*msgs = per_node / G;
+	*msgs = ends * ceil(n / ends / chunk) * 4 * (N - 1) / N / G;
 	return fmax(*msgs - 1, 0) * net_overhead_us(s) * 1e-6;
 }
 
@@ -598,7 +595,7 @@ int pm_nccl_price(const struct pm_nccl_sys *s, enum pm_coll c, enum pm_nccl_algo
 		share = channel_share(s, a, p, n, &o->channels);
 		o->bw_s = n / fmin(alg, fmax(bus, open) * to_alg * corr * share);
 		o->fill_s = fill_time(s, c, a, p, n, o->channels, o);
-		o->proxy_s = proxy_time(s, c, a, p, n, o->channels, &o->proxy_msgs);
+		o->proxy_s = proxy_time(s, c, a, n, o->channels, o->chunk_B, &o->proxy_msgs);
 		o->bw_s = fmax(o->bw_s, o->proxy_s);
 		o->steps = pm_nccl_steps(c, s->ranks);
 	}
